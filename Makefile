@@ -1,0 +1,49 @@
+# Entry points that work on a fresh Debian 12 machine as root (see README.md).
+#   make demo     install what is missing, build, run examples/hello_threads on 4 ranks
+#   make test     install what is missing, build, run every test (default and ASan+UBSan builds)
+#   make install PREFIX=/opt/weft
+#   make bench    run the benchmarks against MPICH and Open MPI (bench/README.md)
+
+PREFIX ?= /usr/local
+BUILD  ?= build
+JOBS   ?= $(shell nproc)
+DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev python3 procps
+TEST_DEPS = mpich
+BENCH_DEPS = mpich libmpich-dev openmpi-bin libopenmpi-dev valgrind
+
+.PHONY: all deps build demo test test-default test-asan install bench clean
+
+all: build
+
+deps:
+	@./tools/install-deps.sh $(DEPS)
+
+build: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	timeout 120 $(BUILD)/tools/mpiexec -n 4 --timeout 60 $(BUILD)/examples/hello_threads
+
+test: deps
+	@./tools/install-deps.sh $(TEST_DEPS)
+	$(MAKE) --no-print-directory test-default
+	$(MAKE) --no-print-directory test-asan
+
+test-default: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 2
+
+test-asan: deps
+	cmake -S . -B $(BUILD)-asan -G Ninja --preset asan
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	cd $(BUILD)-asan && ctest --output-on-failure --timeout 600 -j 2 -LE noasan
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+bench: build
+	@./tools/install-deps.sh $(BENCH_DEPS)
+	bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan

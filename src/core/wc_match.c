@@ -1,0 +1,1 @@
+#include "core/wc_match.h"

@@ -1,0 +1,62 @@
+/* Constant-time tag matching with wildcards (NewMadeleine, ../shared/seeds/
+ * newmadeleine-tagmatching-collectives.txt). One engine per receiving endpoint; the context id
+ * (communicator) is part of every key.
+ *
+ * Posted receives are kept in one of four structures by kind: fully specified (ctx,src,tag),
+ * ANY_TAG per (ctx,src), ANY_SOURCE per (ctx,tag), and both wildcards per ctx. Unexpected messages
+ * are linked into all four views at once. Every entry carries a sequence number drawn from one
+ * counter of the engine at insertion, so the oldest candidate wins and MPI's non-overtaking order
+ * holds whatever mix of wildcards is used. All operations are O(1) expected (hash + list heads);
+ * none walks a list.
+ *
+ * Concurrency contract: not synchronized. The owner of the engine (the core, under the engine's lock
+ * in the threaded build) serializes every call. Entries are owned by the caller (embedded in
+ * requests or unexpected-message descriptors); the engine only links them.
+ */
+#ifndef WC_MATCH_H
+#define WC_MATCH_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "util/wu_list.h"
+#include "util/wu_status.h"
+
+#define WC_ANY_SOURCE (-1)
+#define WC_ANY_TAG    (-1)
+
+typedef struct wc_match_entry {
+    uint32_t ctx;
+    int32_t  src;      /* a rank, or WC_ANY_SOURCE for a posted receive */
+    int32_t  tag;      /* >= 0, or WC_ANY_TAG for a posted receive */
+    uint64_t seq;      /* set by the engine */
+    /* links owned by the engine: a posted receive uses link[0]; an unexpected message all four */
+    wu_list_t link[4];
+    void    *bucket[4];
+} wc_match_entry_t;
+
+typedef struct wc_match wc_match_t;   /* opaque */
+
+wu_status_t wc_match_create(wc_match_t **m_p);
+void wc_match_destroy(wc_match_t *m);
+
+/* Posted receives. Before posting, the caller searches the unexpected messages
+ * (wc_match_unexpected_find); post only if nothing matched. */
+wu_status_t wc_match_post(wc_match_t *m, wc_match_entry_t *recv);
+/* A message (ctx, src, tag) arrived: remove and return the oldest posted receive that matches it,
+ * or NULL. src and tag are never wildcards here. */
+wc_match_entry_t *wc_match_posted_take(wc_match_t *m, uint32_t ctx, int32_t src, int32_t tag);
+/* Remove a posted receive that has not matched (MPI_Cancel). Returns false if it is not posted. */
+bool wc_match_posted_remove(wc_match_t *m, wc_match_entry_t *recv);
+
+/* Unexpected messages. */
+wu_status_t wc_match_unexpected_add(wc_match_t *m, wc_match_entry_t *msg);
+/* The oldest unexpected message matching the receive pattern (src/tag may be wildcards), or NULL.
+ * take=true removes it (receive, mprobe); take=false leaves it (probe). */
+wc_match_entry_t *wc_match_unexpected_find(wc_match_t *m, uint32_t ctx, int32_t src, int32_t tag,
+                                           bool take);
+
+/* Counts, for tests and leak checks at finalize. */
+size_t wc_match_posted_count(const wc_match_t *m);
+size_t wc_match_unexpected_count(const wc_match_t *m);
+
+#endif

@@ -1,0 +1,1 @@
+#include "pmi/wi_pmi.h"

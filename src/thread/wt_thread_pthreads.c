@@ -1,0 +1,1 @@
+/* pthreads backend of the threading layer: management calls (the hot path is in wt_thread_inl.h). */

@@ -1,0 +1,1 @@
+#include "transport/shm/wx_shm.h"

@@ -1,0 +1,11 @@
+/* Every WEFT_* environment variable, written once: name, type, default, meaning.
+ * weft-info prints this table; docs/tuning.md mirrors it. Add a line here to add a variable.
+ * Types: INT (long), SIZE (bytes, accepts k/m/g suffix), BOOL (0/1/yes/no), STR. */
+#define WU_CONFIG_VARS(X)                                                                          \
+    X(DEBUG,          BOOL, "0",      "print debug messages from every layer")                      \
+    X(SHM_EAGER_MAX,  SIZE, "16384",  "largest message sent eagerly through the shared-memory ring") \
+    X(SHM_RING_SIZE,  SIZE, "0",      "bytes of each per-pair ring; 0 picks by job size")          \
+    X(SHM_CMA,        STR,  "auto",   "single-copy rendezvous by process_vm_readv: auto, 1 or 0")  \
+    X(SHM_FRAG_SIZE,  SIZE, "32768",  "fragment size of the pipelined rendezvous copy")            \
+    X(SPIN_US,        INT,  "10",     "microseconds a waiting thread polls before it sleeps")      \
+    X(TIMEOUT,        INT,  "0",      "mpiexec: kill the job after this many seconds (0: never)")
