@@ -1,8 +1,19 @@
 /* PMI-1 wire-protocol client (the text protocol spoken over the socket in PMI_FD, as served by
  * our mpiexec and by MPICH's Hydra). Knows nothing of MPI.
  *
- * Without PMI_FD in the environment the process is a singleton: rank 0 of 1, and put/get/fence
- * work locally.
+ * Connection: PMI_FD (an inherited socket, with PMI_RANK and PMI_SIZE), else PMI_PORT
+ * ("host:port", with PMI_ID; Hydra's -pmi-port mode). With neither the process is a singleton:
+ * rank 0 of 1, and put/get/fence work on a local table.
+ *
+ * Keys and values: a key is 1..WI_PMI_KEY_MAX characters from [A-Za-z0-9_.:-]; a value is any
+ * C string. Values are escaped for the wire and split over several PMI keys when longer than the
+ * server's vallen_max, so their length is bounded only by memory (a few hundred bytes is the
+ * expected use). Rank r's key K is stored as "K-r" (and "K-r.i" for the parts of a long value).
+ *
+ * Errors: the failing function logs what failed (wu_log_error) and returns WU_ERR_PMI, or
+ * WU_ERR_INVALID for a bad argument. wi_pmi_get returns WU_ERR_NOT_FOUND, without logging, when the
+ * key was never put (after a fence that is an error the caller should report), and WU_ERR_TRUNCATE
+ * when the value does not fit in len bytes.
  *
  * Concurrency contract: the calls are made by one thread at a time (MPI_Init/Finalize/Abort paths
  * and the transports' bootstrap); not synchronized inside.
@@ -14,12 +25,24 @@
 #include <stddef.h>
 #include "util/wu_status.h"
 
+#define WI_PMI_KEY_MAX 40
+
 wu_status_t wi_pmi_init(int *rank_p, int *size_p, bool *singleton_p);
-const char *wi_pmi_kvsname(void);                 /* valid after init */
+
+/* The job's name, safe in a file name ([A-Za-z0-9._-] only, at most WI_PMI_KVSNAME_MAX chars) and
+ * unique per job; valid after init. Under our mpiexec it is "weft-<mpiexec pid>-<8 hex digits>",
+ * and mpiexec removes /dev/shm/<kvsname>* when the job ends; under Hydra it is Hydra's kvs name;
+ * a singleton makes up "weft-<own pid>-<8 hex digits>". */
+#define WI_PMI_KVSNAME_MAX 128
+const char *wi_pmi_kvsname(void);
+
 wu_status_t wi_pmi_put(const char *key, const char *val);   /* in this rank's namespace */
 wu_status_t wi_pmi_get(int rank, const char *key, char *val, size_t len);  /* key put by rank */
 wu_status_t wi_pmi_fence(void);                   /* commit + barrier over the job */
-void wi_pmi_abort(int code, const char *msg);     /* tell the launcher, then _exit(code) */
+
+/* Tells the launcher the job failed with `code` (it then ends every rank), then _exit(code). msg,
+ * unless NULL or empty, is written to stderr first. Safe to call before init or after finalize. */
+void wi_pmi_abort(int code, const char *msg) __attribute__((noreturn));
 wu_status_t wi_pmi_finalize(void);
 
 #endif

@@ -1,1 +1,516 @@
-int main(void) { return 1; }
+/* mpiexec: spawning the ranks, the event loop, failure handling and the exit status.
+ *
+ * The ranks form one process group of their own (led by rank 0), so that ending the job reaches
+ * whatever they started too, and a terminal's Ctrl-C reaches only mpiexec, which then ends the
+ * job. Each rank also gets PR_SET_PDEATHSIG=SIGKILL, so the job dies with mpiexec even if mpiexec
+ * is killed outright. Signals are taken through a signalfd and handled in the loop like any event.
+ *
+ * A rank fails when it sends PMI abort, dies by a signal, exits non-zero, or exits 0 after PMI init
+ * without PMI finalize. The first failure decides the exit status and ends the other ranks:
+ * SIGTERM to the group, SIGKILL MX_GRACE_MS later. Ranks that never speak PMI (plain programs)
+ * may exit 0 at any time. */
+#include "mpiexec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MX_GRACE_MS   2000   /* from SIGTERM to SIGKILL when ending the job */
+#define MX_LINGER_MS  1000   /* how long output pipes may stay open after every rank is gone */
+#define MX_EXIT_TIMEOUT 124  /* as timeout(1) */
+#define MX_EXIT_NOTFOUND 127
+
+typedef struct {
+    mx_job_t job;
+    mx_stdin_t in;
+    int sigfd;
+    sigset_t oldmask;
+    pid_t self;               /* mpiexec's pid */
+    pid_t pgid;               /* the ranks' process group */
+    int alive;                /* ranks not yet reaped */
+    bool failed;              /* the job's fate is decided; later deaths are consequences */
+    int exit_code;
+    int term_stage;           /* 0 running, 1 polite signal sent, 2 SIGKILL sent */
+    int64_t kill_at;          /* ms: SIGKILL time in stage 1 */
+    int64_t timeout_at;       /* ms: --timeout deadline, 0 if none */
+    int64_t linger_until;     /* ms: after the last rank is reaped */
+} mx_state_t;
+
+static int64_t mx_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- ending the job ----------------------------------------------------------------------- */
+
+static void mx_signal_job(mx_state_t *s, int sig)
+{
+    if (s->pgid > 0)
+        (void)kill(-s->pgid, sig);
+    for (int i = 0; i < s->job.nranks; i++)   /* ranks that left the group */
+        if (s->job.ranks[i].pid > 0)
+            (void)kill(s->job.ranks[i].pid, sig);
+}
+
+/* Starts ending the job with `sig`, or escalates to SIGKILL if already ending. */
+static void mx_terminate(mx_state_t *s, int sig)
+{
+    if (s->term_stage == 0 && sig != SIGKILL) {
+        mx_signal_job(s, sig);
+        s->term_stage = 1;
+        s->kill_at = mx_now_ms() + MX_GRACE_MS;
+    } else if (s->term_stage < 2) {
+        mx_signal_job(s, SIGKILL);
+        s->term_stage = 2;
+    }
+}
+
+/* Records the first failure: prints why, sets the exit status and ends the remaining ranks.
+ * `culprit` is the failing rank if still alive (it is not counted among the others). */
+static void mx_fail(mx_state_t *s, mx_rank_t *culprit, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void mx_fail(mx_state_t *s, mx_rank_t *culprit, int code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    if (s->failed)
+        return;
+    s->failed = true;
+    s->exit_code = code;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    int others = s->alive - (culprit && culprit->pid > 0 ? 1 : 0);
+    fprintf(stderr, "mpiexec: %s%s\n", msg, others > 0 ? "; terminating the job" : "");
+    if (s->alive > 0)
+        mx_terminate(s, SIGTERM);
+}
+
+/* ---- spawning ----------------------------------------------------------------------------- */
+
+/* True if argv0 names an executable file, directly or through PATH. */
+static bool mx_program_exists(const char *argv0)
+{
+    if (strchr(argv0, '/'))
+        return access(argv0, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    for (const char *p = path;; p++) {
+        const char *e = strchrnul(p, ':');
+        char file[4096];
+        int n = snprintf(file, sizeof(file), "%.*s%s%s", (int)(e - p), p, e == p ? "" : "/", argv0);
+        struct stat st;
+        if (n > 0 && (size_t)n < sizeof(file) && stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(file, X_OK) == 0)
+            return true;
+        if (!*e)
+            return false;
+        p = e;
+    }
+}
+
+static void mx_setenv_int(const char *name, int v)
+{
+    char buf[16];
+    snprintf(buf, sizeof(buf), "%d", v);
+    setenv(name, buf, 1);
+}
+
+/* In the child, between fork and exec. mpiexec is single-threaded, so setenv is safe here. */
+static void __attribute__((noreturn))
+mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int in_fd, int out_fd, int err_fd, int pmi_fd)
+{
+    sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    (void)setpgid(0, s->pgid);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != s->self)   /* mpiexec died before the line above */
+        _exit(1);
+
+    if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
+        dup2(err_fd, STDERR_FILENO) < 0 || fcntl(pmi_fd, F_SETFD, 0) < 0)
+        _exit(MX_EXIT_NOTFOUND);
+
+    mx_opts_t *o = s->job.opts;
+    for (int i = 0; i < o->genv.nvars; i++)
+        putenv(o->genv.vars[i]);
+    for (int i = 0; i < sec->env.nvars; i++)
+        putenv(sec->env.vars[i]);
+    mx_setenv_int("PMI_FD", pmi_fd);
+    mx_setenv_int("PMI_RANK", r->rank);
+    mx_setenv_int("PMI_SIZE", s->job.nranks);
+    mx_setenv_int("MPI_LOCALRANKID", r->rank);
+    mx_setenv_int("MPI_LOCALNRANKS", s->job.nranks);
+    unsetenv("PMI_PORT");
+    unsetenv("PMI_ID");
+
+    execvp(sec->argv[0], sec->argv);
+    fprintf(stderr, "mpiexec: rank %d cannot run '%s': %s\n", r->rank, sec->argv[0], strerror(errno));
+    _exit(MX_EXIT_NOTFOUND);
+}
+
+static bool mx_spawn(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int devnull)
+{
+    int sv[2], out[2], err[2], in[2] = { -1, -1 };
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
+        pipe2(err, O_CLOEXEC) < 0 || (r->rank == 0 && pipe2(in, O_CLOEXEC) < 0)) {
+        fprintf(stderr, "mpiexec: cannot create the pipes of rank %d: %s\n", r->rank, strerror(errno));
+        return false;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "mpiexec: cannot start rank %d: %s\n", r->rank, strerror(errno));
+        return false;
+    }
+    if (pid == 0)
+        mx_child(s, sec, r, r->rank == 0 ? in[0] : devnull, out[1], err[1], sv[1]);
+
+    if (s->pgid == 0)
+        s->pgid = pid;
+    (void)setpgid(pid, s->pgid);   /* also done by the child; whichever runs first wins */
+    r->pid = pid;
+    s->alive++;
+    close(sv[1]);
+    close(out[1]);
+    close(err[1]);
+    r->pmi_fd = sv[0];
+    fcntl(sv[0], F_SETFL, O_NONBLOCK);
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    mx_stream_init(&r->out, out[0], STDOUT_FILENO, r->rank);
+    mx_stream_init(&r->err, err[0], STDERR_FILENO, r->rank);
+    if (r->rank == 0) {
+        close(in[0]);
+        fcntl(in[1], F_SETFL, O_NONBLOCK);
+        s->in.to_fd = in[1];
+    }
+    return true;
+}
+
+static void mx_make_kvsname(mx_job_t *job)
+{
+    uint32_t salt;
+    if (getrandom(&salt, sizeof(salt), GRND_NONBLOCK) != sizeof(salt))
+        salt = (uint32_t)mx_now_ms() * 2654435761u ^ (uint32_t)getpid();
+    snprintf(job->kvsname, sizeof(job->kvsname), "weft-%ld-%08x", (long)getpid(), salt);
+}
+
+/* ---- reaping ------------------------------------------------------------------------------ */
+
+static mx_rank_t *mx_rank_of_pid(mx_state_t *s, pid_t pid)
+{
+    for (int i = 0; i < s->job.nranks; i++)
+        if (s->job.ranks[i].pid == pid)
+            return &s->job.ranks[i];
+    return NULL;
+}
+
+/* A rank ended: take in what it said last, then judge how it ended. */
+static void mx_rank_ended(mx_state_t *s, mx_rank_t *r, int status)
+{
+    mx_pmi_read(&s->job, r);   /* an abort sent just before exiting */
+    mx_stream_drain(&r->out);
+    mx_stream_drain(&r->err);
+    mx_pmi_close(&s->job, r);
+    pid_t pid = r->pid;
+    r->pid = 0;
+    r->wait_status = status;
+    s->alive--;
+    s->job.exited_count++;
+
+    if (r->aborted) {
+        mx_fail(s, r, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
+                r->rank, (long)pid, r->abort_code);
+    } else if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        mx_fail(s, r, 128 + sig, "rank %d (pid %ld) killed by signal %d (%s)", r->rank, (long)pid,
+                sig, strsignal(sig));
+    } else if (WEXITSTATUS(status) != 0) {
+        mx_fail(s, r, WEXITSTATUS(status), "rank %d (pid %ld) exited with code %d", r->rank,
+                (long)pid, WEXITSTATUS(status));
+    } else if (r->pmi_init && !r->pmi_finalized) {
+        mx_fail(s, r, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize",
+                r->rank, (long)pid);
+    }
+}
+
+static void mx_reap(mx_state_t *s)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        mx_rank_t *r = mx_rank_of_pid(s, pid);
+        if (r)
+            mx_rank_ended(s, r, status);
+    }
+}
+
+/* Conditions noticed by the PMI server, judged here. */
+static void mx_check_job(mx_state_t *s)
+{
+    mx_job_t *job = &s->job;
+    if (job->abort_seen) {
+        job->abort_seen = false;
+        for (int i = 0; i < job->nranks; i++) {
+            mx_rank_t *r = &job->ranks[i];
+            if (r->aborted && r->pid > 0)
+                mx_fail(s, r, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
+                        r->rank, (long)r->pid, r->abort_code);
+        }
+    }
+    /* A barrier that a rank which has exited never entered cannot complete. */
+    if (job->barrier_count > 0 && job->exited_count > 0 && !s->failed) {
+        int waiting = -1, gone = -1;
+        for (int i = 0; i < job->nranks; i++) {
+            if (job->ranks[i].in_barrier && waiting < 0)
+                waiting = i;
+            if (job->ranks[i].pid == 0 && !job->ranks[i].in_barrier && gone < 0)
+                gone = i;
+        }
+        if (waiting >= 0 && gone >= 0)
+            mx_fail(s, NULL, 1, "rank %d exited while rank %d waits for it in a PMI barrier (MPI "
+                    "collective or MPI_Finalize)", gone, waiting);
+    }
+}
+
+static void mx_on_signal(mx_state_t *s)
+{
+    struct signalfd_siginfo si;
+    while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD)
+            continue;   /* reaped below in any case */
+        if (!s->failed) {
+            s->failed = true;
+            s->exit_code = 128 + sig;
+            fprintf(stderr, "mpiexec: received signal %d (%s); terminating the job\n", sig, strsignal(sig));
+            mx_terminate(s, sig);
+        } else {
+            mx_terminate(s, SIGKILL);
+        }
+    }
+    mx_reap(s);
+}
+
+/* ---- the loop ----------------------------------------------------------------------------- */
+
+enum { MX_EV_SIGNAL, MX_EV_STDIN, MX_EV_STDIN_TO, MX_EV_PMI, MX_EV_OUT, MX_EV_ERR };
+
+static bool mx_streams_open(mx_state_t *s)
+{
+    for (int i = 0; i < s->job.nranks; i++)
+        if (s->job.ranks[i].out.fd >= 0 || s->job.ranks[i].err.fd >= 0)
+            return true;
+    return false;
+}
+
+static void mx_loop(mx_state_t *s)
+{
+    int n = s->job.nranks, cap = 3 + 3 * n;
+    struct pollfd *pfd = calloc((size_t)cap, sizeof(*pfd));
+    int *kind = calloc((size_t)cap, sizeof(int)), *who = calloc((size_t)cap, sizeof(int));
+    if (!pfd || !kind || !who) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        exit(1);
+    }
+
+    for (;;) {
+        int64_t now = mx_now_ms();
+        if (s->alive == 0) {
+            if (!mx_streams_open(s))
+                break;
+            if (s->linger_until == 0) {
+                /* Every rank is gone; whatever they left running in their group goes too. */
+                if (s->pgid > 0)
+                    (void)kill(-s->pgid, SIGKILL);
+                s->linger_until = now + MX_LINGER_MS;
+            } else if (now >= s->linger_until) {
+                for (int i = 0; i < n; i++) {
+                    mx_stream_close(&s->job.ranks[i].out);
+                    mx_stream_close(&s->job.ranks[i].err);
+                }
+                break;
+            }
+        }
+
+        int np = 0;
+        pfd[np] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+        kind[np++] = MX_EV_SIGNAL;
+        if (mx_stdin_wants_input(&s->in)) {
+            pfd[np] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+            kind[np++] = MX_EV_STDIN;
+        }
+        if (s->in.to_fd >= 0 && s->in.len > 0) {
+            pfd[np] = (struct pollfd){ .fd = s->in.to_fd, .events = POLLOUT };
+            kind[np++] = MX_EV_STDIN_TO;
+        }
+        for (int i = 0; i < n; i++) {
+            mx_rank_t *r = &s->job.ranks[i];
+            if (r->pmi_fd >= 0) {
+                pfd[np] = (struct pollfd){ .fd = r->pmi_fd, .events = POLLIN };
+                kind[np] = MX_EV_PMI, who[np++] = i;
+            }
+            if (r->out.fd >= 0) {
+                pfd[np] = (struct pollfd){ .fd = r->out.fd, .events = POLLIN };
+                kind[np] = MX_EV_OUT, who[np++] = i;
+            }
+            if (r->err.fd >= 0) {
+                pfd[np] = (struct pollfd){ .fd = r->err.fd, .events = POLLIN };
+                kind[np] = MX_EV_ERR, who[np++] = i;
+            }
+        }
+
+        int64_t wake = INT64_MAX;
+        if (s->timeout_at && !s->failed)
+            wake = s->timeout_at;
+        if (s->term_stage == 1 && s->kill_at < wake)
+            wake = s->kill_at;
+        if (s->linger_until && s->linger_until < wake)
+            wake = s->linger_until;
+        int ms = wake == INT64_MAX ? -1 : wake <= now ? 0 : (int)(wake - now);
+
+        int ready = poll(pfd, (nfds_t)np, ms);
+        if (ready < 0 && errno != EINTR) {
+            fprintf(stderr, "mpiexec: poll failed: %s\n", strerror(errno));
+            mx_terminate(s, SIGKILL);
+        }
+        /* Sockets and pipes first, the signalfd (child exits) last: what a rank sent before it
+         * exited is then read before its exit is judged. */
+        for (int k = 1; ready > 0 && k < np; k++) {
+            if (!pfd[k].revents)
+                continue;
+            mx_rank_t *r = &s->job.ranks[who[k]];
+            switch (kind[k]) {
+            case MX_EV_STDIN:    mx_stdin_read(&s->in); break;
+            case MX_EV_STDIN_TO: mx_stdin_write(&s->in); break;
+            case MX_EV_PMI:      mx_pmi_read(&s->job, r); break;
+            case MX_EV_OUT:      mx_stream_read(&r->out); break;
+            case MX_EV_ERR:      mx_stream_read(&r->err); break;
+            }
+        }
+        if (ready > 0 && pfd[0].revents)
+            mx_on_signal(s);
+        mx_check_job(s);
+        if (s->in.to_fd >= 0 && s->job.ranks[0].pid == 0)
+            mx_stdin_close(&s->in);
+
+        now = mx_now_ms();
+        if (s->timeout_at && now >= s->timeout_at && !s->failed && s->alive > 0)
+            mx_fail(s, NULL, MX_EXIT_TIMEOUT, "the job exceeded its timeout of %ld s",
+                    s->job.opts->timeout_s);
+        if (s->term_stage == 1 && now >= s->kill_at)
+            mx_terminate(s, SIGKILL);
+    }
+    if (s->pgid > 0)   /* leave nothing behind, even what kept no pipe of ours open */
+        (void)kill(-s->pgid, SIGKILL);
+    free(pfd);
+    free(kind);
+    free(who);
+}
+
+/* Removes /dev/shm/<kvsname>*: segments a crashed or killed rank could not unlink. */
+static void mx_clean_shm(const char *kvsname)
+{
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    size_t n = strlen(kvsname);
+    if (!d)
+        return;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, kvsname, n))
+            (void)unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+    static mx_state_t st;
+    mx_state_t *s = &st;
+    mx_opts_t opts;
+
+    /* Keep 0, 1 and 2 taken, so no pipe of ours lands there. */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
+            return 1;
+    if (!mx_args_parse(argc, argv, &opts))
+        return 2;
+    for (int i = 0; i < opts.nsections; i++) {
+        if (!mx_program_exists(opts.sections[i].argv[0])) {
+            fprintf(stderr, "mpiexec: cannot run '%s': no such program\n", opts.sections[i].argv[0]);
+            return MX_EXIT_NOTFOUND;
+        }
+    }
+    mx_io_set_tag(opts.tag_output);
+
+    s->job.opts = &opts;
+    s->job.nranks = opts.nranks;
+    s->job.ranks = calloc((size_t)opts.nranks, sizeof(mx_rank_t));
+    s->in.to_fd = -1;
+    s->self = getpid();
+    mx_make_kvsname(&s->job);
+    if (!s->job.ranks || !mx_pmi_init(&s->job)) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        return 1;
+    }
+
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &mask, &s->oldmask);
+    s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    signal(SIGPIPE, SIG_IGN);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (s->sigfd < 0 || devnull < 0) {
+        fprintf(stderr, "mpiexec: setup failed: %s\n", strerror(errno));
+        return 1;
+    }
+
+    int rank = 0;
+    bool spawned = true;
+    for (int i = 0; i < opts.nsections && spawned; i++) {
+        for (int j = 0; j < opts.sections[i].nprocs && spawned; j++, rank++) {
+            mx_rank_t *r = &s->job.ranks[rank];
+            r->rank = rank;
+            r->appnum = i;
+            r->pmi_fd = r->out.fd = r->err.fd = -1;
+            spawned = mx_spawn(s, &opts.sections[i], r, devnull);
+        }
+    }
+    close(devnull);
+    if (!spawned) {
+        s->failed = true;
+        s->exit_code = 1;
+        mx_terminate(s, SIGKILL);
+    }
+    if (opts.timeout_s > 0)
+        s->timeout_at = mx_now_ms() + opts.timeout_s * 1000;
+
+    mx_loop(s);
+
+    mx_stdin_close(&s->in);
+    mx_clean_shm(s->job.kvsname);
+    mx_pmi_free(&s->job);
+    return s->failed ? s->exit_code : 0;
+}

@@ -1,1 +1,458 @@
-#include "transport/shm/wx_shm.h"
+/* Shared-memory transport: the segment (setup and teardown), send and progress over the per-pair
+ * rings of wx_shm_ring_inl.h. Layout of the segment: wx_shm_priv.h. CMA: wx_shm_cma.c. */
+#include "transport/shm/wx_shm_priv.h"
+#include "util/wu_config.h"
+#include "util/wu_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23        /* Linux 5.14; older kernels answer EINVAL, which we ignore */
+#endif
+
+#define WX_SHM_BATCH        16                    /* packets delivered per ring per progress call */
+#define WX_SHM_RING_DEFAULT ((size_t)512 << 10)   /* per ring, up to 8 ranks */
+#define WX_SHM_INBOX_BUDGET ((size_t)4 << 20)     /* per receiver, beyond 8 ranks */
+#define WX_SHM_RING_MAX     ((size_t)1 << 30)     /* offsets are 32-bit */
+#define WX_SHM_PAYLOAD_MAX  ((size_t)64 << 20)
+#define WX_SHM_KEY          "wx-shm-seg"
+
+wx_shm_state_t wx_shm;
+
+typedef struct {
+    size_t hdr_bytes;      /* segment header and rank info, page aligned */
+    size_t ctl_bytes;      /* the ring controls of one inbox block, page aligned */
+    size_t block_bytes;    /* one inbox block */
+    size_t seg_bytes;
+} wx_shm_layout_t;
+
+static size_t wx_shm_page(void)
+{
+    return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static wx_shm_layout_t wx_shm_layout(int n, size_t ring_size)
+{
+    size_t page = wx_shm_page();
+    wx_shm_layout_t l;
+    l.hdr_bytes = WU_ALIGN_UP(sizeof(wx_shm_seg_hdr_t) + (size_t)n * sizeof(wx_shm_rank_info_t), page);
+    l.ctl_bytes = WU_ALIGN_UP((size_t)(n - 1) * sizeof(wx_shm_ring_ctl_t), page);
+    l.block_bytes = l.ctl_bytes + (size_t)(n - 1) * ring_size;
+    l.seg_bytes = l.hdr_bytes + (size_t)n * l.block_bytes;
+    return l;
+}
+
+static char *wx_shm_block(const wx_shm_layout_t *l, int receiver)
+{
+    return wx_shm.seg + l->hdr_bytes + (size_t)receiver * l->block_bytes;
+}
+
+/* Index of sender's ring in receiver's inbox block. */
+static int wx_shm_ring_index(int sender, int receiver)
+{
+    return sender < receiver ? sender : sender - 1;
+}
+
+static size_t wx_shm_payload_limit(void)
+{
+    long eager = wu_config_int(WU_CONFIG_SHM_EAGER_MAX);
+    long frag = wu_config_int(WU_CONFIG_SHM_FRAG_SIZE);
+    long m = eager > frag ? eager : frag;
+    if (m < 0)
+        m = 0;
+    if ((size_t)m > WX_SHM_PAYLOAD_MAX) {
+        wu_log_warn("WEFT_SHM_EAGER_MAX=%ld / WEFT_SHM_FRAG_SIZE=%ld too large; packets limited to "
+                    "%zu bytes", eager, frag, WX_SHM_PAYLOAD_MAX);
+        m = (long)WX_SHM_PAYLOAD_MAX;
+    }
+    return (size_t)m;
+}
+
+/* Ring size for a job of n ranks (decided by rank 0, read from the segment by the others).
+ * Never below four of the largest records, so a fragment pipeline always has room. */
+static size_t wx_shm_ring_choose(int n, size_t max_payload)
+{
+    size_t page = wx_shm_page();
+    size_t min = WU_ALIGN_UP(4 * WX_SHM_REC_BYTES(max_payload) + WX_SHM_RING_SLACK, page);
+    long want = wu_config_int(WU_CONFIG_SHM_RING_SIZE);
+    size_t r;
+
+    if (want > 0) {
+        r = WU_ALIGN_UP((size_t)want, page);
+        if (r < min) {
+            wu_log_warn("WEFT_SHM_RING_SIZE=%ld is below 4 packets of %zu bytes; using %zu",
+                        want, max_payload, min);
+            r = min;
+        }
+    } else {
+        r = n <= 8 ? WX_SHM_RING_DEFAULT : (WX_SHM_INBOX_BUDGET / (size_t)(n - 1)) & ~(page - 1);
+        if (r > WX_SHM_RING_DEFAULT)
+            r = WX_SHM_RING_DEFAULT;
+        if (r < min)
+            r = min;
+    }
+    return r > WX_SHM_RING_MAX ? WX_SHM_RING_MAX : r;
+}
+
+/* Rank 0: create, size and map the segment, write its header. Unlinks what it created on failure. */
+static wu_status_t wx_shm_create(const char *name, int n, size_t ring_size, int *fd_p)
+{
+    wx_shm_layout_t l = wx_shm_layout(n, ring_size);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* job ids are unique: a segment of this name is left over from a job that died early */
+        wu_log_warn("removing stale shared-memory segment /dev/shm%s", name);
+        shm_unlink(name);
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0) {
+        wu_log_error("shm_open(%s): %s", name, strerror(errno));
+        return WU_ERR_IO;
+    }
+    if (ftruncate(fd, (off_t)l.seg_bytes) != 0) {
+        wu_log_error("ftruncate(/dev/shm%s, %zu): %s", name, l.seg_bytes, strerror(errno));
+        goto err_unlink;
+    }
+    void *seg = mmap(NULL, l.seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (seg == MAP_FAILED) {
+        wu_log_error("mmap of /dev/shm%s (%zu bytes): %s", name, l.seg_bytes, strerror(errno));
+        goto err_unlink;
+    }
+    wx_shm_seg_hdr_t *h = seg;
+    h->seg_bytes = l.seg_bytes;
+    h->ring_size = ring_size;
+    h->nranks = (uint32_t)n;
+    __atomic_store_n(&h->magic, WX_SHM_MAGIC, __ATOMIC_RELEASE);
+    wx_shm.seg = seg;
+    wx_shm.seg_bytes = l.seg_bytes;
+    wx_shm.ring_size = ring_size;
+    *fd_p = fd;
+    return WU_OK;
+
+err_unlink:
+    shm_unlink(name);
+    close(fd);
+    return WU_ERR_IO;
+}
+
+/* Ranks other than 0, after the first fence: map the segment rank 0 created. */
+static wu_status_t wx_shm_attach(const char *name, int n, int *fd_p)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        wu_log_error("shm_open(%s): %s", name, strerror(errno));
+        return WU_ERR_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(wx_shm_seg_hdr_t)) {
+        wu_log_error("shared-memory segment /dev/shm%s is missing or truncated", name);
+        goto err_close;
+    }
+    void *seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (seg == MAP_FAILED) {
+        wu_log_error("mmap of /dev/shm%s (%zu bytes): %s", name, (size_t)st.st_size, strerror(errno));
+        goto err_close;
+    }
+    const wx_shm_seg_hdr_t *h = seg;
+    size_t ring_size = h->ring_size;
+    if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != WX_SHM_MAGIC || h->nranks != (uint32_t)n ||
+        h->seg_bytes != (size_t)st.st_size || ring_size < 2 * WX_SHM_REC_BYTES(wx_shm.max_payload) +
+        WX_SHM_RING_SLACK || wx_shm_layout(n, ring_size).seg_bytes != h->seg_bytes) {
+        wu_log_error("shared-memory segment /dev/shm%s does not match this job (%d ranks, packets of "
+                     "%zu bytes): check that every rank has the same WEFT_SHM_* settings",
+                     name, n, wx_shm.max_payload);
+        munmap(seg, (size_t)st.st_size);
+        goto err_close;
+    }
+    wx_shm.seg = seg;
+    wx_shm.seg_bytes = (size_t)st.st_size;
+    wx_shm.ring_size = ring_size;
+    *fd_p = fd;
+    return WU_OK;
+
+err_close:
+    close(fd);
+    return WU_ERR_IO;
+}
+
+/* Allocate this rank's inbox block now, from this process (first touch: pages land on our NUMA
+ * node), so a full /dev/shm is an error here and not a SIGBUS later. */
+static bool wx_shm_inbox_allocate(int fd, const wx_shm_layout_t *l)
+{
+    off_t off = (off_t)(l->hdr_bytes + (size_t)wx_shm.rank * l->block_bytes);
+    int err = fallocate(fd, 0, off, (off_t)l->block_bytes);
+    if (err == 0)
+        return true;
+    if (errno == EOPNOTSUPP) {
+        size_t page = wx_shm_page();
+        volatile char *p = (volatile char *)wx_shm_block(l, wx_shm.rank);
+        for (size_t i = 0; i < l->block_bytes; i += page)
+            p[i] = 0;
+        return true;
+    }
+    wu_log_error("cannot allocate %zu bytes of /dev/shm for the shared-memory inbox: %s; lower "
+                 "WEFT_SHM_RING_SIZE (now %zu bytes per ring)", l->block_bytes, strerror(errno),
+                 wx_shm.ring_size);
+    return false;
+}
+
+static void wx_shm_rings_setup(const wx_shm_layout_t *l)
+{
+    int me = wx_shm.rank, n = wx_shm.size;
+    size_t page = wx_shm_page();
+
+    for (int d = 0; d < n; d++) {
+        if (d == me)
+            continue;
+        int j = wx_shm_ring_index(me, d);
+        char *block = wx_shm_block(l, d);
+        wx_shm_tx_t *tx = &wx_shm.tx[d];
+        tx->ctl = (wx_shm_ring_ctl_t *)block + j;
+        tx->data = block + l->ctl_bytes + (size_t)j * wx_shm.ring_size;
+        tx->size = (uint32_t)wx_shm.ring_size;
+        /* map our pages of the peer's block now rather than fault them in on the send path */
+        madvise((char *)((uintptr_t)tx->ctl & ~(page - 1)), page, MADV_POPULATE_WRITE);
+        madvise(tx->data, wx_shm.ring_size, MADV_POPULATE_WRITE);
+    }
+    char *block = wx_shm_block(l, me);
+    for (int j = 0; j < n - 1; j++) {
+        wx_shm_rx_t *rx = &wx_shm.rx[j];
+        rx->ctl = (wx_shm_ring_ctl_t *)block + j;
+        rx->data = block + l->ctl_bytes + (size_t)j * wx_shm.ring_size;
+        rx->size = (uint32_t)wx_shm.ring_size;
+        rx->src = j < me ? j : j + 1;
+    }
+    madvise(block, l->block_bytes, MADV_POPULATE_WRITE);
+}
+
+typedef enum { WX_SHM_CMA_OFF, WX_SHM_CMA_ON, WX_SHM_CMA_AUTO } wx_shm_cma_mode_t;
+
+static wx_shm_cma_mode_t wx_shm_cma_mode(void)
+{
+    const char *s = wu_config_str(WU_CONFIG_SHM_CMA);
+    if (!strcasecmp(s, "auto"))
+        return WX_SHM_CMA_AUTO;
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
+        return WX_SHM_CMA_ON;
+    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcasecmp(s, "false"))
+        return WX_SHM_CMA_OFF;
+    wu_log_warn("WEFT_SHM_CMA=%s is not auto, 1 or 0; using auto", s);
+    return WX_SHM_CMA_AUTO;
+}
+
+/* After fence 2 (every rank's pid is in the segment, rank 0 has unlinked it). Ends with fence 3,
+ * which every rank reaches, joined or not: so all take the same CMA decision and, wherever init
+ * returns, successfully or not, the name is gone. */
+static wu_status_t wx_shm_cma_decide(const wx_bootstrap_t *bs, wx_shm_cma_mode_t mode, bool joined)
+{
+    int me = wx_shm.rank, n = wx_shm.size;
+    if (joined && mode == WX_SHM_CMA_AUTO) {
+        int peer = (me + 1) % n;
+        __atomic_store_n(&wx_shm.info[me].cma_ok, wx_shm_cma_probe(&wx_shm.info[peer], peer),
+                         __ATOMIC_RELEASE);
+    }
+    wu_status_t s = bs->fence();
+    if (s != WU_OK || !joined)
+        return s;
+    if (mode != WX_SHM_CMA_AUTO) {
+        wx_shm.cma = mode == WX_SHM_CMA_ON;
+        return WU_OK;
+    }
+    bool all = true;
+    for (int r = 0; r < n; r++)
+        all = all && __atomic_load_n(&wx_shm.info[r].cma_ok, __ATOMIC_ACQUIRE) == 1;
+    wx_shm.cma = all;
+    if (!all && me == 0)
+        wu_debug("shm: process_vm_readv refused between ranks; rendezvous copies through the rings");
+    return WU_OK;
+}
+
+/* Undo a partial init: unmap, free, forget. The name was unlinked by then (or never existed). */
+static void wx_shm_teardown(void)
+{
+    if (wx_shm.seg)
+        munmap(wx_shm.seg, wx_shm.seg_bytes);
+    free(wx_shm.tx);
+    free(wx_shm.rx);
+    memset(&wx_shm, 0, sizeof(wx_shm));
+}
+
+/* Between fence 1 and fence 2, on a rank that mapped the segment: descriptors, inbox pages, pid.
+ * Success is announced by info[rank].ok, read by every rank after fence 2. */
+static void wx_shm_join(int fd, const wx_shm_layout_t *l)
+{
+    int n = wx_shm.size;
+    wx_shm.info = (wx_shm_rank_info_t *)(wx_shm.seg + sizeof(wx_shm_seg_hdr_t));
+    wx_shm.tx = aligned_alloc(WU_CACHELINE, (size_t)n * sizeof(wx_shm_tx_t));
+    wx_shm.rx = aligned_alloc(WU_CACHELINE, (size_t)(n - 1) * sizeof(wx_shm_rx_t));
+    if (!wx_shm.tx || !wx_shm.rx) {
+        wu_log_error("out of memory for %d shared-memory ring descriptors", n);
+        return;
+    }
+    memset(wx_shm.tx, 0, (size_t)n * sizeof(wx_shm_tx_t));
+    memset(wx_shm.rx, 0, (size_t)(n - 1) * sizeof(wx_shm_rx_t));
+    if (!wx_shm_inbox_allocate(fd, l))
+        return;
+    wx_shm_rank_info_t *mine = &wx_shm.info[wx_shm.rank];
+    mine->pid = (int32_t)getpid();
+    wx_shm_cma_publish(mine);
+    __atomic_store_n(&mine->ok, 1, __ATOMIC_RELEASE);
+}
+
+wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg)
+{
+    if (wx_shm.ready) {
+        wu_log_error("wx_shm_init called twice");
+        return WU_ERR_INVALID;
+    }
+    memset(&wx_shm, 0, sizeof(wx_shm));
+    wx_shm.rank = bs->rank;
+    wx_shm.size = bs->size;
+    wx_shm.cb = cb;
+    wx_shm.cb_arg = cb_arg;
+    wx_shm.max_payload = wx_shm_payload_limit();
+    if (bs->size == 1) {              /* no peers, no segment */
+        wx_shm.ready = true;
+        return WU_OK;
+    }
+
+    int me = bs->rank, n = bs->size, fd = -1;
+    wx_shm_cma_mode_t cma_mode = wx_shm_cma_mode();
+    wu_status_t s;
+    char name[256];
+    if (snprintf(name, sizeof(name), "/%s-shm", bs->job_id) >= (int)sizeof(name)) {
+        wu_log_error("job id too long for a shared-memory name: %s", bs->job_id);
+        return WU_ERR_INVALID;
+    }
+
+    /* 1. Rank 0 creates the segment and says whether it could; after fence 1 the others map it. */
+    if (me == 0) {
+        wu_status_t created = wx_shm_create(name, n, wx_shm_ring_choose(n, wx_shm.max_payload), &fd);
+        s = bs->put(WX_SHM_KEY, created == WU_OK ? "1" : "0");
+        if (s == WU_OK)
+            s = bs->fence();
+        if (s == WU_OK)
+            s = created;
+        if (s != WU_OK)
+            goto err_unlink;
+    } else {
+        char val[8];
+        s = bs->fence();
+        if (s == WU_OK)
+            s = bs->get(0, WX_SHM_KEY, val, sizeof(val));
+        if (s != WU_OK)
+            goto err_teardown;
+        if (strcmp(val, "1") != 0) {
+            wu_debug("shm: rank 0 could not create the segment");
+            s = WU_ERR_IO;
+            goto err_teardown;
+        }
+        /* on failure, go on to fence 2 with info[me].ok unset: every rank fails together */
+        s = wx_shm_attach(name, n, &fd);
+    }
+
+    /* 2. Every rank that mapped the segment joins; after fence 2 rank 0 unlinks it. */
+    wx_shm_layout_t l = wx_shm_layout(n, wx_shm.ring_size);
+    if (wx_shm.seg)
+        wx_shm_join(fd, &l);
+    wu_status_t fenced = bs->fence();
+    if (me == 0)
+        shm_unlink(name);
+    if (fd >= 0)
+        close(fd);
+    if (fenced != WU_OK) {
+        s = fenced;
+        goto err_teardown;
+    }
+    bool joined = wx_shm.seg != NULL;
+    for (int r = 0; joined && r < n; r++) {
+        if (__atomic_load_n(&wx_shm.info[r].ok, __ATOMIC_ACQUIRE) != 1) {
+            wu_debug("shm: rank %d could not join the segment", r);
+            joined = false;
+        }
+    }
+
+    /* 3. Agree on CMA (fence 3, reached by every rank even when the job could not join). */
+    wu_status_t agreed = wx_shm_cma_decide(bs, cma_mode, joined);
+    if (s == WU_OK)
+        s = agreed != WU_OK ? agreed : joined ? WU_OK : WU_ERR_IO;
+    if (s != WU_OK)
+        goto err_teardown;
+
+    wx_shm_rings_setup(&l);
+    wx_shm.ready = true;
+    wu_debug("shm: %d ranks, rings of %zu bytes, segment of %zu bytes, packets up to %zu bytes, CMA %s",
+             n, wx_shm.ring_size, wx_shm.seg_bytes, wx_shm.max_payload, wx_shm.cma ? "on" : "off");
+    return WU_OK;
+
+err_unlink:
+    if (fd >= 0) {
+        shm_unlink(name);
+        close(fd);
+    }
+err_teardown:
+    wx_shm_teardown();
+    return s;
+}
+
+void wx_shm_finalize(void)
+{
+    if (wx_shm.ready)
+        wx_shm_teardown();
+}
+
+size_t wx_shm_max_payload(void)
+{
+    return wx_shm.ready ? wx_shm.max_payload : wx_shm_payload_limit();
+}
+
+bool wx_shm_has_cma(void)
+{
+    return wx_shm.cma;
+}
+
+static WU_NOINLINE wu_status_t wx_shm_send_invalid(int dst, size_t len)
+{
+    wu_log_error("wx_shm_send: bad packet (to rank %d of %d from %d, %zu payload bytes, limit %zu)",
+                 dst, wx_shm.size, wx_shm.rank, len, wx_shm.max_payload);
+    return WU_ERR_INVALID;
+}
+
+wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t len)
+{
+    if (WU_UNLIKELY((unsigned)dst >= (unsigned)wx_shm.size || dst == wx_shm.rank ||
+                    len > wx_shm.max_payload))
+        return wx_shm_send_invalid(dst, len);
+    return wx_shm_tx_push(&wx_shm.tx[dst], hdr, payload, (uint32_t)len) ? WU_OK : WU_ERR_AGAIN;
+}
+
+int wx_shm_progress(void)
+{
+    if (WU_UNLIKELY(wx_shm.in_progress))
+        return 0;
+    wx_shm.in_progress = true;
+    int delivered = 0, npeers = wx_shm.size - 1;
+    for (int i = 0; i < npeers; i++) {
+        wx_shm_rx_t *rx = &wx_shm.rx[i];
+        int k;
+        for (k = 0; k < WX_SHM_BATCH; k++) {
+            wx_shm_rec_t *rec = wx_shm_rx_peek(rx);
+            if (!rec)
+                break;
+            wx_shm.cb(rx->src, rec->hdr, rec->payload, rec->len, wx_shm.cb_arg);
+            wx_shm_rx_advance(rx, rec);
+        }
+        wx_shm_rx_publish(rx, k < WX_SHM_BATCH);
+        delivered += k;
+    }
+    wx_shm.in_progress = false;
+    return delivered;
+}

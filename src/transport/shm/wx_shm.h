@@ -1,19 +1,34 @@
 /* Shared-memory transport: per-pair single-producer single-consumer rings in one segment shared by
  * all ranks of the job (a rank's inbox is the set of rings whose consumer it is), plus single-copy
  * reads of a peer's memory (process_vm_readv) for the rendezvous protocol.
+ * Ring and record layout: wx_shm_ring_inl.h; segment layout and setup: wx_shm_priv.h, wx_shm.c.
  *
  * Concurrency contract: see wx_transport.h. wx_shm_send is called by the sending rank only;
  * wx_shm_progress by the receiving rank only; no locks inside, correctness comes from the SPSC
- * ring protocol (release store of the record stamp, acquire load by the consumer).
+ * ring protocol (release store of the record stamp, acquire load by the consumer). Neither
+ * allocates nor makes a system call.
+ *
+ * The receive callback (wx_recv_fn_t), called from wx_shm_progress in the calling thread:
+ *  - hdr and payload point into the ring (shared memory), read-only, 8-byte aligned, valid only
+ *    until the callback returns; copy what must outlive it. The space is handed back to the sender
+ *    after the callback, so a slow callback holds the sender up, and a rank that stops calling
+ *    wx_shm_progress makes its senders' wx_shm_send return WU_ERR_AGAIN.
+ *  - Packets from one source arrive in the order sent; no order between sources.
+ *  - It may call wx_shm_send (to any rank, the source included) and must handle WU_ERR_AGAIN there
+ *    by queueing, not by waiting: it must not call wx_shm_progress (a nested call returns 0 and
+ *    delivers nothing) nor wx_shm_finalize.
  */
 #ifndef WX_SHM_H
 #define WX_SHM_H
 
 #include "transport/wx_transport.h"
 
-/* Create or attach the segment (collective over the job through bs), unlink it as soon as every
- * rank has mapped it, and detect whether process_vm_readv works between ranks
- * (WEFT_SHM_CMA=auto|1|0). cb is called from wx_shm_progress for every arriving packet. */
+/* Create or attach the segment (collective over the job through bs: one put by rank 0, one get by
+ * the others, three fences), unlink it as soon as every rank has mapped it (the name is gone when
+ * init returns on any rank), and detect whether process_vm_readv works between ranks
+ * (WEFT_SHM_CMA=auto|1|0; every rank reaches the same answer). On failure every rank returns an
+ * error (none is left waiting in a fence). With one rank: no segment, always succeeds.
+ * cb is called from wx_shm_progress for every arriving packet. */
 wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg);
 void wx_shm_finalize(void);
 
@@ -29,11 +44,14 @@ wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t le
  * Returns the number of packets delivered. */
 int wx_shm_progress(void);
 
-/* true when rendezvous may read a peer's memory directly. */
+/* true when rendezvous may read a peer's memory directly. The same on every rank; false with one
+ * rank. */
 bool wx_shm_has_cma(void);
 
-/* Copy len bytes at address remote_addr of rank src's address space into local buf (one copy,
- * process_vm_readv). WU_ERR_IO if the kernel refuses. */
+/* Copy len bytes (any size: split below the kernel's 2 GiB per call) at address remote_addr of
+ * rank src's address space into local buf (one copy, process_vm_readv). The caller keeps the
+ * remote buffer alive until the reader says it is done (the FIN packet). WU_ERR_UNSUPPORTED when
+ * wx_shm_has_cma() is false; WU_ERR_IO if the kernel refuses (logged). */
 wu_status_t wx_shm_get(int src, void *buf, uint64_t remote_addr, size_t len);
 
 #endif

@@ -1,0 +1,86 @@
+/* World bootstrap and teardown: PMI, the transports, the progression task. */
+#include "core/wc_core.h"
+#include "core/wc_pt2pt.h"
+#include "pmi/wi_pmi.h"
+#include "progress/wp_engine.h"
+#include "transport/shm/wx_shm.h"
+#include "util/wu_config.h"
+#include "util/wu_log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+wc_world_t wc_world;
+static wp_ltask_t wc_progress_ltask;
+
+wu_status_t wc_init(void)
+{
+    wu_status_t st;
+    int rank, size;
+    bool singleton;
+
+    wu_config_init();
+    st = wi_pmi_init(&rank, &size, &singleton);
+    if (st != WU_OK)
+        return st;
+    wc_world.rank = rank;
+    wc_world.size = size;
+    wc_world.singleton = singleton;
+    char prefix[32];
+    snprintf(prefix, sizeof(prefix), "weft:%d", rank);
+    wu_log_set_prefix(prefix);
+
+    wp_engine_init();
+    st = wc_pt2pt_init();
+    if (st != WU_OK)
+        goto err_pmi;
+
+    wc_world.eager_max = (size_t)wu_config_int(WU_CONFIG_SHM_EAGER_MAX);
+    wc_world.frag_size = (size_t)wu_config_int(WU_CONFIG_SHM_FRAG_SIZE);
+    if (size > 1) {
+        wx_bootstrap_t bs = {
+            .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),
+            .put = wi_pmi_put, .get = wi_pmi_get, .fence = wi_pmi_fence,
+        };
+        st = wx_shm_init(&bs, wc_pt2pt_deliver, NULL);
+        if (st != WU_OK)
+            goto err_pt2pt;
+        wc_world.cma = wx_shm_has_cma();
+        size_t maxp = wx_shm_max_payload();
+        if (wc_world.eager_max > maxp)
+            wc_world.eager_max = maxp;
+        if (wc_world.frag_size > maxp)
+            wc_world.frag_size = maxp;
+    }
+    if (wc_world.frag_size == 0)
+        wc_world.frag_size = 4096;
+
+    wp_ltask_init(&wc_progress_ltask, wc_pt2pt_progress_task, NULL, WP_TASK_REPEAT, "pt2pt");
+    wp_ltask_submit(&wc_progress_ltask);
+    wu_debug("core up: rank %d of %d, eager max %zu, cma %d", rank, size, wc_world.eager_max,
+             (int)wc_world.cma);
+    return WU_OK;
+
+err_pt2pt:
+    wc_pt2pt_finalize();
+err_pmi:
+    wi_pmi_finalize();
+    return st;
+}
+
+wu_status_t wc_finalize(void)
+{
+    wp_ltask_remove(&wc_progress_ltask);
+    if (wc_world.size > 1)
+        wx_shm_finalize();
+    wc_pt2pt_finalize();
+    wp_engine_finalize();
+    return wi_pmi_finalize();
+}
+
+void wc_abort(int code, const char *msg)
+{
+    wi_pmi_abort(code, msg);
+    _exit(code ? code : 1);
+}

@@ -1,0 +1,61 @@
+/* The communication core: world bootstrap, point-to-point operations on bytes, progress.
+ * Ranks here are world ranks; the MPI layer translates communicator ranks and datatypes.
+ *
+ * Concurrency contract (this version): every function is called by one thread at a time
+ * (MPI_THREAD_SERIALIZED at most); the core takes no lock.
+ */
+#ifndef WC_CORE_H
+#define WC_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/wc_request.h"
+#include "util/wu_status.h"
+
+typedef struct wc_world {
+    int  rank;
+    int  size;
+    bool singleton;
+    bool cma;
+    size_t eager_max;
+    size_t frag_size;
+} wc_world_t;
+
+extern wc_world_t wc_world;
+
+wu_status_t wc_init(void);
+wu_status_t wc_finalize(void);
+void wc_abort(int code, const char *msg) __attribute__((noreturn));
+
+/* Start a send of len bytes at buf to world rank dst. req is zeroed and owned by the caller until
+ * complete. Returns an error only for local failures (no memory). */
+wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
+                     wc_send_mode_t mode);
+/* Start a receive; src may be WC_ANY_SOURCE, tag WC_ANY_TAG. */
+wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx);
+/* Cancel a posted receive that has not matched; true if cancelled (the request is then complete). */
+bool wc_cancel_recv(wc_request_t *req);
+
+/* An unexpected message taken out of matching (matched probe). */
+typedef struct wc_message wc_message_t;
+
+typedef struct wc_probe_info {
+    int    source;   /* world rank */
+    int    tag;
+    size_t len;
+} wc_probe_info_t;
+
+/* Look for a matching unexpected message without receiving it (one progress pass first).
+ * take=true removes it and returns it in *msg_p (MPI_Improbe); take=false leaves it (MPI_Iprobe). */
+bool wc_iprobe(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
+               wc_message_t **msg_p);
+/* Receive a message taken by wc_iprobe(take=true). */
+wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *msg);
+
+/* One explicit polling point: runs the progression engine once. */
+int wc_progress(void);
+/* Poll until req completes (spins, yielding the processor when nothing happens). */
+void wc_wait(wc_request_t *req);
+
+#endif

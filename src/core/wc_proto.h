@@ -1,0 +1,41 @@
+/* The core's packet header, carried opaquely by transports (WX_HDR_SIZE bytes).
+ *
+ * Protocols:
+ *   eager       EAGER(tag, ctx, len [, SYNC: sreq]) + payload          -> [SYNC: ACK(sreq)]
+ *   rendezvous  RTS(tag, ctx, len, sreq, addr); receiver matches, then
+ *                 single copy: get(addr, len) from the sender's memory  -> FIN(sreq)
+ *                 pipelined:   CTS(sreq, rreq)  -> FRAG(rreq, offset)+payload ... (sender completes
+ *                              when the last fragment is in the ring)
+ */
+#ifndef WC_PROTO_H
+#define WC_PROTO_H
+
+#include <stdint.h>
+#include "transport/wx_transport.h"
+
+typedef enum {
+    WC_PKT_EAGER = 1,
+    WC_PKT_RTS,
+    WC_PKT_FIN,
+    WC_PKT_ACK,
+    WC_PKT_CTS,
+    WC_PKT_FRAG,
+} wc_pkt_type_t;
+
+#define WC_PKT_FLAG_SYNC 0x1
+
+typedef struct wc_hdr {
+    uint8_t  type;
+    uint8_t  flags;
+    uint16_t reserved;
+    int32_t  tag;
+    uint32_t ctx;
+    uint32_t reserved2;
+    uint64_t len;    /* whole message length in bytes */
+    uint64_t sreq;   /* sender's request (SYNC eager, RTS, FIN, ACK, CTS) */
+    uint64_t addr;   /* RTS: sender's buffer; CTS, FRAG: receiver's request */
+} wc_hdr_t;
+
+_Static_assert(sizeof(wc_hdr_t) == WX_HDR_SIZE, "the core header must fill the transport header");
+
+#endif

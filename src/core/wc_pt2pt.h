@@ -1,0 +1,15 @@
+/* Internal to the core: the point-to-point engine's setup and its transport callback. */
+#ifndef WC_PT2PT_H
+#define WC_PT2PT_H
+
+#include "core/wc_core.h"
+#include "progress/wp_ltask.h"
+
+wu_status_t wc_pt2pt_init(void);
+void wc_pt2pt_finalize(void);
+/* wx_recv_fn_t: one arriving packet. */
+void wc_pt2pt_deliver(int src, const void *hdr, const void *payload, size_t len, void *arg);
+/* REPEAT ltask: poll the transports, push queued packets. */
+wp_task_result_t wc_pt2pt_progress_task(void *arg);
+
+#endif

@@ -1,0 +1,184 @@
+/* The ABI's own functions (MPI_Abi_*), and the few entry points that need no library state:
+ * address arithmetic, MPI_Pcontrol, status conversion to and from Fortran.
+ *
+ * All of these may be called at any time, before MPI_Init and after MPI_Finalize, from any thread.
+ * Errors are returned as error classes; they do not go through an error handler yet. */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <mpi.h>
+#include "mpi/wm_api.h"
+#include "mpi/wm_unsupported.h"
+
+/* Until the error code lands a strong wm_unsupported, the stubs use this one. */
+__attribute__((weak)) int wm_unsupported(const char *func)
+{
+    fprintf(stderr, "weft: %s is not implemented (MPI_ERR_UNSUPPORTED_OPERATION)\n", func);
+    return MPI_ERR_UNSUPPORTED_OPERATION;
+}
+
+WM_API int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
+{
+    if (!abi_major || !abi_minor)
+        return MPI_ERR_ARG;
+    *abi_major = MPI_ABI_VERSION;
+    *abi_minor = MPI_ABI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Abi_get_version)
+
+/* The standard's answer is a new info object with the keys mpi_aint_size, mpi_count_size and
+ * mpi_offset_size. Weft has no info objects yet, so the answer is MPI_INFO_NULL: "nothing beyond
+ * what mpi.h says", which a caller must accept anyway. */
+WM_API int PMPI_Abi_get_info(MPI_Info *info)
+{
+    if (!info)
+        return MPI_ERR_ARG;
+    *info = MPI_INFO_NULL;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Abi_get_info)
+
+/* Fortran facts a Fortran binding layer registers once, at startup, for the C library to read.
+ * Weft has no Fortran bindings of its own, so it knows nothing until told.
+ *
+ * Each record is written by the one set call that wins the UNSET -> WRITING transition, and read
+ * only after it was published as SET (release/acquire); it never changes afterwards. A get that
+ * races with the set sees "not set", which is a true answer at that instant. */
+enum { WM_ABI_UNSET, WM_ABI_WRITING, WM_ABI_SET };
+
+#define WM_LOGICAL_MAX 16   /* bytes of the largest Fortran LOGICAL kind (MPI_LOGICAL16) */
+
+static struct {
+    atomic_int state;
+    int size;
+    unsigned char true_bytes[WM_LOGICAL_MAX];
+    unsigned char false_bytes[WM_LOGICAL_MAX];
+} wm_fortran_booleans;
+
+static struct {
+    atomic_int state;
+    MPI_Info info;          /* our duplicate of the caller's object */
+} wm_fortran_info;
+
+static int wm_claim(atomic_int *state)
+{
+    int expected = WM_ABI_UNSET;
+    return atomic_compare_exchange_strong_explicit(state, &expected, WM_ABI_WRITING,
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+
+WM_API int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
+{
+    if (logical_size <= 0 || logical_size > WM_LOGICAL_MAX ||
+        (logical_size & (logical_size - 1)) != 0 || !logical_true || !logical_false)
+        return MPI_ERR_ARG;
+    if (!wm_claim(&wm_fortran_booleans.state))
+        return MPI_ERR_ABI;   /* at most once */
+    wm_fortran_booleans.size = logical_size;
+    memcpy(wm_fortran_booleans.true_bytes, logical_true, (size_t)logical_size);
+    memcpy(wm_fortran_booleans.false_bytes, logical_false, (size_t)logical_size);
+    atomic_store_explicit(&wm_fortran_booleans.state, WM_ABI_SET, memory_order_release);
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Abi_set_fortran_booleans)
+
+/* Values registered for another size are no answer for this one: is_set is false. */
+WM_API int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false,
+                                         int *is_set)
+{
+    if (logical_size <= 0 || !logical_true || !logical_false || !is_set)
+        return MPI_ERR_ARG;
+    if (atomic_load_explicit(&wm_fortran_booleans.state, memory_order_acquire) != WM_ABI_SET ||
+        wm_fortran_booleans.size != logical_size) {
+        *is_set = 0;
+        return MPI_SUCCESS;
+    }
+    memcpy(logical_true, wm_fortran_booleans.true_bytes, (size_t)logical_size);
+    memcpy(logical_false, wm_fortran_booleans.false_bytes, (size_t)logical_size);
+    *is_set = 1;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Abi_get_fortran_booleans)
+
+/* Keeps a duplicate of info (the caller keeps and frees its own). Needs MPI_Info_dup: until info
+ * objects exist, that call reports MPI_ERR_UNSUPPORTED_OPERATION and nothing is recorded. */
+WM_API int PMPI_Abi_set_fortran_info(MPI_Info info)
+{
+    if (info == MPI_INFO_NULL)
+        return MPI_ERR_INFO;
+    if (!wm_claim(&wm_fortran_info.state))
+        return MPI_ERR_ABI;   /* at most once */
+    int rc = PMPI_Info_dup(info, &wm_fortran_info.info);
+    atomic_store_explicit(&wm_fortran_info.state, rc == MPI_SUCCESS ? WM_ABI_SET : WM_ABI_UNSET,
+                          memory_order_release);
+    return rc;
+}
+WM_ALIAS(MPI_Abi_set_fortran_info)
+
+/* A new object the caller frees, or MPI_INFO_NULL when nobody registered Fortran facts. */
+WM_API int PMPI_Abi_get_fortran_info(MPI_Info *info)
+{
+    if (!info)
+        return MPI_ERR_ARG;
+    if (atomic_load_explicit(&wm_fortran_info.state, memory_order_acquire) != WM_ABI_SET) {
+        *info = MPI_INFO_NULL;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Info_dup(wm_fortran_info.info, info);
+}
+WM_ALIAS(MPI_Abi_get_fortran_info)
+
+/* Addresses are unsigned underneath; unsigned arithmetic wraps where intptr_t would overflow. */
+WM_API MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+WM_ALIAS(MPI_Aint_add)
+
+WM_API MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+WM_ALIAS(MPI_Aint_diff)
+
+/* A hook for profiling libraries, which define MPI_Pcontrol; the library itself ignores it. */
+WM_API int PMPI_Pcontrol(const int level, ...)
+{
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Pcontrol)
+
+/* A Fortran status is MPI_F_STATUS_SIZE MPI_Fint: the three public fields at MPI_F_SOURCE,
+ * MPI_F_TAG and MPI_F_ERROR, then the internal words in order. */
+_Static_assert(MPI_F_STATUS_SIZE == 3 + sizeof(((MPI_Status *)0)->MPI_internal) / sizeof(int),
+               "a Fortran status holds a C status word for word");
+_Static_assert(MPI_F_SOURCE == 0 && MPI_F_TAG == 1 && MPI_F_ERROR == 2,
+               "the public fields lead the Fortran status");
+
+WM_API int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    if (!c_status || !f_status)
+        return MPI_ERR_ARG;
+    f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
+    f_status[MPI_F_TAG] = c_status->MPI_TAG;
+    f_status[MPI_F_ERROR] = c_status->MPI_ERROR;
+    for (int i = 0; i < MPI_F_STATUS_SIZE - 3; i++)
+        f_status[3 + i] = c_status->MPI_internal[i];
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Status_c2f)
+
+WM_API int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    if (!f_status || !c_status)
+        return MPI_ERR_ARG;
+    c_status->MPI_SOURCE = f_status[MPI_F_SOURCE];
+    c_status->MPI_TAG = f_status[MPI_F_TAG];
+    c_status->MPI_ERROR = f_status[MPI_F_ERROR];
+    for (int i = 0; i < MPI_F_STATUS_SIZE - 3; i++)
+        c_status->MPI_internal[i] = f_status[3 + i];
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Status_f2c)

@@ -1,0 +1,123 @@
+/* MPI_Init and friends: world set-up and teardown, thread level, abort. */
+#include "mpi/wm_internal.h"
+#include "util/wu_log.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+wm_state_t wm_state;
+static pthread_t wm_main_thread;
+
+static int wm_init_common(const char *fn, int required, int *provided)
+{
+    if (wm_state.initialized)
+        return wm_error(NULL, MPI_ERR_OTHER, fn, "MPI is already initialized");
+    wm_datatype_init();
+    wu_status_t st = wc_init();
+    if (st != WU_OK) {
+        wu_log_error("%s: start-up failed: %s", fn, wu_status_str(st));
+        return wm_error(NULL, MPI_ERR_OTHER, fn, "start-up failed: %s", wu_status_str(st));
+    }
+    /* This version is serialized: MPI_THREAD_MULTIPLE comes with the threaded engine. */
+    wm_state.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    if (wm_state.thread_level < MPI_THREAD_SINGLE)
+        wm_state.thread_level = MPI_THREAD_SINGLE;
+    wm_state.next_ctx = 4;
+    wm_main_thread = pthread_self();
+
+    wm_comm_world = (wm_comm_t){ .magic = WM_MAGIC_COMM, .ctx = WM_CTX_WORLD, .rank = wc_world.rank,
+                                 .size = wc_world.size, .errh = MPI_ERRORS_ARE_FATAL,
+                                 .predefined = true, .name = "MPI_COMM_WORLD" };
+    wm_comm_self = (wm_comm_t){ .magic = WM_MAGIC_COMM, .ctx = WM_CTX_SELF, .rank = 0, .size = 1,
+                                .world_ranks = &wc_world.rank, .errh = MPI_ERRORS_ARE_FATAL,
+                                .predefined = true, .name = "MPI_COMM_SELF" };
+    wm_state.initialized = 1;
+    if (provided)
+        *provided = wm_state.thread_level;
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Init(int *argc, char ***argv)
+{
+    return wm_init_common("MPI_Init", MPI_THREAD_SINGLE, NULL);
+}
+WM_ALIAS(MPI_Init)
+
+WM_API int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (!provided)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Init_thread", "provided is NULL");
+    if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
+        required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Init_thread", "invalid thread level %d", required);
+    return wm_init_common("MPI_Init_thread", required, provided);
+}
+WM_ALIAS(MPI_Init_thread)
+
+WM_API int PMPI_Finalize(void)
+{
+    static const char fn[] = "MPI_Finalize";
+    WM_CHECK_INIT(fn);
+    /* Every rank reaches here after completing its own communication; the barrier makes sure the
+     * last control packets (FIN, ACK) of every pair were consumed before the rings go away. */
+    int rc = wm_barrier(&wm_comm_world);
+    if (rc != MPI_SUCCESS)
+        return wm_error_raise(&wm_comm_world, rc);
+    wu_status_t st = wc_finalize();
+    wm_state.finalized = 1;
+    if (st != WU_OK)
+        return wm_error(NULL, MPI_ERR_OTHER, fn, "shutdown failed: %s", wu_status_str(st));
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Finalize)
+
+WM_API int PMPI_Initialized(int *flag)
+{
+    if (!flag)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
+    *flag = wm_state.initialized;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Initialized)
+
+WM_API int PMPI_Finalized(int *flag)
+{
+    if (!flag)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
+    *flag = wm_state.finalized;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Finalized)
+
+WM_API int PMPI_Query_thread(int *provided)
+{
+    if (!provided)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Query_thread", "provided is NULL");
+    *provided = wm_state.thread_level;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Query_thread)
+
+WM_API int PMPI_Is_thread_main(int *flag)
+{
+    static const char fn[] = "MPI_Is_thread_main";
+    WM_CHECK_INIT(fn);
+    if (!flag)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "flag is NULL");
+    *flag = pthread_equal(pthread_self(), wm_main_thread) != 0;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Is_thread_main)
+
+WM_API int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+    snprintf(msg, sizeof(msg), "MPI_Abort called with error code %d", errorcode);
+    if (!wm_state.initialized || wm_state.finalized) {
+        wu_log_error("%s", msg);
+        _exit(errorcode ? errorcode : 1);
+    }
+    wc_abort(errorcode, msg);
+}
+WM_ALIAS(MPI_Abort)

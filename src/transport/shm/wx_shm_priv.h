@@ -1,0 +1,70 @@
+/* Internals of the shm transport shared by its files (wx_shm.c: segment, rings, send, progress;
+ * wx_shm_cma.c: process_vm_readv). Not for other layers.
+ *
+ * Segment layout ("/<job_id>-shm", created by rank 0, unlinked once every rank has mapped it):
+ *   [0, hdr_bytes)       wx_shm_seg_hdr_t, then one wx_shm_rank_info_t per rank
+ *   per receiver r:      an inbox block, page aligned:
+ *                          (size-1) wx_shm_ring_ctl_t, padded to a page
+ *                          (size-1) ring data areas of ring_size bytes each
+ *                        ring j of r's block carries sender s = (j < r ? j : j + 1).
+ * The receiver allocates (first-touch, by fallocate) its own inbox block, so on a NUMA machine
+ * its rings live next to the core that polls them.
+ */
+#ifndef WX_SHM_PRIV_H
+#define WX_SHM_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "transport/shm/wx_shm.h"
+#include "transport/shm/wx_shm_ring_inl.h"
+
+#define WX_SHM_MAGIC 0x5745465453484d31ull   /* "WEFTSHM1" */
+
+/* Written by rank 0 before the first fence, read-only afterwards. */
+typedef struct wx_shm_seg_hdr {
+    uint64_t magic;
+    uint64_t seg_bytes;
+    uint64_t ring_size;
+    uint32_t nranks;
+} WU_ALIGNED(WU_CACHELINE) wx_shm_seg_hdr_t;
+
+/* One per rank, written only by that rank (release stores) before a fence and read by the others
+ * (acquire loads) after it. Zero means "not written": a rank that failed to attach leaves ok = 0. */
+typedef struct wx_shm_rank_info {
+    int32_t ok;              /* 1: mapped and inbox allocated (before fence 2) */
+    int32_t pid;             /* before fence 2 */
+    uint64_t probe_addr;     /* address of a word in this process, for the CMA probe (fence 2) */
+    uint64_t probe_val;      /* the value that word holds */
+    int32_t cma_ok;          /* 1: this rank could read its probe peer (fence 3, auto mode) */
+} WU_ALIGNED(WU_CACHELINE) wx_shm_rank_info_t;
+
+/* Process-wide state. Written by wx_shm_init/finalize only; read by the other calls, which the
+ * core serializes (wx_transport.h). */
+typedef struct wx_shm_state {
+    int rank, size;
+    bool ready;
+    bool cma;
+    bool in_progress;                /* guards against wx_shm_progress from inside the callback */
+    wx_recv_fn_t cb;
+    void *cb_arg;
+    char *seg;
+    size_t seg_bytes;
+    size_t ring_size;
+    size_t max_payload;
+    wx_shm_rank_info_t *info;        /* [size], in the segment */
+    wx_shm_tx_t *tx;                 /* [size], indexed by destination rank; tx[rank] unused */
+    wx_shm_rx_t *rx;                 /* [size - 1], the inbox, in sender order */
+} wx_shm_state_t;
+
+extern wx_shm_state_t wx_shm;
+
+/* Largest single process_vm_readv by wx_shm_get (the kernel caps one call below 2 GiB).
+ * A variable only so the unit test can make it small and exercise the splitting. */
+extern size_t wx_shm_get_chunk;
+
+/* CMA (wx_shm_cma.c). */
+void wx_shm_cma_publish(wx_shm_rank_info_t *mine);
+bool wx_shm_cma_probe(const wx_shm_rank_info_t *peer, int peer_rank);
+
+#endif

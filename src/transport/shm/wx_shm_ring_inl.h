@@ -1,0 +1,173 @@
+/* One single-producer single-consumer ring of variable-size records: the unit of the shm transport,
+ * one per ordered pair of ranks (sender -> receiver).
+ *
+ * In the shared segment a ring is a control block and a data area:
+ *   wx_shm_ring_ctl_t  128 bytes holding `head`, the only field of the ring both sides look at.
+ *                      Two lines, so the adjacent-line prefetcher never couples it to a neighbour.
+ *   data               `size` bytes (a multiple of 64), records back to back.
+ * Everything else (the producer's tail, its cached copy of head, the consumer's read position) is
+ * private to one process and lives in its own memory (wx_shm_tx_t, wx_shm_rx_t), so the producer
+ * and the consumer never write the same cache line except the record they hand over.
+ *
+ * Record, 64-byte aligned, never straddling the end of data:
+ *    0  uint64 stamp    pos + 1, pos = the producer's monotonic byte count at the record start
+ *    8  uint32 len      payload bytes, or WX_SHM_REC_SKIP: padding up to the end of data
+ *   12  uint32 spare
+ *   16  hdr[WX_HDR_SIZE]
+ *   56  payload[len]    8-byte aligned
+ * A record takes WX_SHM_REC_BYTES(len) = align64(56 + len) bytes: len <= 8 is one cache line.
+ *
+ * Protocol (all offsets are positions modulo size; records never wrap, so offset == pos % size):
+ *  - The producer writes len, hdr and payload with plain stores, then the stamp with a release
+ *    store. The consumer polls the stamp at its read position with an acquire load and accepts the
+ *    record only if stamp == head + 1; then len, hdr and payload are visible. It never reads the
+ *    producer's tail.
+ *  - A stamp left from an earlier lap holds an older position and cannot match. Stale payload bytes
+ *    that happen to lie where a later record starts could; so before publishing a record the
+ *    producer zeroes the stamp word where the next record will start (a relaxed store ordered by
+ *    the release that follows). That word is always free space: the producer keeps 64 bytes of
+ *    slack (a ring is full at size - 64 bytes used).
+ *  - The consumer delivers the record in place, advances its private head and publishes head to
+ *    ctl->head with a release store lazily: after a quarter of the ring, or when it finds the ring
+ *    drained. The producer reads ctl->head (acquire) only when its cached copy says the ring is
+ *    full; the release/acquire pair orders the consumer's reads of a record before the producer's
+ *    reuse of its bytes.
+ *
+ * Concurrency contract: exactly one process (one thread at a time) produces into a ring and
+ * exactly one consumes from it. wx_shm_tx_* are called by the producer only, wx_shm_rx_* by the
+ * consumer only. No locks, no system calls, no allocation.
+ */
+#ifndef WX_SHM_RING_INL_H
+#define WX_SHM_RING_INL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "transport/wx_transport.h"
+#include "util/wu_compiler.h"
+
+#define WX_SHM_REC_SKIP     UINT32_MAX
+#define WX_SHM_REC_OVERHEAD (16 + WX_HDR_SIZE)     /* stamp, len, spare, hdr */
+#define WX_SHM_REC_BYTES(len) WU_ALIGN_UP((uint64_t)(len) + WX_SHM_REC_OVERHEAD, (uint64_t)WU_CACHELINE)
+#define WX_SHM_RING_SLACK   WU_CACHELINE          /* room for the next record's zeroed stamp */
+
+typedef struct wx_shm_rec {
+    uint64_t stamp;          /* producer: release store, last; consumer: acquire load */
+    uint32_t len;            /* producer: plain store before the stamp */
+    uint32_t spare;
+    unsigned char hdr[WX_HDR_SIZE];
+    unsigned char payload[];
+} wx_shm_rec_t;
+
+_Static_assert(sizeof(wx_shm_rec_t) == WX_SHM_REC_OVERHEAD, "record header layout");
+
+/* In the shared segment. head: written by the consumer only (release store), read by the producer
+ * (acquire load) when the ring looks full. */
+typedef struct wx_shm_ring_ctl {
+    uint64_t head;
+    char pad[2 * WU_CACHELINE - sizeof(uint64_t)];
+} WU_ALIGNED(WU_CACHELINE) wx_shm_ring_ctl_t;
+
+/* Producer's private view of one ring (process-local memory). */
+typedef struct wx_shm_tx {
+    char *data;
+    wx_shm_ring_ctl_t *ctl;
+    uint64_t tail;           /* bytes ever produced; the next record starts at position tail */
+    uint64_t head_cache;     /* last value read from ctl->head; <= the consumer's real head */
+    uint32_t off;            /* tail % size */
+    uint32_t size;
+} WU_ALIGNED(WU_CACHELINE) wx_shm_tx_t;
+
+/* Consumer's private view of one ring (process-local memory). */
+typedef struct wx_shm_rx {
+    char *data;
+    wx_shm_ring_ctl_t *ctl;
+    uint64_t head;           /* bytes consumed; the next record starts at position head */
+    uint64_t published;      /* last value stored to ctl->head */
+    uint32_t off;            /* head % size */
+    uint32_t size;
+    int src;                 /* rank of the producer */
+} WU_ALIGNED(WU_CACHELINE) wx_shm_rx_t;
+
+static inline void wx_shm_stamp_release(wx_shm_rec_t *rec, uint64_t pos)
+{
+    __atomic_store_n(&rec->stamp, pos + 1, __ATOMIC_RELEASE);
+}
+
+/* Make the stamp word at offset off unable to match before the record in front of it is published. */
+static inline void wx_shm_stamp_clear(char *data, uint32_t off)
+{
+    __atomic_store_n((uint64_t *)(data + off), 0, __ATOMIC_RELAXED);
+}
+
+/* Copy one packet into the ring. false: not enough free space, nothing written. */
+static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *payload, uint32_t len)
+{
+    uint32_t rec_bytes = (uint32_t)WX_SHM_REC_BYTES(len);
+    uint32_t off = tx->off;
+    uint32_t pad = off + rec_bytes > tx->size ? tx->size - off : 0;   /* skip to the start first */
+    uint64_t need = (uint64_t)pad + rec_bytes + WX_SHM_RING_SLACK;
+
+    if (WU_UNLIKELY(tx->tail - tx->head_cache + need > tx->size)) {
+        tx->head_cache = __atomic_load_n(&tx->ctl->head, __ATOMIC_ACQUIRE);
+        if (tx->tail - tx->head_cache + need > tx->size)
+            return false;
+    }
+    if (WU_UNLIKELY(pad)) {
+        wx_shm_rec_t *skip = (wx_shm_rec_t *)(tx->data + off);
+        skip->len = WX_SHM_REC_SKIP;
+        wx_shm_stamp_clear(tx->data, 0);
+        wx_shm_stamp_release(skip, tx->tail);
+        tx->tail += pad;
+        off = 0;
+    }
+    wx_shm_rec_t *rec = (wx_shm_rec_t *)(tx->data + off);
+    uint32_t next = off + rec_bytes;
+    if (next == tx->size)
+        next = 0;
+    wx_shm_stamp_clear(tx->data, next);
+    rec->len = len;
+    memcpy(rec->hdr, hdr, WX_HDR_SIZE);
+    if (len)
+        memcpy(rec->payload, payload, len);
+    wx_shm_stamp_release(rec, tx->tail);
+    tx->tail += rec_bytes;
+    tx->off = next;
+    return true;
+}
+
+/* The record at the read position, or NULL if none has arrived. Steps over padding. */
+static inline wx_shm_rec_t *wx_shm_rx_peek(wx_shm_rx_t *rx)
+{
+    for (;;) {
+        wx_shm_rec_t *rec = (wx_shm_rec_t *)(rx->data + rx->off);
+        if (__atomic_load_n(&rec->stamp, __ATOMIC_ACQUIRE) != rx->head + 1)
+            return NULL;
+        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP))
+            return rec;
+        rx->head += rx->size - rx->off;
+        rx->off = 0;
+    }
+}
+
+/* Step past rec (returned by wx_shm_rx_peek). Its bytes stay untouched until wx_shm_rx_publish. */
+static inline void wx_shm_rx_advance(wx_shm_rx_t *rx, const wx_shm_rec_t *rec)
+{
+    uint32_t rec_bytes = (uint32_t)WX_SHM_REC_BYTES(rec->len);
+    rx->head += rec_bytes;
+    rx->off += rec_bytes;
+    if (rx->off == rx->size)
+        rx->off = 0;
+}
+
+/* Hand consumed space back to the producer: always when drained, else once a quarter ring is due. */
+static inline void wx_shm_rx_publish(wx_shm_rx_t *rx, bool drained)
+{
+    uint64_t due = rx->head - rx->published;
+    if (due && (drained || due >= rx->size / 4)) {
+        __atomic_store_n(&rx->ctl->head, rx->head, __ATOMIC_RELEASE);
+        rx->published = rx->head;
+    }
+}
+
+#endif

@@ -1,0 +1,287 @@
+/* The PMI-1 server side: each rank's socket carries newline-terminated "cmd=<name> key=value ..."
+ * lines; each command but abort gets one answer line. One key-value space (the job's kvsname);
+ * barrier_in is answered with barrier_out once every rank of the job has entered. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MX_PMI_LINE_MAX  8192
+#define MX_PMI_KEY_MAX   64     /* as Hydra: keylen_max, counting the NUL */
+#define MX_PMI_VAL_MAX   1024   /* vallen_max, counting the NUL */
+#define MX_KVS_BUCKETS   1024
+
+typedef struct mx_kv {
+    struct mx_kv *next;
+    char *key, *val;
+} mx_kv_t;
+
+struct mx_kvs {
+    mx_kv_t *bucket[MX_KVS_BUCKETS];
+};
+
+static unsigned mx_kvs_hash(const char *s)
+{
+    unsigned h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h % MX_KVS_BUCKETS;
+}
+
+static mx_kv_t *mx_kvs_find(mx_kvs_t *kvs, const char *key)
+{
+    for (mx_kv_t *kv = kvs->bucket[mx_kvs_hash(key)]; kv; kv = kv->next)
+        if (!strcmp(kv->key, key))
+            return kv;
+    return NULL;
+}
+
+/* Stores key=val, replacing an earlier value. */
+static void mx_kvs_put(mx_kvs_t *kvs, const char *key, const char *val)
+{
+    mx_kv_t *kv = mx_kvs_find(kvs, key);
+    char *v = strdup(val);
+    if (!kv && v) {
+        unsigned h = mx_kvs_hash(key);
+        kv = calloc(1, sizeof(*kv));
+        if (kv && !(kv->key = strdup(key))) {
+            free(kv);
+            kv = NULL;
+        }
+        if (kv) {
+            kv->next = kvs->bucket[h];
+            kvs->bucket[h] = kv;
+        }
+    }
+    if (!kv || !v) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        exit(1);
+    }
+    free(kv->val);
+    kv->val = v;
+}
+
+bool mx_pmi_init(mx_job_t *job)
+{
+    char map[64];
+    job->kvs = calloc(1, sizeof(*job->kvs));
+    if (!job->kvs)
+        return false;
+    /* MPICH's key telling which ranks share a node: (vector,(first node, nodes, ranks per node)). */
+    snprintf(map, sizeof(map), "(vector,(0,1,%d))", job->nranks);
+    mx_kvs_put(job->kvs, "PMI_process_mapping", map);
+    return true;
+}
+
+void mx_pmi_free(mx_job_t *job)
+{
+    if (!job->kvs)
+        return;
+    for (int b = 0; b < MX_KVS_BUCKETS; b++) {
+        while (job->kvs->bucket[b]) {
+            mx_kv_t *kv = job->kvs->bucket[b];
+            job->kvs->bucket[b] = kv->next;
+            free(kv->key);
+            free(kv->val);
+            free(kv);
+        }
+    }
+    free(job->kvs);
+    job->kvs = NULL;
+}
+
+/* ---- answering ---------------------------------------------------------------------------- */
+
+/* Sends one answer line. The socket is non-blocking; answers are small, so the wait for room
+ * happens only with a client that sends without reading. */
+static void mx_pmi_reply(mx_rank_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void mx_pmi_reply(mx_rank_t *r, const char *fmt, ...)
+{
+    char line[MX_PMI_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof(line) - 2)
+        n = (int)sizeof(line) - 2;
+    line[n++] = '\n';
+    size_t off = 0;
+    while (r->pmi_fd >= 0 && off < (size_t)n) {
+        ssize_t w = send(r->pmi_fd, line + off, (size_t)n - off, MSG_NOSIGNAL);
+        if (w > 0) {
+            off += (size_t)w;
+        } else if (w < 0 && errno == EINTR) {
+            continue;
+        } else if (w < 0 && errno == EAGAIN) {
+            struct pollfd p = { .fd = r->pmi_fd, .events = POLLOUT };
+            if (poll(&p, 1, 1000) <= 0)
+                break;
+        } else {
+            break;   /* the rank is gone; its exit is handled when it is reaped */
+        }
+    }
+}
+
+/* Copies the value of field `name` of line into out[len]; NULL if absent or too long. A value
+ * runs to the next space. */
+static const char *mx_pmi_field(char *line, const char *name, char *out, size_t len)
+{
+    size_t nlen = strlen(name);
+    for (char *p = line; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t tlen = strcspn(p, " ");
+        if (tlen > nlen && !strncmp(p, name, nlen) && p[nlen] == '=') {
+            size_t vlen = tlen - nlen - 1;
+            if (vlen >= len)
+                return NULL;
+            memcpy(out, p + nlen + 1, vlen);
+            out[vlen] = '\0';
+            return out;
+        }
+        p += tlen;
+    }
+    return NULL;
+}
+
+static void mx_pmi_barrier_in(mx_job_t *job, mx_rank_t *r)
+{
+    if (r->in_barrier)
+        return;
+    r->in_barrier = true;
+    if (++job->barrier_count < job->nranks)
+        return;
+    for (int i = 0; i < job->nranks; i++) {
+        if (job->ranks[i].in_barrier) {
+            job->ranks[i].in_barrier = false;
+            mx_pmi_reply(&job->ranks[i], "cmd=barrier_out");
+        }
+    }
+    job->barrier_count = 0;
+}
+
+static void mx_pmi_command(mx_job_t *job, mx_rank_t *r, char *line)
+{
+    char cmd[64], kvs[256], key[MX_PMI_KEY_MAX + 1], val[MX_PMI_VAL_MAX + 1], num[32];
+
+    if (r->pmi_in_mcmd) {              /* the lines of a multi-line command, up to endcmd */
+        if (!strcmp(line, "endcmd")) {
+            r->pmi_in_mcmd = false;
+            mx_pmi_reply(r, "cmd=spawn_result rc=-1 errmsg=spawn_is_not_supported_by_weft_mpiexec");
+        }
+        return;
+    }
+    if (!strncmp(line, "mcmd=", 5)) {
+        r->pmi_in_mcmd = true;
+        return;
+    }
+    if (!mx_pmi_field(line, "cmd", cmd, sizeof(cmd))) {
+        fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line '%.80s'\n", r->rank, line);
+        mx_pmi_reply(r, "cmd=error rc=-1 msg=malformed_line");
+        return;
+    }
+
+    if (!strcmp(cmd, "init")) {
+        bool ok = mx_pmi_field(line, "pmi_version", num, sizeof(num)) && atoi(num) == 1;
+        r->pmi_init = true;
+        mx_pmi_reply(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d", ok ? 0 : -1);
+    } else if (!strcmp(cmd, "get_maxes")) {
+        mx_pmi_reply(r, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d rc=0",
+                     MX_KVSNAME_MAX, MX_PMI_KEY_MAX, MX_PMI_VAL_MAX);
+    } else if (!strcmp(cmd, "get_my_kvsname")) {
+        mx_pmi_reply(r, "cmd=my_kvsname kvsname=%s rc=0", job->kvsname);
+    } else if (!strcmp(cmd, "get_appnum")) {
+        mx_pmi_reply(r, "cmd=appnum appnum=%d rc=0", r->appnum);
+    } else if (!strcmp(cmd, "get_universe_size")) {
+        mx_pmi_reply(r, "cmd=universe_size size=%d rc=0", job->nranks);
+    } else if (!strcmp(cmd, "put")) {
+        if (!mx_pmi_field(line, "kvsname", kvs, sizeof(kvs)) || strcmp(kvs, job->kvsname))
+            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=unknown_kvsname");
+        else if (!mx_pmi_field(line, "key", key, sizeof(key) - 1))
+            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=key_missing_or_longer_than_%d", MX_PMI_KEY_MAX - 1);
+        else if (!mx_pmi_field(line, "value", val, sizeof(val) - 1))
+            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=value_missing_or_longer_than_%d", MX_PMI_VAL_MAX - 1);
+        else {
+            mx_kvs_put(job->kvs, key, val);
+            mx_pmi_reply(r, "cmd=put_result rc=0 msg=success");
+        }
+    } else if (!strcmp(cmd, "get")) {
+        mx_kv_t *kv = NULL;
+        if (!mx_pmi_field(line, "kvsname", kvs, sizeof(kvs)) || strcmp(kvs, job->kvsname))
+            mx_pmi_reply(r, "cmd=get_result rc=-1 msg=unknown_kvsname");
+        else if (!mx_pmi_field(line, "key", key, sizeof(key)) || !(kv = mx_kvs_find(job->kvs, key)))
+            mx_pmi_reply(r, "cmd=get_result rc=-1 msg=key_not_found value=unknown");
+        else
+            mx_pmi_reply(r, "cmd=get_result rc=0 msg=success value=%s", kv->val);
+    } else if (!strcmp(cmd, "barrier_in")) {
+        mx_pmi_barrier_in(job, r);
+    } else if (!strcmp(cmd, "finalize")) {
+        r->pmi_finalized = true;
+        mx_pmi_reply(r, "cmd=finalize_ack");
+    } else if (!strcmp(cmd, "abort")) {
+        r->aborted = true;
+        r->abort_code = mx_pmi_field(line, "exitcode", num, sizeof(num)) ? atoi(num) : 1;
+        job->abort_seen = true;
+    } else {
+        fprintf(stderr, "mpiexec: rank %d sent the unsupported PMI command '%s'\n", r->rank, cmd);
+        mx_pmi_reply(r, "cmd=%s_result rc=-1 msg=unsupported_command", cmd);
+    }
+}
+
+void mx_pmi_read(mx_job_t *job, mx_rank_t *r)
+{
+    if (!r->pmi_buf && !(r->pmi_buf = malloc(MX_PMI_LINE_MAX))) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        exit(1);
+    }
+    while (r->pmi_fd >= 0) {
+        ssize_t n = read(r->pmi_fd, r->pmi_buf + r->pmi_len, MX_PMI_LINE_MAX - r->pmi_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n <= 0) {
+            mx_pmi_close(job, r);
+            return;
+        }
+        r->pmi_len += (size_t)n;
+        char *start = r->pmi_buf, *nl;
+        while ((nl = memchr(start, '\n', r->pmi_len - (size_t)(start - r->pmi_buf)))) {
+            *nl = '\0';
+            if (nl > start && nl[-1] == '\r')
+                nl[-1] = '\0';
+            if (!r->pmi_skip_line)
+                mx_pmi_command(job, r, start);
+            r->pmi_skip_line = false;
+            start = nl + 1;
+            if (r->pmi_fd < 0)
+                return;
+        }
+        r->pmi_len -= (size_t)(start - r->pmi_buf);
+        memmove(r->pmi_buf, start, r->pmi_len);
+        if (r->pmi_len == MX_PMI_LINE_MAX) {
+            fprintf(stderr, "mpiexec: rank %d sent a PMI line longer than %d bytes; ignoring it\n",
+                    r->rank, MX_PMI_LINE_MAX);
+            r->pmi_skip_line = true;
+            r->pmi_len = 0;
+        }
+    }
+}
+
+void mx_pmi_close(mx_job_t *job, mx_rank_t *r)
+{
+    if (r->pmi_fd >= 0)
+        close(r->pmi_fd);
+    r->pmi_fd = -1;
+    free(r->pmi_buf);
+    r->pmi_buf = NULL;
+    r->pmi_len = 0;
+}
