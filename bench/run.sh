@@ -21,7 +21,7 @@
 #                          implementations. none: nobody binds, the kernel places the ranks.
 #   BENCH_IMPLS="weft mpich openmpi"
 #   BENCH_TIMEOUT=120      seconds for one pingpong run; tagmatch runs get BENCH_TM_TIMEOUT=240
-#   BENCH_QUICK=1          smoke configuration: 2 rounds, budgets 0.05 s, N up to 16384 (about 30 s)
+#   BENCH_QUICK=1          smoke configuration: 2 rounds, budgets 0.05 s, N up to 16384 (about 20 s)
 #   BENCH_OUT=dir          where to write instead of bench/results/<timestamp>
 set -u
 

@@ -105,6 +105,12 @@ def fmt(x):
     return f"{x:.3f}"
 
 
+def fmt_ratio(r):
+    if r is None:
+        return "–"
+    return f"{r:.2f}x" if r >= 0.1 else f"{r:.2g}x"
+
+
 def cell_text(c, rounds):
     if c.med is None:
         return "–"
@@ -149,7 +155,7 @@ def main():
             ratio = w.med / bp if (w and w.med is not None and bp) else None
             shown = human_size(p) if metric in ("lat", "p99", "mean", "bw") else str(p)
             md.append("| " + " | ".join([shown] + [cell_text(cells[i], rounds) for i in impls]
-                                       + [f"{ratio:.2f}x" if ratio else "–"]) + " |")
+                                       + [fmt_ratio(ratio)]) + " |")
             for i in impls:
                 c = cells[i]
                 rows.append(["metric", metric, p, unit, i, c.n, c.med, c.lo, c.hi,
@@ -209,7 +215,7 @@ def main():
     md.append("|---|---|---|---|---|")
     for text, wv, which, bp, ratio, verdict in goals:
         md.append(f"| {text} | {fmt(wv)} | {fmt(bp)} ({NAMES.get(which, '–')}) | "
-                  f"{f'{ratio:.2f}x' if ratio else '–'} | {verdict} |")
+                  f"{fmt_ratio(ratio)} | {verdict} |")
         rows.append(["goal", text, "", "", "weft", "", wv, "", "", ratio, "", verdict])
     if tm_key:
         lo, hi = tm_key

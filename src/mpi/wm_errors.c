@@ -105,7 +105,7 @@ int wm_error_raise(wm_comm_t *comm, int code)
     if (code == MPI_SUCCESS)
         return code;
     if (!comm)
-        comm = &wm_comm_world;
+        comm = &wm_comm_self;   /* MPI 4: errors tied to no communicator go to MPI_COMM_SELF */
     MPI_Errhandler eh = wm_state.initialized && !wm_state.finalized ? comm->errh
                                                                     : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN)

@@ -412,6 +412,7 @@ WM_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message 
     if (!r)
         return wm_error(NULL, MPI_ERR_NO_MEM, fn, "no memory for a request");
     r->kind = WM_REQ_RECV;
+    r->active = true;
     r->peer = MPI_ANY_SOURCE;
     r->comm = m ? m->comm : &wm_comm_world;
     r->buf = buf;

@@ -329,8 +329,10 @@ static int wm_any(const char *fn, int count, MPI_Request reqs[], int *index, int
     }
     if (flag)
         *flag = i != -1;
-    if (i == -1)
+    if (i == -1) {
+        *index = MPI_UNDEFINED;
         return MPI_SUCCESS;
+    }
     if (i == MPI_UNDEFINED) {
         *index = MPI_UNDEFINED;
         wm_status_empty(status);
@@ -353,12 +355,7 @@ WM_API int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, 
 {
     if (!flag)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Testany", "flag is NULL");
-    int rc = wm_any("MPI_Testany", count, array_of_requests, index, flag, status, false);
-    if (rc == MPI_SUCCESS && !*flag)
-        *index = MPI_UNDEFINED;
-    if (rc == MPI_SUCCESS && *index == MPI_UNDEFINED)
-        *flag = 1;
-    return rc;
+    return wm_any("MPI_Testany", count, array_of_requests, index, flag, status, false);
 }
 WM_ALIAS(MPI_Testany)
 

@@ -27,7 +27,7 @@ expect_eq "installed mpicxx -show" "c++ -I$PFX/include $LINK" "$T_OUT"
 if command -v pkg-config >/dev/null; then
     PKG_CONFIG_PATH=$PFX/lib/pkgconfig run pkg-config --cflags --libs mpi
     expect_rc 0 "pkg-config mpi"
-    expect_eq "pkg-config --cflags --libs mpi" "-I$PFX/include $LINK" "$T_OUT"
+    expect_eq "pkg-config --cflags --libs mpi" "-I$PFX/include $LINK" "${T_OUT% }"
     PKG_CONFIG_PATH=$PFX/lib/pkgconfig run pkg-config --modversion weft
     expect_match "pkg-config --modversion weft" '^[0-9]+\.[0-9]+\.[0-9]+$' "$T_OUT"
 fi

@@ -46,6 +46,7 @@ typedef struct {
     bool failed;              /* the job's fate is decided; later deaths are consequences */
     int exit_code;
     int term_stage;           /* 0 running, 1 polite signal sent, 2 SIGKILL sent */
+    bool term_all;            /* ending every process, not only the unfinalized ranks */
     int64_t kill_at;          /* ms: SIGKILL time in stage 1 */
     int64_t timeout_at;       /* ms: --timeout deadline, 0 if none */
     int64_t linger_until;     /* ms: after the last rank is reaped */
@@ -60,33 +61,39 @@ static int64_t mx_now_ms(void)
 
 /* ---- ending the job ----------------------------------------------------------------------- */
 
+/* Sends sig to the ranks being ended: with `all`, the whole process group and every rank; else
+ * each rank that has not finalized (a finalized rank is past MPI and may finish its own work). */
 static void mx_signal_job(mx_state_t *s, int sig)
 {
-    if (s->pgid > 0)
+    if (s->term_all && s->pgid > 0)
         (void)kill(-s->pgid, sig);
-    for (int i = 0; i < s->job.nranks; i++)   /* ranks that left the group */
-        if (s->job.ranks[i].pid > 0)
-            (void)kill(s->job.ranks[i].pid, sig);
+    for (int i = 0; i < s->job.nranks; i++) {
+        mx_rank_t *r = &s->job.ranks[i];
+        if (r->pid > 0 && (s->term_all || !r->pmi_finalized))
+            (void)kill(r->pid, sig);
+    }
 }
 
-/* Starts ending the job with `sig`, or escalates to SIGKILL if already ending. */
-static void mx_terminate(mx_state_t *s, int sig)
+/* Starts ending the job with `sig`, or escalates to SIGKILL if already ending. `all` (mpiexec
+ * interrupted or timed out) ends every process; otherwise (a rank failed) the unfinalized ranks. */
+static void mx_terminate(mx_state_t *s, int sig, bool all)
 {
+    s->term_all |= all;
     if (s->term_stage == 0 && sig != SIGKILL) {
         mx_signal_job(s, sig);
         s->term_stage = 1;
         s->kill_at = mx_now_ms() + MX_GRACE_MS;
-    } else if (s->term_stage < 2) {
+    } else if (s->term_stage < 2 || all) {
         mx_signal_job(s, SIGKILL);
         s->term_stage = 2;
     }
 }
 
-/* Records the first failure: prints why, sets the exit status and ends the remaining ranks.
- * `culprit` is the failing rank if still alive (it is not counted among the others). */
-static void mx_fail(mx_state_t *s, mx_rank_t *culprit, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void mx_fail(mx_state_t *s, mx_rank_t *culprit, int code, const char *fmt, ...)
+/* Records the first failure: prints why, sets the exit status and ends the job (mx_terminate).
+ * `culprit` is the failing rank, if a rank failed. */
+static void mx_fail(mx_state_t *s, mx_rank_t *culprit, bool all, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void mx_fail(mx_state_t *s, mx_rank_t *culprit, bool all, int code, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -97,10 +104,13 @@ static void mx_fail(mx_state_t *s, mx_rank_t *culprit, int code, const char *fmt
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    int others = s->alive - (culprit && culprit->pid > 0 ? 1 : 0);
+    int others = 0;
+    for (int i = 0; i < s->job.nranks; i++) {
+        mx_rank_t *r = &s->job.ranks[i];
+        others += r != culprit && r->pid > 0 && (all || !r->pmi_finalized);
+    }
     fprintf(stderr, "mpiexec: %s%s\n", msg, others > 0 ? "; terminating the job" : "");
-    if (s->alive > 0)
-        mx_terminate(s, SIGTERM);
+    mx_terminate(s, SIGTERM, all);
 }
 
 /* ---- spawning ----------------------------------------------------------------------------- */
@@ -237,17 +247,17 @@ static void mx_rank_ended(mx_state_t *s, mx_rank_t *r, int status)
     s->job.exited_count++;
 
     if (r->aborted) {
-        mx_fail(s, r, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
+        mx_fail(s, r, false, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
                 r->rank, (long)pid, r->abort_code);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        mx_fail(s, r, 128 + sig, "rank %d (pid %ld) killed by signal %d (%s)", r->rank, (long)pid,
+        mx_fail(s, r, false, 128 + sig, "rank %d (pid %ld) killed by signal %d (%s)", r->rank, (long)pid,
                 sig, strsignal(sig));
     } else if (WEXITSTATUS(status) != 0) {
-        mx_fail(s, r, WEXITSTATUS(status), "rank %d (pid %ld) exited with code %d", r->rank,
+        mx_fail(s, r, false, WEXITSTATUS(status), "rank %d (pid %ld) exited with code %d", r->rank,
                 (long)pid, WEXITSTATUS(status));
     } else if (r->pmi_init && !r->pmi_finalized) {
-        mx_fail(s, r, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize",
+        mx_fail(s, r, false, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize",
                 r->rank, (long)pid);
     }
 }
@@ -272,7 +282,7 @@ static void mx_check_job(mx_state_t *s)
         for (int i = 0; i < job->nranks; i++) {
             mx_rank_t *r = &job->ranks[i];
             if (r->aborted && r->pid > 0)
-                mx_fail(s, r, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
+                mx_fail(s, r, false, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
                         r->rank, (long)r->pid, r->abort_code);
         }
     }
@@ -286,7 +296,7 @@ static void mx_check_job(mx_state_t *s)
                 gone = i;
         }
         if (waiting >= 0 && gone >= 0)
-            mx_fail(s, NULL, 1, "rank %d exited while rank %d waits for it in a PMI barrier (MPI "
+            mx_fail(s, NULL, false, 1, "rank %d exited while rank %d waits for it in a PMI barrier (MPI "
                     "collective or MPI_Finalize)", gone, waiting);
     }
 }
@@ -298,14 +308,10 @@ static void mx_on_signal(mx_state_t *s)
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD)
             continue;   /* reaped below in any case */
-        if (!s->failed) {
-            s->failed = true;
-            s->exit_code = 128 + sig;
-            fprintf(stderr, "mpiexec: received signal %d (%s); terminating the job\n", sig, strsignal(sig));
-            mx_terminate(s, sig);
-        } else {
-            mx_terminate(s, SIGKILL);
-        }
+        if (!s->failed)
+            mx_fail(s, NULL, true, 128 + sig, "received signal %d (%s)", sig, strsignal(sig));
+        else
+            mx_terminate(s, SIGKILL, true);
     }
     mx_reap(s);
 }
@@ -379,7 +385,7 @@ static void mx_loop(mx_state_t *s)
         }
 
         int64_t wake = INT64_MAX;
-        if (s->timeout_at && !s->failed)
+        if (s->timeout_at)
             wake = s->timeout_at;
         if (s->term_stage == 1 && s->kill_at < wake)
             wake = s->kill_at;
@@ -390,7 +396,9 @@ static void mx_loop(mx_state_t *s)
         int ready = poll(pfd, (nfds_t)np, ms);
         if (ready < 0 && errno != EINTR) {
             fprintf(stderr, "mpiexec: poll failed: %s\n", strerror(errno));
-            mx_terminate(s, SIGKILL);
+            mx_terminate(s, SIGKILL, true);
+            usleep(10000);
+            mx_reap(s);
         }
         /* Sockets and pipes first, the signalfd (child exits) last: what a rank sent before it
          * exited is then read before its exit is judged. */
@@ -413,11 +421,16 @@ static void mx_loop(mx_state_t *s)
             mx_stdin_close(&s->in);
 
         now = mx_now_ms();
-        if (s->timeout_at && now >= s->timeout_at && !s->failed && s->alive > 0)
-            mx_fail(s, NULL, MX_EXIT_TIMEOUT, "the job exceeded its timeout of %ld s",
-                    s->job.opts->timeout_s);
+        if (s->timeout_at && now >= s->timeout_at && s->alive > 0) {
+            s->timeout_at = 0;
+            if (!s->failed)
+                mx_fail(s, NULL, true, MX_EXIT_TIMEOUT, "the job exceeded its timeout of %ld s",
+                        s->job.opts->timeout_s);
+            else   /* failed earlier, but finalized ranks still run */
+                mx_terminate(s, SIGTERM, true);
+        }
         if (s->term_stage == 1 && now >= s->kill_at)
-            mx_terminate(s, SIGKILL);
+            mx_terminate(s, SIGKILL, s->term_all);
     }
     if (s->pgid > 0)   /* leave nothing behind, even what kept no pipe of ours open */
         (void)kill(-s->pgid, SIGKILL);
@@ -502,7 +515,7 @@ int main(int argc, char **argv)
     if (!spawned) {
         s->failed = true;
         s->exit_code = 1;
-        mx_terminate(s, SIGKILL);
+        mx_terminate(s, SIGKILL, true);
     }
     if (opts.timeout_s > 0)
         s->timeout_at = mx_now_ms() + opts.timeout_s * 1000;

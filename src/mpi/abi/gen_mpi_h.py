@@ -202,7 +202,8 @@ def read_unimplemented(path, functions):
 # ---- mpi.h -------------------------------------------------------------------------------
 
 def col(name, width=32):
-    return name.ljust(width)
+    """name padded to width, and never glued to what follows."""
+    return (name + " ").ljust(width)
 
 
 def emit_header(families):
