@@ -1,5 +1,6 @@
 /* PMI-1 wire client. One request line, one response line ("cmd=... key=value ...\n"), over a
- * blocking socket; see wi_pmi.h for the contract and docs/launcher.md for the protocol subset. */
+ * blocking socket; see wi_pmi.h for the contract, and tools/mpiexec/pmi_server.c for the server
+ * side of the same protocol subset. */
 #include "pmi/wi_pmi.h"
 #include "util/wu_log.h"
 

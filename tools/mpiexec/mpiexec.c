@@ -455,9 +455,9 @@ static void mx_clean_shm(const char *kvsname)
 
 int main(int argc, char **argv)
 {
-    static mx_state_t st;
+    static mx_state_t st;       /* static: what they point to stays reachable until exit */
+    static mx_opts_t opts;
     mx_state_t *s = &st;
-    mx_opts_t opts;
 
     /* Keep 0, 1 and 2 taken, so no pipe of ours lands there. */
     for (int fd = 0; fd < 3; fd++)

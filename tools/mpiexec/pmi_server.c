@@ -238,6 +238,8 @@ static void mx_pmi_command(mx_job_t *job, mx_rank_t *r, char *line)
 
 void mx_pmi_read(mx_job_t *job, mx_rank_t *r)
 {
+    if (r->pmi_fd < 0)
+        return;
     if (!r->pmi_buf && !(r->pmi_buf = malloc(MX_PMI_LINE_MAX))) {
         fprintf(stderr, "mpiexec: out of memory\n");
         exit(1);
