@@ -9,9 +9,30 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 wc_world_t wc_world;
+uint64_t wc_spin_ns = 10000;
+
+uint64_t wc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void wc_idle_slow(wc_idle_t *idle)
+{
+    uint64_t now = wc_now_ns();
+    if (idle->deadline_ns == 0) {
+        idle->deadline_ns = now + wc_spin_ns;
+        return;
+    }
+    if (now >= idle->deadline_ns)
+        sched_yield();
+}
 static wp_ltask_t wc_progress_ltask;
 
 wu_status_t wc_init(void)
@@ -36,6 +57,7 @@ wu_status_t wc_init(void)
     if (st != WU_OK)
         goto err_pmi;
 
+    wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
     wc_world.eager_max = (size_t)wu_config_int(WU_CONFIG_SHM_EAGER_MAX);
     wc_world.frag_size = (size_t)wu_config_int(WU_CONFIG_SHM_FRAG_SIZE);
     if (size > 1) {

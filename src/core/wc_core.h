@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/wc_request.h"
+#include "util/wu_compiler.h"
 #include "util/wu_status.h"
 
 typedef struct wc_world {
@@ -52,6 +53,33 @@ bool wc_iprobe(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_
                wc_message_t **msg_p);
 /* Receive a message taken by wc_iprobe(take=true). */
 wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *msg);
+
+/* How a thread waits with nothing to do: poll for WEFT_SPIN_US microseconds, then yield the core at
+ * every idle poll (ranks are often more than cores; a waiting rank must not hold a core its peer
+ * needs). The threaded engine replaces yielding by sleeping on a wait object. */
+typedef struct wc_idle {
+    unsigned polls;
+    uint64_t deadline_ns;
+} wc_idle_t;
+
+uint64_t wc_now_ns(void);
+extern uint64_t wc_spin_ns;
+
+static inline void wc_idle_init(wc_idle_t *idle)
+{
+    idle->polls = 0;
+    idle->deadline_ns = 0;
+}
+
+void wc_idle_slow(wc_idle_t *idle);
+
+/* Call after a poll that found no work. */
+static inline void wc_idle_step(wc_idle_t *idle)
+{
+    if (WU_LIKELY((++idle->polls & 63) != 0))
+        return;
+    wc_idle_slow(idle);
+}
 
 /* One explicit polling point: runs the progression engine once. */
 int wc_progress(void);

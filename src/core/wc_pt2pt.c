@@ -10,6 +10,7 @@
 #include "util/wu_log.h"
 
 #include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -455,17 +456,13 @@ int wc_progress(void)
 
 void wc_wait(wc_request_t *req)
 {
-    unsigned idle = 0;
+    wc_idle_t idle;
+    wc_idle_init(&idle);
     while (!wc_request_is_complete(req)) {
-        if (wp_poll()) {
-            idle = 0;
-            continue;
-        }
-        /* Nothing moved: on an oversubscribed node the peer we wait for may need our core. */
-        if (++idle > 64)
-            sched_yield();
+        if (wp_poll())
+            wc_idle_init(&idle);
         else
-            wu_cpu_relax();
+            wc_idle_step(&idle);
     }
 }
 

@@ -173,12 +173,13 @@ WM_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
     if (!wm_bsend.buf && !wm_bsend.automatic)
         return wm_error(NULL, MPI_ERR_BUFFER, fn, "no buffer is attached");
     /* Detach blocks until every message sent from the buffer has left it. */
-    unsigned idle = 0;
+    wc_idle_t idle;
+    wc_idle_init(&idle);
     while (wm_bsend.inflight > 0) {
         if (wc_progress())
-            idle = 0;
-        else if (++idle > 64)
-            sched_yield();
+            wc_idle_init(&idle);
+        else
+            wc_idle_step(&idle);
     }
     if (wm_bsend.automatic) {
         *(void **)buffer_addr = MPI_BUFFER_AUTOMATIC;

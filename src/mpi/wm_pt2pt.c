@@ -309,14 +309,14 @@ static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool ta
     }
     wc_probe_info_t info;
     wc_message_t *msg = NULL;
-    unsigned idle = 0;
+    wc_idle_t idle;
+    wc_idle_init(&idle);
     while (!wc_iprobe(wm_core_source(c, source), wm_core_tag(tag), c->ctx, take, &info, &msg)) {
         if (!block) {
             *flag = 0;
             return MPI_SUCCESS;
         }
-        if (++idle > 64)
-            sched_yield();
+        wc_idle_step(&idle);
     }
     *flag = 1;
     wm_probe_status(c, &info, status);

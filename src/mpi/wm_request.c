@@ -121,14 +121,12 @@ void wm_request_retire(wm_request_t *r, MPI_Request *h)
 
 /* ---- waiting ---- */
 
-static inline void wm_idle(unsigned *idle)
+static inline void wm_idle(wc_idle_t *idle)
 {
-    if (wc_progress()) {
-        *idle = 0;
-        return;
-    }
-    if (++*idle > 64)
-        sched_yield();
+    if (wc_progress())
+        wc_idle_init(idle);
+    else
+        wc_idle_step(idle);
 }
 
 static int wm_req_check(const char *fn, MPI_Request h, wm_request_t **r_p)
@@ -317,7 +315,8 @@ static int wm_any(const char *fn, int count, MPI_Request reqs[], int *index, int
         return rc;
     if (!index)
         return wm_error(NULL, MPI_ERR_ARG, fn, "index is NULL");
-    unsigned idle = 0;
+    wc_idle_t idle;
+    wc_idle_init(&idle);
     int i = wm_find_done(count, reqs);
     if (i == -1 && !block) {
         wc_progress();
@@ -368,7 +367,8 @@ static int wm_some(const char *fn, int incount, MPI_Request reqs[], int *outcoun
         return rc;
     if (!outcount || (incount > 0 && !indices))
         return wm_error(NULL, MPI_ERR_ARG, fn, "%s is NULL", outcount ? "array_of_indices" : "outcount");
-    unsigned idle = 0;
+    wc_idle_t idle;
+    wc_idle_init(&idle);
     int first = wm_find_done(incount, reqs);
     if (first == -1 && !block) {
         wc_progress();

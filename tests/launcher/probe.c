@@ -14,8 +14,8 @@
  *   probe env VAR...                 print VAR=value for each VAR
  *
  * Environment: PROBE_PIDDIR=dir writes <dir>/rank<R> with this pid, <dir>/ppid<R> with its parent's
- * (mpiexec's) pid, and <dir>/child<R> with the pid of a forked sleeper if PROBE_SPAWN=1; PROBE_SHM=1 creates /dev/shm/<kvsname>-probe<R> (PMI
- * build) and leaves it behind. */
+ * (mpiexec's) pid, and <dir>/child<R> with the pid of a forked sleeper if PROBE_SPAWN=1;
+ * PROBE_SHM=1 creates /dev/shm/<kvsname>-probe<R> (PMI build) and leaves it behind. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -45,6 +45,19 @@ signal_mpiexec() {
 signal_mpiexec TERM 143 Terminated
 signal_mpiexec INT 130 Interrupt
 
+# SIGUSR1 to mpiexec is passed on to the ranks, which here take it as the sign to finish.
+rm -f "$PIDS"/*
+"$MX" -n 2 sh -c 'trap "echo usr1 \$PMI_RANK; exit 0" USR1; : >"$0/rank$PMI_RANK"; while :; do sleep 0.1; done' \
+    "$PIDS" </dev/null >"$T_DIR/out" 2>"$T_DIR/err" &
+mx=$!
+T_CMD="kill -USR1 mpiexec -n 2 sh ..."
+wait_files "$PIDS" 2
+kill -USR1 $mx
+wait $mx
+T_RC=$?
+expect_rc 0 "SIGUSR1 passed on to the ranks"
+expect_eq "what the ranks did with SIGUSR1 (sorted)" "$(printf 'usr1 0\nusr1 1')" "$(sorted "$(cat "$T_DIR/out")")"
+
 # SIGKILL to mpiexec: the ranks die with it (PR_SET_PDEATHSIG); what they started is beyond reach.
 rm -f "$PIDS"/*
 PROBE_PIDDIR=$PIDS "$MX" -n 3 "$P" sleep </dev/null >"$T_DIR/out" 2>"$T_DIR/err" &

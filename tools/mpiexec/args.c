@@ -101,7 +101,7 @@ bool mx_args_parse(int argc, char **argv, mx_opts_t *opts)
             } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
                 printf("mpiexec (Weft) %s\n", WEFT_VERSION);
                 exit(0);
-            } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np") || !strcmp(a, "--n")) {
+            } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
                 if (!mx_parse_long(a, next, 1, MX_NPROCS_MAX, &v))
                     return false;
                 sec.nprocs = (int)v;

@@ -3,12 +3,15 @@
  * The ranks form one process group of their own (led by rank 0), so that ending the job reaches
  * whatever they started too, and a terminal's Ctrl-C reaches only mpiexec, which then ends the
  * job. Each rank also gets PR_SET_PDEATHSIG=SIGKILL, so the job dies with mpiexec even if mpiexec
- * is killed outright. Signals are taken through a signalfd and handled in the loop like any event.
+ * is killed outright. Signals are taken through a signalfd and handled in the loop like any event:
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job (a second one kills it at once); SIGUSR1, SIGUSR2
+ * and SIGCONT are passed on to the ranks; SIGTSTP (Ctrl-Z) stops the ranks and mpiexec.
  *
  * A rank fails when it sends PMI abort, dies by a signal, exits non-zero, or exits 0 after PMI init
- * without PMI finalize. The first failure decides the exit status and ends the other ranks:
- * SIGTERM to the group, SIGKILL MX_GRACE_MS later. Ranks that never speak PMI (plain programs)
- * may exit 0 at any time. */
+ * without PMI finalize. The first failure decides the exit status and ends the ranks that have not
+ * finalized: SIGTERM, then SIGKILL MX_GRACE_MS later. Finalized ranks are left to finish; when the
+ * last rank is gone, whatever remains in the group gets SIGKILL. Ranks that never speak PMI (plain
+ * programs) may exit 0 at any time. A timeout or a signal to mpiexec ends every process at once. */
 #include "mpiexec.h"
 
 #include <dirent.h>
@@ -72,6 +75,15 @@ static void mx_signal_job(mx_state_t *s, int sig)
         if (r->pid > 0 && (s->term_all || !r->pmi_finalized))
             (void)kill(r->pid, sig);
     }
+}
+
+/* Passes sig on to every process of the job, ranks and what they started. */
+static void mx_signal_ranks(mx_state_t *s, int sig)
+{
+    bool all = s->term_all;
+    s->term_all = true;
+    mx_signal_job(s, sig);
+    s->term_all = all;
 }
 
 /* Starts ending the job with `sig`, or escalates to SIGKILL if already ending. `all` (mpiexec
@@ -282,8 +294,9 @@ static void mx_check_job(mx_state_t *s)
         for (int i = 0; i < job->nranks; i++) {
             mx_rank_t *r = &job->ranks[i];
             if (r->aborted && r->pid > 0)
-                mx_fail(s, r, false, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
-                        r->rank, (long)r->pid, r->abort_code);
+                mx_fail(s, r, false, r->abort_code & 0xff,
+                        "rank %d (pid %ld) called MPI_Abort with code %d", r->rank, (long)r->pid,
+                        r->abort_code);
         }
     }
     /* A barrier that a rank which has exited never entered cannot complete. */
@@ -296,8 +309,8 @@ static void mx_check_job(mx_state_t *s)
                 gone = i;
         }
         if (waiting >= 0 && gone >= 0)
-            mx_fail(s, NULL, false, 1, "rank %d exited while rank %d waits for it in a PMI barrier (MPI "
-                    "collective or MPI_Finalize)", gone, waiting);
+            mx_fail(s, NULL, false, 1, "rank %d exited while rank %d waits for it in a PMI barrier "
+                    "(MPI collective or MPI_Finalize)", gone, waiting);
     }
 }
 
@@ -308,6 +321,21 @@ static void mx_on_signal(mx_state_t *s)
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD)
             continue;   /* reaped below in any case */
+        if (sig == SIGUSR1 || sig == SIGUSR2) {   /* to the ranks, not to what they started */
+            for (int i = 0; i < s->job.nranks; i++)
+                if (s->job.ranks[i].pid > 0)
+                    (void)kill(s->job.ranks[i].pid, sig);
+            continue;
+        }
+        if (sig == SIGCONT) {
+            mx_signal_ranks(s, sig);
+            continue;
+        }
+        if (sig == SIGTSTP) {   /* Ctrl-Z: stop the ranks, then ourselves; SIGCONT resumes them */
+            mx_signal_ranks(s, SIGSTOP);
+            raise(SIGSTOP);
+            continue;
+        }
         if (!s->failed)
             mx_fail(s, NULL, true, 128 + sig, "received signal %d (%s)", sig, strsignal(sig));
         else
@@ -491,6 +519,13 @@ int main(int argc, char **argv)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigaddset(&mask, SIGQUIT);
+    sigaddset(&mask, SIGTSTP);
+    sigaddset(&mask, SIGCONT);
+    sigaddset(&mask, SIGUSR1);
+    sigaddset(&mask, SIGUSR2);
+    /* A signal ignored by whoever started us stays ignored (nohup), except SIGCHLD: ignoring it
+     * would make the kernel reap the ranks behind our back. */
+    signal(SIGCHLD, SIG_DFL);
     sigprocmask(SIG_BLOCK, &mask, &s->oldmask);
     s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     signal(SIGPIPE, SIG_IGN);

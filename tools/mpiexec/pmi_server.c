@@ -206,9 +206,11 @@ static void mx_pmi_command(mx_job_t *job, mx_rank_t *r, char *line)
         if (!mx_pmi_field(line, "kvsname", kvs, sizeof(kvs)) || strcmp(kvs, job->kvsname))
             mx_pmi_reply(r, "cmd=put_result rc=-1 msg=unknown_kvsname");
         else if (!mx_pmi_field(line, "key", key, sizeof(key) - 1))
-            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=key_missing_or_longer_than_%d", MX_PMI_KEY_MAX - 1);
+            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=key_missing_or_longer_than_%d",
+                         MX_PMI_KEY_MAX - 1);
         else if (!mx_pmi_field(line, "value", val, sizeof(val) - 1))
-            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=value_missing_or_longer_than_%d", MX_PMI_VAL_MAX - 1);
+            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=value_missing_or_longer_than_%d",
+                         MX_PMI_VAL_MAX - 1);
         else {
             mx_kvs_put(job->kvs, key, val);
             mx_pmi_reply(r, "cmd=put_result rc=0 msg=success");
