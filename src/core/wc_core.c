@@ -69,6 +69,9 @@ wu_status_t wc_init(void)
         if (st != WU_OK)
             goto err_pt2pt;
         wc_world.cma = wx_shm_has_cma();
+        wc_world.cma_min = (size_t)wu_config_int(WU_CONFIG_SHM_CMA_MIN);
+        if (wc_world.cma_min == 0)
+            wc_world.cma = false;
         size_t maxp = wx_shm_max_payload();
         if (wc_world.eager_max > maxp)
             wc_world.eager_max = maxp;

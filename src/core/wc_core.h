@@ -18,7 +18,8 @@ typedef struct wc_world {
     int  rank;
     int  size;
     bool singleton;
-    bool cma;
+    bool cma;            /* process_vm_readv works between the ranks */
+    size_t cma_min;      /* rendezvous of at least this many bytes use it (0: none) */
     size_t eager_max;
     size_t frag_size;
 } wc_world_t;

@@ -247,7 +247,7 @@ static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr)
     wc_recv_status(rreq, src, hdr, &n);
     if (src == wc_world.rank) {
         memcpy(rreq->buf, (const void *)(uintptr_t)hdr->addr, n);
-    } else if (wc_world.cma) {
+    } else if (wc_world.cma && hdr->len >= wc_world.cma_min) {
         wu_status_t st = wx_shm_get(src, rreq->buf, hdr->addr, n);
         if (st != WU_OK)
             rreq->error = st;

@@ -248,8 +248,12 @@ static wu_status_t wi_pmi_init_wire(void)
     st = wi_pmi_call("cmd=get_maxes\n", "maxes", line, sizeof(line), NULL);
     if (st != WU_OK)
         return st;
-    wi_pmi.keylen_max = wi_pmi_field(line, "keylen_max", val, sizeof(val)) ? strtoul(val, NULL, 10) : 64;
-    wi_pmi.vallen_max = wi_pmi_field(line, "vallen_max", val, sizeof(val)) ? strtoul(val, NULL, 10) : 256;
+    wi_pmi.keylen_max = 64;    /* PMI-1's usual limits, if the server does not say */
+    wi_pmi.vallen_max = 256;
+    if (wi_pmi_field(line, "keylen_max", val, sizeof(val)))
+        wi_pmi.keylen_max = strtoul(val, NULL, 10);
+    if (wi_pmi_field(line, "vallen_max", val, sizeof(val)))
+        wi_pmi.vallen_max = strtoul(val, NULL, 10);
     if (wi_pmi.vallen_max > WI_PMI_VAL_WIRE)
         wi_pmi.vallen_max = WI_PMI_VAL_WIRE;
     if (wi_pmi.vallen_max < 32 || wi_pmi.keylen_max < 16) {

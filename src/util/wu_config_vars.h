@@ -6,6 +6,7 @@
     X(SHM_EAGER_MAX,  SIZE, "16384",  "largest message sent eagerly through the shared-memory ring") \
     X(SHM_RING_SIZE,  SIZE, "0",      "bytes of each per-pair ring; 0 picks by job size")          \
     X(SHM_CMA,        STR,  "auto",   "single-copy rendezvous by process_vm_readv: auto, 1 or 0")  \
+    X(SHM_CMA_MIN,    SIZE, "0",      "smallest message sent by single-copy CMA rendezvous; 0: never (pipelined copy)") \
     X(SHM_FRAG_SIZE,  SIZE, "32768",  "fragment size of the pipelined rendezvous copy")            \
     X(SPIN_US,        INT,  "10",     "microseconds a waiting thread polls before it sleeps")      \
     X(TIMEOUT,        INT,  "0",      "mpiexec: kill the job after this many seconds (0: never)")

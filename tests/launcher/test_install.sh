@@ -1,13 +1,22 @@
 #!/bin/bash
 # `cmake --install` into a fresh prefix: mpiexec, mpirun, mpicc and mpicxx pointing at the prefix,
 # the pkg-config files, and a CMake project using find_package(MPI) with our mpicc.
-# usage: test_install.sh CMAKE BUILD_DIR FINDMPI_PROJECT_DIR
+# usage: test_install.sh CMAKE BUILD_DIR FINDMPI_PROJECT_DIR CONFIGURED_PREFIX
 . "$(dirname "$0")/lib.sh"
-CMAKE=$1 B=$2 FM=$3
+CMAKE=$1 B=$2 FM=$3 CONF_PFX=$4
 PFX=$T_DIR/prefix
 unset CC CXX MPICH_CC MPICH_CXX WEFT_CC WEFT_CXX LD_LIBRARY_PATH
 
+# Installing elsewhere must not touch the configured prefix; whatever it creates there is undone.
+before=$(cd "$CONF_PFX" 2>/dev/null && find bin lib include -maxdepth 2 2>/dev/null | sort)
 run "$CMAKE" --install "$B" --prefix "$PFX"
+after=$(cd "$CONF_PFX" 2>/dev/null && find bin lib include -maxdepth 2 2>/dev/null | sort)
+if [ "$before" != "$after" ]; then
+    stray=$(comm -13 <(printf '%s\n' "$before") <(printf '%s\n' "$after"))
+    for f in $stray; do [ -L "$CONF_PFX/$f" ] && [ ! -e "$CONF_PFX/$f" ] && rm -f "$CONF_PFX/$f"; done
+    fail "cmake --install --prefix $PFX also wrote into the configured prefix $CONF_PFX: $stray" \
+         "(an install(CODE) using \${CMAKE_INSTALL_PREFIX} expanded at configure time?)"
+fi
 expect_rc 0 "cmake --install"
 for f in bin/mpiexec bin/mpirun bin/mpicc bin/mpicxx lib/libmpi_abi.so lib/pkgconfig/mpi.pc lib/pkgconfig/weft.pc; do
     [ -e "$PFX/$f" ] || fail "cmake --install: $f is missing from the prefix; it holds: $(cd "$PFX" && find . | sort | tr '\n' ' ')"

@@ -1,6 +1,17 @@
 /* The PMI-1 server side: each rank's socket carries newline-terminated "cmd=<name> key=value ..."
- * lines; each command but abort gets one answer line. One key-value space (the job's kvsname);
- * barrier_in is answered with barrier_out once every rank of the job has entered. */
+ * lines; each command but abort gets one answer line. One key-value space (the job's kvsname).
+ *
+ *   init pmi_version=1 pmi_subversion=1   response_to_init pmi_version=1 pmi_subversion=1 rc=0
+ *   get_maxes                       maxes kvsname_max=64 keylen_max=64 vallen_max=1024 rc=0
+ *   get_my_kvsname                  my_kvsname kvsname=weft-<pid>-<hex> rc=0
+ *   get_appnum / get_universe_size  appnum appnum=<section> / universe_size size=<ranks>
+ *   put kvsname= key= value=        put_result rc=0 msg=success (a later put replaces)
+ *   get kvsname= key=               get_result rc=0 msg=success value=...  (rc=-1 if absent;
+ *                                   PMI_process_mapping is predefined: all ranks on one node)
+ *   barrier_in                      barrier_out, once every rank of the job has entered
+ *   finalize                        finalize_ack
+ *   abort exitcode=N                no answer; mpiexec ends the job with status N
+ * Multi-line "mcmd=spawn" requests are refused; unknown commands get "<cmd>_result rc=-1". */
 #include "mpiexec.h"
 
 #include <errno.h>
