@@ -267,7 +267,7 @@ wu_status_t wc_match_post(wc_match_t *m, wc_match_entry_t *recv)
         return WU_ERR_NO_MEMORY;
     unsigned kind = wc_match_kind(recv->src, recv->tag);
     recv->seq = m->seq++;
-    recv->bucket[0] = m;   /* marks it posted, for wc_match_posted_remove */
+    recv->owner = m;   /* marks it posted, for wc_match_posted_remove */
     wu_list_push_back(&b->posted, &recv->link[0]);
     m->nposted[kind]++;
     m->nposted_wild += kind != WC_KIND_EXACT;
@@ -285,7 +285,7 @@ static inline void wc_match_posted_unlink(wc_match_t *m, wc_match_entry_t *recv)
 {
     unsigned kind = wc_match_kind(recv->src, recv->tag);
     wu_list_del(&recv->link[0]);
-    recv->bucket[0] = NULL;
+    recv->owner = NULL;
     m->nposted[kind]--;
     m->nposted_wild -= kind != WC_KIND_EXACT;
 }
@@ -329,7 +329,7 @@ wc_match_entry_t *wc_match_posted_take(wc_match_t *m, uint32_t ctx, int32_t src,
 
 bool wc_match_posted_remove(wc_match_t *m, wc_match_entry_t *recv)
 {
-    if (recv->bucket[0] != m)
+    if (recv->owner != m)
         return false;
     wc_match_posted_unlink(m, recv);
     return true;

@@ -28,10 +28,13 @@ typedef struct wc_match_entry {
     uint32_t ctx;
     int32_t  src;      /* a rank, or WC_ANY_SOURCE for a posted receive */
     int32_t  tag;      /* >= 0, or WC_ANY_TAG for a posted receive */
+    uint32_t reserved;
     uint64_t seq;      /* set by the engine */
-    /* links owned by the engine: a posted receive uses link[0]; an unexpected message all four */
+    /* Owned by the engine. A posted receive uses owner (the engine it is posted in) and link[0];
+     * an unexpected message links all four views. The fields a posted receive touches come
+     * first: matching it touches the first 48 bytes of the entry. */
+    void    *owner;
     wu_list_t link[4];
-    void    *bucket[4];
 } wc_match_entry_t;
 
 typedef struct wc_match wc_match_t;   /* opaque */

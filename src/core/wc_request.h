@@ -35,27 +35,27 @@ typedef struct wc_sendop {
 } wc_sendop_t;
 
 typedef struct wc_request {
+    /* Hot: what matching and completion touch, in the first 64 bytes. */
     _Atomic int       complete;
     uint8_t           kind;
     uint8_t           cancelled;
     uint8_t           sync;          /* send: wait for the receiver's ACK or FIN */
     int               error;         /* wu_status_t of the completed operation */
-    void             *buf;
-    size_t            len;           /* send: bytes to send; recv: capacity */
     int               peer;          /* send: destination (world rank) */
     /* completion status (receives): world rank of the source, tag, bytes delivered */
     int               st_source;
     int               st_tag;
+    void             *buf;
+    size_t            len;           /* send: bytes to send; recv: capacity */
     size_t            st_bytes;
-    /* receive in progress (pipelined rendezvous): message length and bytes arrived */
-    size_t            msg_len;
-    size_t            arrived;
-    /* pipelined rendezvous send: next offset, receiver's request */
-    size_t            frag_off;
-    uint64_t          frag_rreq;
-    wc_match_entry_t  match;         /* receive: the posted pattern */
-    wc_sendop_t       op;            /* send: the packet of this request while queued */
     void            (*on_complete)(struct wc_request *req);   /* optional, called once */
+    wc_match_entry_t  match;         /* receive: the posted pattern */
+    /* Cold: rendezvous and queued sends. */
+    size_t            msg_len;       /* receive: the whole message's length */
+    size_t            arrived;       /* pipelined receive: bytes arrived */
+    size_t            frag_off;      /* pipelined send: next offset */
+    uint64_t          frag_rreq;     /* pipelined send: the receiver's request */
+    wc_sendop_t       op;            /* send: the packet of this request while queued */
 } wc_request_t;
 
 static inline bool wc_request_is_complete(const wc_request_t *r)

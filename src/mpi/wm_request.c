@@ -19,7 +19,7 @@ wm_request_t *wm_request_alloc(void)
     wm_request_t *r = wm_request_free_list;
     if (r)
         wm_request_free_list = r->next_free;
-    else if (!(r = malloc(sizeof(*r))))
+    else if (!(r = aligned_alloc(WU_CACHELINE, WU_ALIGN_UP(sizeof(*r), WU_CACHELINE))))
         return NULL;
     memset(r, 0, sizeof(*r));
     r->magic = WM_MAGIC_REQ;
