@@ -68,6 +68,7 @@ wu_status_t wc_init(void)
         st = wx_shm_init(&bs, wc_pt2pt_deliver, NULL);
         if (st != WU_OK)
             goto err_pt2pt;
+        wc_pt2pt_enable_prefetch();
         wc_world.cma = wx_shm_has_cma();
         wc_world.cma_min = (size_t)wu_config_int(WU_CONFIG_SHM_CMA_MIN);
         if (wc_world.cma_min == 0)

@@ -327,6 +327,21 @@ wc_match_entry_t *wc_match_posted_take(wc_match_t *m, uint32_t ctx, int32_t src,
     return best;
 }
 
+void wc_match_prefetch_bin(const wc_match_t *m, uint32_t ctx, int32_t src, int32_t tag)
+{
+    if (m->nposted[WC_KIND_EXACT] != 0)
+        __builtin_prefetch(&m->slots[wc_match_home(m, ctx, src, tag)], 0);
+}
+
+wc_match_entry_t *wc_match_posted_peek_exact(const wc_match_t *m, uint32_t ctx, int32_t src,
+                                             int32_t tag)
+{
+    if (m->nposted[WC_KIND_EXACT] == 0)
+        return NULL;
+    wc_match_bin_t *b = wc_match_bin_find(m, ctx, src, tag);
+    return b ? wc_match_posted_head(b) : NULL;
+}
+
 bool wc_match_posted_remove(wc_match_t *m, wc_match_entry_t *recv)
 {
     if (recv->owner != m)

@@ -48,6 +48,12 @@ wu_status_t wc_match_post(wc_match_t *m, wc_match_entry_t *recv);
 /* A message (ctx, src, tag) arrived: remove and return the oldest posted receive that matches it,
  * or NULL. src and tag are never wildcards here. */
 wc_match_entry_t *wc_match_posted_take(wc_match_t *m, uint32_t ctx, int32_t src, int32_t tag);
+/* Prefetch for a message (ctx, src, tag) that will be matched soon: stage 0 prefetches its exact
+ * bin; stage 1 reads the bin and returns the posted receive that is its head (not removed), or NULL,
+ * so the caller can prefetch it. Hints only: wildcards are not considered. */
+void wc_match_prefetch_bin(const wc_match_t *m, uint32_t ctx, int32_t src, int32_t tag);
+wc_match_entry_t *wc_match_posted_peek_exact(const wc_match_t *m, uint32_t ctx, int32_t src,
+                                             int32_t tag);
 /* Remove a posted receive that has not matched (MPI_Cancel). Returns false if it is not posted. */
 bool wc_match_posted_remove(wc_match_t *m, wc_match_entry_t *recv);
 

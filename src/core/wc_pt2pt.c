@@ -337,6 +337,25 @@ void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len
     }
 }
 
+/* Look-ahead over a batch of arriving packets: stage 0 prefetches the match bins, stage 1 the
+ * receive requests that will match (their first two lines: completion state and match entry). */
+static void wc_pt2pt_prefetch(int src, const void *hdrp, int stage)
+{
+    const wc_hdr_t *hdr = hdrp;
+    if (hdr->type != WC_PKT_EAGER && hdr->type != WC_PKT_RTS)
+        return;
+    if (stage == 0) {
+        wc_match_prefetch_bin(wc_p2p.match, hdr->ctx, src, hdr->tag);
+        return;
+    }
+    wc_match_entry_t *e = wc_match_posted_peek_exact(wc_p2p.match, hdr->ctx, src, hdr->tag);
+    if (e) {
+        wc_request_t *r = WU_CONTAINER_OF(e, wc_request_t, match);
+        __builtin_prefetch(r, 1);
+        __builtin_prefetch(e, 1);
+    }
+}
+
 /* ---- operations ----------------------------------------------------------------------------- */
 
 wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
@@ -483,6 +502,11 @@ wu_status_t wc_pt2pt_init(void)
         wu_list_init(&wc_p2p.pending[i]);
     wc_p2p.npending = 0;
     return WU_OK;
+}
+
+void wc_pt2pt_enable_prefetch(void)
+{
+    wx_shm_set_prefetch(wc_pt2pt_prefetch);
 }
 
 void wc_pt2pt_finalize(void)

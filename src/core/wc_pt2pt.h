@@ -7,6 +7,7 @@
 
 wu_status_t wc_pt2pt_init(void);
 void wc_pt2pt_finalize(void);
+void wc_pt2pt_enable_prefetch(void);   /* after the transports are up */
 /* wx_recv_fn_t: one arriving packet. */
 void wc_pt2pt_deliver(int src, const void *hdr, const void *payload, size_t len, void *arg);
 /* REPEAT ltask: poll the transports, push queued packets. */

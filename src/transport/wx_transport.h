@@ -30,4 +30,9 @@ typedef struct wx_bootstrap {
  * valid only during the call: the callee copies what it keeps. */
 typedef void (*wx_recv_fn_t)(int src, const void *hdr, const void *payload, size_t len, void *arg);
 
+/* Prefetch hint for a packet about to be delivered (see wx_shm_set_prefetch). Stage 0 may touch
+ * only what is already cached; stage 1 may read what stage 0 prefetched. */
+#define WX_PREFETCH_STAGES 2
+typedef void (*wx_prefetch_fn_t)(int src, const void *hdr, int stage);
+
 #endif

@@ -23,10 +23,19 @@ static const char mx_usage[] =
     "                      -prepend-rank, -l)\n"
     "  --timeout SECONDS   end the job after SECONDS (also WEFT_TIMEOUT or MPIEXEC_TIMEOUT in the\n"
     "                      environment); mpiexec then exits with status 124\n"
+    "  --bind-to WHAT      which CPUs each rank may run on (also -bind-to, or WEFT_BIND in the\n"
+    "                      environment); WHAT is one of\n"
+    "                        auto  (default) if there are no more ranks than CPUs mpiexec may run\n"
+    "                              on, rank i of N gets CPUs [i*C/N, (i+1)*C/N) of those C CPUs;\n"
+    "                              with more ranks than CPUs, no binding\n"
+    "                        core  one CPU per rank: rank i gets CPU i%C, even when oversubscribed\n"
+    "                        none  no binding\n"
+    "  --report-bindings   print on stderr which CPUs each rank is bound to\n"
     "  -h, --help          print this help\n"
     "  --version           print the version\n"
     "\n"
-    "Every rank gets PMI_FD, PMI_RANK, PMI_SIZE, MPI_LOCALRANKID and MPI_LOCALNRANKS. stdin goes to\n"
+    "Every rank gets PMI_FD, PMI_RANK, PMI_SIZE, MPI_LOCALRANKID and MPI_LOCALNRANKS, and a bound\n"
+    "rank WEFT_BOUND_CPUS, its CPUs as a list like 0-3,8 (unset when not bound). stdin goes to\n"
     "rank 0; stdout and stderr of every rank come out whole lines at a time.\n"
     "\n"
     "Exit status: 0 when every rank exits 0; otherwise that of the first rank to fail (its exit\n"
@@ -67,6 +76,30 @@ static bool mx_env_add(mx_env_t *env, const char *opt, const char *name, const c
     return true;
 }
 
+static void mx_env_free(mx_env_t *env)
+{
+    for (int i = 0; i < env->nvars; i++)
+        free(env->vars[i]);
+    free(env->vars);
+    env->vars = NULL;
+    env->nvars = 0;
+}
+
+static bool mx_parse_bind(const char *opt, const char *s, mx_bind_t *v_p)
+{
+    static const char *const names[] = {
+        [MX_BIND_AUTO] = "auto", [MX_BIND_CORE] = "core", [MX_BIND_NONE] = "none",
+    };
+    for (size_t i = 0; s && i < sizeof(names) / sizeof(names[0]); i++) {
+        if (!strcmp(s, names[i])) {
+            *v_p = (mx_bind_t)i;
+            return true;
+        }
+    }
+    fprintf(stderr, "mpiexec: %s wants auto, core or none, got '%s'\n", opt, s ? s : "(nothing)");
+    return false;
+}
+
 /* The timeout when --timeout is not given: WEFT_TIMEOUT, then MPIEXEC_TIMEOUT. */
 static bool mx_timeout_from_env(long *v_p)
 {
@@ -80,10 +113,12 @@ static bool mx_timeout_from_env(long *v_p)
     return true;
 }
 
-bool mx_args_parse(int argc, char **argv, mx_opts_t *opts)
+/* The options up to the first program are global; each ':' starts a section with its own -n and
+ * -env. On failure opts may hold a part of the command line; the caller frees it. */
+static bool mx_args_parse_sections(int argc, char **argv, mx_opts_t *opts)
 {
-    memset(opts, 0, sizeof(*opts));
     long timeout = -1;
+    bool bind_given = false;
     int i = 1;
 
     if (!mx_timeout_from_env(&opts->timeout_s))
@@ -97,47 +132,62 @@ bool mx_args_parse(int argc, char **argv, mx_opts_t *opts)
             long v;
             if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
                 fputs(mx_usage, stdout);
+                mx_env_free(&sec.env);
+                mx_args_free(opts);
                 exit(0);
             } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
                 printf("mpiexec (Weft) %s\n", WEFT_VERSION);
+                mx_env_free(&sec.env);
+                mx_args_free(opts);
                 exit(0);
             } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
                 if (!mx_parse_long(a, next, 1, MX_NPROCS_MAX, &v))
-                    return false;
+                    goto free_sec;
                 sec.nprocs = (int)v;
                 i++;
             } else if (!strcmp(a, "-env") || !strcmp(a, "--env")) {
                 if (!mx_env_add(&sec.env, a, next, i + 2 < argc ? argv[i + 2] : NULL))
-                    return false;
+                    goto free_sec;
                 i += 2;
             } else if (first && (!strcmp(a, "-genv") || !strcmp(a, "--genv"))) {
                 if (!mx_env_add(&opts->genv, a, next, i + 2 < argc ? argv[i + 2] : NULL))
-                    return false;
+                    goto free_sec;
                 i += 2;
             } else if (first && (!strcmp(a, "--tag-output") || !strcmp(a, "-tag-output") ||
                                  !strcmp(a, "-prepend-rank") || !strcmp(a, "-l"))) {
                 opts->tag_output = true;
             } else if (first && (!strcmp(a, "--timeout") || !strcmp(a, "-timeout"))) {
                 if (!mx_parse_long(a, next, 0, INT_MAX / 1000, &timeout))
-                    return false;
+                    goto free_sec;
                 i++;
             } else if (first && !strncmp(a, "--timeout=", 10)) {
                 if (!mx_parse_long("--timeout", a + 10, 0, INT_MAX / 1000, &timeout))
-                    return false;
+                    goto free_sec;
+            } else if (first && (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to"))) {
+                if (!mx_parse_bind(a, next, &opts->bind))
+                    goto free_sec;
+                bind_given = true;
+                i++;
+            } else if (first && !strncmp(a, "--bind-to=", 10)) {
+                if (!mx_parse_bind("--bind-to", a + 10, &opts->bind))
+                    goto free_sec;
+                bind_given = true;
+            } else if (first && (!strcmp(a, "--report-bindings") || !strcmp(a, "-report-bindings"))) {
+                opts->report_bindings = true;
             } else if (!strcmp(a, "--")) {
                 i++;
                 break;
             } else if (a[0] == '-' && a[1] != '\0') {
                 fprintf(stderr, "mpiexec: unknown option '%s'%s (try --help)\n", a,
                         first ? "" : " (only -n and -env may follow ':')");
-                return false;
+                goto free_sec;
             } else {
                 break;
             }
         }
         if (i >= argc || !strcmp(argv[i], ":")) {
             fprintf(stderr, "mpiexec: no program to run (try --help)\n");
-            return false;
+            goto free_sec;
         }
         /* the program and its arguments, up to ':' */
         int start = i;
@@ -159,6 +209,10 @@ bool mx_args_parse(int argc, char **argv, mx_opts_t *opts)
         opts->nranks += sec.nprocs;
         if (i < argc)
             i++;   /* the ':' */
+        continue;
+free_sec:
+        mx_env_free(&sec.env);
+        return false;
     }
     if (opts->nsections == 0) {
         fputs(mx_usage, stderr);
@@ -166,5 +220,32 @@ bool mx_args_parse(int argc, char **argv, mx_opts_t *opts)
     }
     if (timeout >= 0)
         opts->timeout_s = timeout;
+    if (!bind_given) {
+        const char *e = getenv("WEFT_BIND");
+        if (e && *e && !mx_parse_bind("WEFT_BIND", e, &opts->bind))
+            return false;
+    }
     return true;
+}
+
+bool mx_args_parse(int argc, char **argv, mx_opts_t *opts)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->bind = MX_BIND_AUTO;
+    if (!mx_args_parse_sections(argc, argv, opts)) {
+        mx_args_free(opts);
+        return false;
+    }
+    return true;
+}
+
+void mx_args_free(mx_opts_t *opts)
+{
+    for (int i = 0; i < opts->nsections; i++) {
+        free(opts->sections[i].argv);
+        mx_env_free(&opts->sections[i].env);
+    }
+    free(opts->sections);
+    mx_env_free(&opts->genv);
+    memset(opts, 0, sizeof(*opts));
 }

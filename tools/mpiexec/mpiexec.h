@@ -2,7 +2,8 @@
  * Single-threaded: one poll() loop in mpiexec.c drives everything; nothing here is synchronized.
  *
  *   args.c        command line -> mx_opts_t
- *   mpiexec.c     spawning, the event loop, failure handling, exit status, /dev/shm cleanup
+ *   mpiexec.c     spawning, CPU binding, the event loop, failure handling, exit status, /dev/shm
+ *                 cleanup
  *   pmi_server.c  the PMI-1 server: per-rank command lines, the key-value store, barriers
  *   iofwd.c       stdout/stderr of every rank, line by line, and stdin to rank 0
  */
@@ -29,6 +30,13 @@ typedef struct {
     mx_env_t env;         /* -env */
 } mx_section_t;
 
+/* --bind-to, WEFT_BIND: which CPUs each rank may run on (see mx_bind_share in mpiexec.c). */
+typedef enum {
+    MX_BIND_AUTO,         /* a disjoint share of mpiexec's CPUs per rank, unless oversubscribed */
+    MX_BIND_CORE,         /* one CPU per rank, round robin, even when oversubscribed */
+    MX_BIND_NONE,
+} mx_bind_t;
+
 typedef struct {
     mx_section_t *sections;
     int nsections;
@@ -36,10 +44,14 @@ typedef struct {
     mx_env_t genv;        /* -genv */
     bool tag_output;
     long timeout_s;       /* 0: none */
+    mx_bind_t bind;
+    bool report_bindings; /* one line per rank on stderr: where it is bound */
 } mx_opts_t;
 
-/* Parses argv into opts; on a usage error prints why and returns false. Exits for -h/--version. */
+/* Parses argv into opts; on a usage error prints why and returns false, holding nothing. Exits for
+ * -h/--version. After success, mx_args_free releases what opts holds. */
 bool mx_args_parse(int argc, char **argv, mx_opts_t *opts);
+void mx_args_free(mx_opts_t *opts);
 
 /* ---- output forwarding (iofwd.c) ---- */
 

@@ -32,6 +32,11 @@
 wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg);
 void wx_shm_finalize(void);
 
+/* Optional look-ahead: before delivering a batch of two or more packets from one ring, call fn on
+ * every packet's header for stage 0, then for stage 1, so the receiver can prefetch what delivery
+ * will touch. */
+void wx_shm_set_prefetch(wx_prefetch_fn_t fn);
+
 /* Largest payload one packet may carry (at least WEFT_SHM_EAGER_MAX and WEFT_SHM_FRAG_SIZE). */
 size_t wx_shm_max_payload(void);
 

@@ -48,6 +48,7 @@ typedef struct wx_shm_state {
     bool in_progress;                /* guards against wx_shm_progress from inside the callback */
     wx_recv_fn_t cb;
     void *cb_arg;
+    wx_prefetch_fn_t prefetch;   /* optional; NULL: no look-ahead */
     char *seg;
     size_t seg_bytes;
     size_t ring_size;

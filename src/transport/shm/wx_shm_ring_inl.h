@@ -87,6 +87,7 @@ typedef struct wx_shm_rx {
     uint32_t off;            /* head % size */
     uint32_t size;
     int src;                 /* rank of the producer */
+    bool backlog;            /* the last poll found more than one record */
 } WU_ALIGNED(WU_CACHELINE) wx_shm_rx_t;
 
 static inline void wx_shm_stamp_release(wx_shm_rec_t *rec, uint64_t pos)
@@ -148,6 +149,32 @@ static inline wx_shm_rec_t *wx_shm_rx_peek(wx_shm_rx_t *rx)
         rx->head += rx->size - rx->off;
         rx->off = 0;
     }
+}
+
+/* Look ahead without consuming: the record at cursor (*head_p, *off_p), stepping the cursor over
+ * padding, or NULL. The caller advances the cursor past a returned record with
+ * wx_shm_rx_cursor_next. Used to prefetch for a batch before delivering it. */
+static inline wx_shm_rec_t *wx_shm_rx_peek_at(const wx_shm_rx_t *rx, uint64_t *head_p, uint32_t *off_p)
+{
+    for (;;) {
+        wx_shm_rec_t *rec = (wx_shm_rec_t *)(rx->data + *off_p);
+        if (__atomic_load_n(&rec->stamp, __ATOMIC_ACQUIRE) != *head_p + 1)
+            return NULL;
+        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP))
+            return rec;
+        *head_p += rx->size - *off_p;
+        *off_p = 0;
+    }
+}
+
+static inline void wx_shm_rx_cursor_next(const wx_shm_rx_t *rx, const wx_shm_rec_t *rec,
+                                         uint64_t *head_p, uint32_t *off_p)
+{
+    uint32_t rec_bytes = (uint32_t)WX_SHM_REC_BYTES(rec->len);
+    *head_p += rec_bytes;
+    *off_p += rec_bytes;
+    if (*off_p == rx->size)
+        *off_p = 0;
 }
 
 /* Step past rec (returned by wx_shm_rx_peek). Its bytes stay untouched until wx_shm_rx_publish. */
