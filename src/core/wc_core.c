@@ -52,7 +52,10 @@ wu_status_t wc_init(void)
     snprintf(prefix, sizeof(prefix), "weft:%d", rank);
     wu_log_set_prefix(prefix);
 
-    wp_engine_init();
+    wp_engine_config_t pcfg;
+    wp_engine_config_from_env(&pcfg);
+    if ((st = wp_engine_init(&pcfg)) != WU_OK)
+        goto err_pmi;
     st = wc_pt2pt_init();
     if (st != WU_OK)
         goto err_pmi;

@@ -1,33 +1,43 @@
 /* Light tasks (ltasks), after pioman (../shared/seeds/pioman-multithreaded-engine.txt): a small
- * function the progression engine runs at polling points. A REPEAT task stays in its queue and runs
- * at every poll until it is removed; a ONCE task runs until its function returns WP_TASK_DONE.
+ * function the progression engine runs at polling points: explicit (inside MPI calls, wp_poll),
+ * idle threads, and a timer thread.
  *
- * In this version the engine is pioman's "nothread" flavor: tasks run only at explicit polling
- * points (inside MPI calls, wp_poll). The threaded engine keeps this interface.
+ * A ONCE task runs until its function returns WP_TASK_DONE, then leaves its queue (its `done` flag
+ * is set with a release store; the submitter may then reuse the task). A REPEAT task stays in its
+ * queue and runs at every poll until wp_ltask_remove; its result only tells whether it found work.
  *
- * Concurrency contract (nothread flavor): submit, remove and poll are called by one thread at a
- * time (MPI_THREAD_SERIALIZED at most); the engine takes no lock.
+ * A task runs in at most one thread at a time (it is in one queue, and a queue is polled by one
+ * thread at a time: its lock is a mask, a poller finding it busy skips the queue).
+ *
+ * Concurrency contract: wp_ltask_submit may be called by any thread at any time (lock-free
+ * submission queue). wp_ltask_remove may be called by any thread; it returns once the task is out
+ * of its queue and not running. A task's function must not submit or remove itself.
  */
 #ifndef WP_LTASK_H
 #define WP_LTASK_H
 
-#include "util/wu_list.h"
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 typedef enum { WP_TASK_AGAIN = 0, WP_TASK_DONE = 1 } wp_task_result_t;
 
-/* Returns WP_TASK_DONE when a ONCE task has finished; a REPEAT task's result tells whether it did
- * any work (DONE) or found nothing (AGAIN), which the engine uses to decide whether to back off. */
 typedef wp_task_result_t (*wp_task_fn_t)(void *arg);
 
 typedef enum { WP_TASK_ONCE = 0, WP_TASK_REPEAT = 1 } wp_task_kind_t;
 
+struct wp_queue;
+
 typedef struct wp_ltask {
-    wp_task_fn_t   fn;
-    void          *arg;
-    wp_task_kind_t kind;
-    int            queued;   /* owned by the engine */
-    wu_list_t      link;     /* owned by the engine */
-    const char    *name;     /* for debugging and weft-info */
+    wp_task_fn_t     fn;
+    void            *arg;
+    wp_task_kind_t   kind;
+    const char      *name;       /* for debugging and weft-info */
+    struct wp_queue *queue;      /* owned by the engine: where it is submitted */
+    _Atomic int      state;      /* owned by the engine */
+    _Atomic int      done;       /* ONCE: set when finished */
+    struct wp_ltask *next;       /* owned by the engine: submission and main queue links */
+    struct wp_ltask *prev;
 } wp_ltask_t;
 
 static inline void wp_ltask_init(wp_ltask_t *t, wp_task_fn_t fn, void *arg, wp_task_kind_t kind,
@@ -36,12 +46,18 @@ static inline void wp_ltask_init(wp_ltask_t *t, wp_task_fn_t fn, void *arg, wp_t
     t->fn = fn;
     t->arg = arg;
     t->kind = kind;
-    t->queued = 0;
     t->name = name;
-    wu_list_init(&t->link);
+    t->queue = NULL;
+    atomic_init(&t->state, 0);
+    atomic_init(&t->done, 0);
+    t->next = t->prev = NULL;
 }
 
+/* Submit to the queue of the machine (root): every poller reaches it. */
 void wp_ltask_submit(wp_ltask_t *t);
+/* Submit to the most local queue of the calling thread's current location. */
+void wp_ltask_submit_local(wp_ltask_t *t);
+/* Stop a REPEAT task (or cancel a ONCE task not yet run); waits until it is not running. */
 void wp_ltask_remove(wp_ltask_t *t);
 
 #endif

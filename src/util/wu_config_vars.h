@@ -8,5 +8,11 @@
     X(SHM_CMA,        STR,  "auto",   "single-copy rendezvous by process_vm_readv: auto, 1 or 0")  \
     X(SHM_CMA_MIN,    SIZE, "0",      "smallest message sent by single-copy CMA rendezvous; 0: never (pipelined copy)") \
     X(SHM_FRAG_SIZE,  SIZE, "32768",  "fragment size of the pipelined rendezvous copy")            \
+    X(PROGRESS_IDLE,  BOOL, "1",      "run ltasks from idle threads (SCHED_IDLE, one per topology node of PROGRESS_IDLE_LEVEL)") \
+    X(PROGRESS_IDLE_LEVEL, STR, "package", "where idle threads live: package, l3, core or machine") \
+    X(PROGRESS_IDLE_US, INT, "20",    "idle threads: pause between polls that found work, in microseconds (throttling)") \
+    X(PROGRESS_TIMER, BOOL, "1",      "run ltasks from a timer thread")                             \
+    X(PROGRESS_TIMER_US, INT, "1000", "timer thread period in microseconds")                        \
+    X(PROGRESS_EXPLICIT, BOOL, "1",   "run ltasks at explicit polling points inside MPI calls")     \
     X(SPIN_US,        INT,  "10",     "microseconds a waiting thread polls before it sleeps")      \
     X(TIMEOUT,        INT,  "0",      "mpiexec: kill the job after this many seconds (0: never)")

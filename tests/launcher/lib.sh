@@ -5,7 +5,7 @@ ulimit -c 0                      # ranks killed by SIGSEGV on purpose leave no c
 T_NAME=${0##*/}
 T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/weft-launcher.XXXXXX")
 trap 'rm -rf "$T_DIR"' EXIT
-unset PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE WEFT_TIMEOUT MPIEXEC_TIMEOUT
+unset PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE WEFT_TIMEOUT MPIEXEC_TIMEOUT WEFT_BIND WEFT_BOUND_CPUS
 
 fail() {
     printf 'FAIL (%s): %s\n' "$T_NAME" "$*" >&2

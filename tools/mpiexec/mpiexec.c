@@ -11,13 +11,18 @@
  * without PMI finalize. The first failure decides the exit status and ends the ranks that have not
  * finalized: SIGTERM, then SIGKILL MX_GRACE_MS later. Finalized ranks are left to finish; when the
  * last rank is gone, whatever remains in the group gets SIGKILL. Ranks that never speak PMI (plain
- * programs) may exit 0 at any time. A timeout or a signal to mpiexec ends every process at once. */
+ * programs) may exit 0 at any time. A timeout or a signal to mpiexec ends every process at once.
+ *
+ * Binding (--bind-to) is decided here from the CPUs mpiexec itself may run on, before any rank is
+ * started, and applied by each child between fork and exec, so that the rank and every thread it
+ * creates inherit it. */
 #include "mpiexec.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -37,6 +42,7 @@
 #define MX_LINGER_MS  1000   /* how long output pipes may stay open after every rank is gone */
 #define MX_EXIT_TIMEOUT 124  /* as timeout(1) */
 #define MX_EXIT_NOTFOUND 127
+#define MX_CPUS_MAX   (1 << 22)   /* the largest CPU mask we ask the kernel for */
 
 typedef struct {
     mx_job_t job;
@@ -53,7 +59,16 @@ typedef struct {
     int64_t kill_at;          /* ms: SIGKILL time in stage 1 */
     int64_t timeout_at;       /* ms: --timeout deadline, 0 if none */
     int64_t linger_until;     /* ms: after the last rank is reaped */
+    int *cpus;                /* the CPUs mpiexec may run on, ascending; NULL when not binding */
+    int ncpus;
 } mx_state_t;
+
+/* Where one rank runs: built by the parent before fork, applied by the child. */
+typedef struct {
+    cpu_set_t *set;           /* NULL: not bound */
+    size_t setsize;
+    char *list;               /* the CPUs as a list, "0-3,8", as in /proc/<pid>/status */
+} mx_binding_t;
 
 static int64_t mx_now_ms(void)
 {
@@ -125,6 +140,127 @@ static void mx_fail(mx_state_t *s, mx_rank_t *culprit, bool all, int code, const
     mx_terminate(s, SIGTERM, all);
 }
 
+/* ---- binding ------------------------------------------------------------------------------ */
+
+/* Reads the CPUs mpiexec may run on into s->cpus. Without them (an error, said once) no rank is
+ * bound. */
+static void mx_bind_init(mx_state_t *s)
+{
+    cpu_set_t *set = NULL;
+    size_t size = 0;
+    int n, err = 0;
+    if (s->job.opts->bind == MX_BIND_NONE)
+        return;
+    for (n = CPU_SETSIZE;; n *= 2) {   /* the kernel refuses a mask shorter than its CPU count */
+        if (!(set = CPU_ALLOC((size_t)n))) {
+            err = ENOMEM;
+            break;
+        }
+        size = CPU_ALLOC_SIZE((size_t)n);
+        if (sched_getaffinity(0, size, set) == 0)
+            break;
+        err = errno;
+        CPU_FREE(set);
+        set = NULL;
+        if (err != EINVAL || n >= MX_CPUS_MAX)
+            break;
+    }
+    if (set) {
+        int count = CPU_COUNT_S(size, set);
+        if ((s->cpus = malloc((size_t)(count > 0 ? count : 1) * sizeof(int)))) {
+            for (int c = 0; c < n && s->ncpus < count; c++)
+                if (CPU_ISSET_S((size_t)c, size, set))
+                    s->cpus[s->ncpus++] = c;
+        } else {
+            err = ENOMEM;
+        }
+        CPU_FREE(set);
+    }
+    if (!s->cpus)
+        fprintf(stderr, "mpiexec: cannot read the CPUs it may run on (%s); ranks are not bound\n",
+                strerror(err));
+}
+
+/* The rank's share of s->cpus: n_p CPUs from index first_p. False if the rank is not bound. */
+static bool mx_bind_share(const mx_state_t *s, int rank, int *first_p, int *n_p)
+{
+    int c = s->ncpus, n = s->job.nranks;
+    if (c == 0)
+        return false;
+    switch (s->job.opts->bind) {
+    case MX_BIND_CORE:
+        *first_p = rank % c;
+        *n_p = 1;
+        return true;
+    case MX_BIND_AUTO:
+        if (n > c)   /* oversubscribed: pinning would only stop the kernel from balancing */
+            return false;
+        *first_p = (int)((long)rank * c / n);
+        *n_p = (int)((long)(rank + 1) * c / n) - *first_p;   /* >= 1, as n <= c */
+        return true;
+    case MX_BIND_NONE:
+        break;
+    }
+    return false;
+}
+
+/* Fills b for rank (b->set stays NULL when the rank is not bound) and reports it if asked. */
+static void mx_bind_prepare(const mx_state_t *s, int rank, mx_binding_t *b)
+{
+    int first, n;
+    *b = (mx_binding_t){ 0 };
+    if (mx_bind_share(s, rank, &first, &n)) {
+        const int *cpu = s->cpus + first;
+        size_t max = (size_t)cpu[n - 1] + 1, len = (size_t)n * 12 + 1;
+        b->set = CPU_ALLOC(max);
+        b->setsize = CPU_ALLOC_SIZE(max);
+        b->list = malloc(len);
+        if (!b->set || !b->list) {
+            fprintf(stderr, "mpiexec: out of memory\n");
+            exit(1);
+        }
+        CPU_ZERO_S(b->setsize, b->set);
+        size_t at = 0;
+        b->list[0] = '\0';
+        for (int i = 0; i < n; i++) {
+            int j = i;
+            CPU_SET_S((size_t)cpu[i], b->setsize, b->set);
+            while (j + 1 < n && cpu[j + 1] == cpu[j] + 1)
+                CPU_SET_S((size_t)cpu[++j], b->setsize, b->set);
+            at += (size_t)snprintf(b->list + at, len - at, j > i ? "%s%d-%d" : "%s%d", at ? "," : "",
+                                   cpu[i], cpu[j]);
+            i = j;
+        }
+    }
+    if (s->job.opts->report_bindings) {
+        if (b->set)
+            fprintf(stderr, "mpiexec: rank %d bound to CPUs %s\n", rank, b->list);
+        else
+            fprintf(stderr, "mpiexec: rank %d not bound\n", rank);
+    }
+}
+
+static void mx_bind_free(mx_binding_t *b)
+{
+    if (b->set)
+        CPU_FREE(b->set);
+    free(b->list);
+    *b = (mx_binding_t){ 0 };
+}
+
+/* In the child: binds this process, and says so in WEFT_BOUND_CPUS. */
+static void mx_bind_apply(const mx_binding_t *b, int rank)
+{
+    if (b->set && sched_setaffinity(0, b->setsize, b->set) == 0) {
+        setenv("WEFT_BOUND_CPUS", b->list, 1);
+        return;
+    }
+    if (b->set)
+        fprintf(stderr, "mpiexec: rank %d cannot be bound to CPUs %s (%s); it runs unbound\n", rank,
+                b->list, strerror(errno));
+    unsetenv("WEFT_BOUND_CPUS");   /* whatever mpiexec inherited describes another process */
+}
+
 /* ---- spawning ----------------------------------------------------------------------------- */
 
 /* True if argv0 names an executable file, directly or through PATH. */
@@ -158,7 +294,8 @@ static void mx_setenv_int(const char *name, int v)
 
 /* In the child, between fork and exec. mpiexec is single-threaded, so setenv is safe here. */
 static void __attribute__((noreturn))
-mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int in_fd, int out_fd, int err_fd, int pmi_fd)
+mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, const mx_binding_t *b, int in_fd, int out_fd,
+         int err_fd, int pmi_fd)
 {
     sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -183,6 +320,7 @@ mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int in_fd, int out_fd, 
     mx_setenv_int("MPI_LOCALNRANKS", s->job.nranks);
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
+    mx_bind_apply(b, r->rank);
 
     execvp(sec->argv[0], sec->argv);
     fprintf(stderr, "mpiexec: rank %d cannot run '%s': %s\n", r->rank, sec->argv[0], strerror(errno));
@@ -197,13 +335,17 @@ static bool mx_spawn(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int devnull
         fprintf(stderr, "mpiexec: cannot create the pipes of rank %d: %s\n", r->rank, strerror(errno));
         return false;
     }
+    mx_binding_t b;
+    mx_bind_prepare(s, r->rank, &b);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "mpiexec: cannot start rank %d: %s\n", r->rank, strerror(errno));
+        mx_bind_free(&b);
         return false;
     }
     if (pid == 0)
-        mx_child(s, sec, r, r->rank == 0 ? in[0] : devnull, out[1], err[1], sv[1]);
+        mx_child(s, sec, r, &b, r->rank == 0 ? in[0] : devnull, out[1], err[1], sv[1]);
+    mx_bind_free(&b);
 
     if (s->pgid == 0)
         s->pgid = pid;
@@ -483,9 +625,10 @@ static void mx_clean_shm(const char *kvsname)
 
 int main(int argc, char **argv)
 {
-    static mx_state_t st;       /* static: what they point to stays reachable until exit */
-    static mx_opts_t opts;
+    static mx_state_t st;       /* static: the stdin buffer is large */
     mx_state_t *s = &st;
+    mx_opts_t opts;
+    int ret = 1;
 
     /* Keep 0, 1 and 2 taken, so no pipe of ours lands there. */
     for (int fd = 0; fd < 3; fd++)
@@ -496,21 +639,25 @@ int main(int argc, char **argv)
     for (int i = 0; i < opts.nsections; i++) {
         if (!mx_program_exists(opts.sections[i].argv[0])) {
             fprintf(stderr, "mpiexec: cannot run '%s': no such program\n", opts.sections[i].argv[0]);
-            return MX_EXIT_NOTFOUND;
+            ret = MX_EXIT_NOTFOUND;
+            goto free_opts;
         }
     }
     mx_io_set_tag(opts.tag_output);
 
     s->job.opts = &opts;
     s->job.nranks = opts.nranks;
-    s->job.ranks = calloc((size_t)opts.nranks, sizeof(mx_rank_t));
     s->in.to_fd = -1;
     s->self = getpid();
     mx_make_kvsname(&s->job);
+    s->job.ranks = calloc((size_t)opts.nranks, sizeof(mx_rank_t));
     if (!s->job.ranks || !mx_pmi_init(&s->job)) {
         fprintf(stderr, "mpiexec: out of memory\n");
-        return 1;
+        goto free_ranks;
     }
+    for (int i = 0; i < opts.nranks; i++)
+        s->job.ranks[i].pmi_fd = s->job.ranks[i].out.fd = s->job.ranks[i].err.fd = -1;
+    mx_bind_init(s);
 
     sigset_t mask;
     sigemptyset(&mask);
@@ -532,7 +679,7 @@ int main(int argc, char **argv)
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (s->sigfd < 0 || devnull < 0) {
         fprintf(stderr, "mpiexec: setup failed: %s\n", strerror(errno));
-        return 1;
+        goto free_pmi;
     }
 
     int rank = 0;
@@ -542,7 +689,6 @@ int main(int argc, char **argv)
             mx_rank_t *r = &s->job.ranks[rank];
             r->rank = rank;
             r->appnum = i;
-            r->pmi_fd = r->out.fd = r->err.fd = -1;
             spawned = mx_spawn(s, &opts.sections[i], r, devnull);
         }
     }
@@ -559,6 +705,18 @@ int main(int argc, char **argv)
 
     mx_stdin_close(&s->in);
     mx_clean_shm(s->job.kvsname);
+    ret = s->failed ? s->exit_code : 0;
+    for (int i = 0; i < s->job.nranks; i++) {   /* the loop closed them all, unless a spawn failed */
+        mx_pmi_close(&s->job, &s->job.ranks[i]);
+        mx_stream_close(&s->job.ranks[i].out);
+        mx_stream_close(&s->job.ranks[i].err);
+    }
+free_pmi:
+    free(s->cpus);
     mx_pmi_free(&s->job);
-    return s->failed ? s->exit_code : 0;
+free_ranks:
+    free(s->job.ranks);
+free_opts:
+    mx_args_free(&opts);
+    return ret;
 }
