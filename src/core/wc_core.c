@@ -1,6 +1,7 @@
 /* World bootstrap and teardown: PMI, the transports, the progression task. */
 #include "core/wc_core.h"
 #include "core/wc_pt2pt.h"
+#include "thread/wt_thread.h"
 #include "pmi/wi_pmi.h"
 #include "progress/wp_engine.h"
 #include "transport/shm/wx_shm.h"
@@ -14,28 +15,9 @@
 #include <unistd.h>
 
 wc_world_t wc_world;
-uint64_t wc_spin_ns = 10000;
-
-uint64_t wc_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void wc_idle_slow(wc_idle_t *idle)
-{
-    uint64_t now = wc_now_ns();
-    if (idle->deadline_ns == 0) {
-        idle->deadline_ns = now + wc_spin_ns;
-        return;
-    }
-    if (now >= idle->deadline_ns)
-        sched_yield();
-}
 static wp_ltask_t wc_progress_ltask;
 
-wu_status_t wc_init(void)
+wu_status_t wc_init(bool thread_multiple)
 {
     wu_status_t st;
     int rank, size;
@@ -54,6 +36,13 @@ wu_status_t wc_init(void)
 
     wp_engine_config_t pcfg;
     wp_engine_config_from_env(&pcfg);
+    if (!thread_multiple) {
+        if (!getenv("WEFT_PROGRESS_IDLE"))
+            pcfg.idle_threads = false;
+        if (!getenv("WEFT_PROGRESS_TIMER"))
+            pcfg.timer_thread = false;
+    }
+    wt_thread_set_multi(thread_multiple || pcfg.idle_threads || pcfg.timer_thread);
     if ((st = wp_engine_init(&pcfg)) != WU_OK)
         goto err_pmi;
     st = wc_pt2pt_init();
@@ -61,6 +50,7 @@ wu_status_t wc_init(void)
         goto err_pmi;
 
     wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
+    wc_wait_init();
     wc_world.eager_max = (size_t)wu_config_int(WU_CONFIG_SHM_EAGER_MAX);
     wc_world.frag_size = (size_t)wu_config_int(WU_CONFIG_SHM_FRAG_SIZE);
     if (size > 1) {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/wc_request.h"
+#include "core/wc_wait.h"
 #include "util/wu_compiler.h"
 #include "util/wu_status.h"
 
@@ -26,7 +27,11 @@ typedef struct wc_world {
 
 extern wc_world_t wc_world;
 
-wu_status_t wc_init(void);
+/* thread_multiple: the application may call concurrently (MPI_THREAD_MULTIPLE). Then the engine's
+ * progress threads start (WEFT_PROGRESS_IDLE/TIMER, on by default) and every lock is real. Below
+ * it, progress threads start only if those variables are set to 1 explicitly, and locks are real
+ * only if they do: a single-threaded rank pays no atomics (the lock gate of wt_thread.h). */
+wu_status_t wc_init(bool thread_multiple);
 wu_status_t wc_finalize(void);
 void wc_abort(int code, const char *msg) __attribute__((noreturn));
 
@@ -55,36 +60,8 @@ bool wc_iprobe(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_
 /* Receive a message taken by wc_iprobe(take=true). */
 wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *msg);
 
-/* How a thread waits with nothing to do: poll for WEFT_SPIN_US microseconds, then yield the core at
- * every idle poll (ranks are often more than cores; a waiting rank must not hold a core its peer
- * needs). The threaded engine replaces yielding by sleeping on a wait object. */
-typedef struct wc_idle {
-    unsigned polls;
-    uint64_t deadline_ns;
-} wc_idle_t;
-
-uint64_t wc_now_ns(void);
-extern uint64_t wc_spin_ns;
-
-static inline void wc_idle_init(wc_idle_t *idle)
-{
-    idle->polls = 0;
-    idle->deadline_ns = 0;
-}
-
-void wc_idle_slow(wc_idle_t *idle);
-
-/* Call after a poll that found no work. */
-static inline void wc_idle_step(wc_idle_t *idle)
-{
-    if (WU_LIKELY((++idle->polls & 63) != 0))
-        return;
-    wc_idle_slow(idle);
-}
-
 /* One explicit polling point: runs the progression engine once. */
 int wc_progress(void);
-/* Poll until req completes (spins, yielding the processor when nothing happens). */
-void wc_wait(wc_request_t *req);
+/* Waiting: wc_wait, wc_idle_* (spin, then sleep) and wc_request_detach are in wc_wait.h. */
 
 #endif

@@ -1,16 +1,27 @@
-/* Point-to-point protocols over packets: eager, synchronous eager, rendezvous by single copy
- * (process_vm_readv) or by pipelined fragments, and the self path. See wc_proto.h for the packets
+/* Point-to-point protocols over packets: eager, synchronous eager, rendezvous by pipelined
+ * fragments or by single copy (process_vm_readv), and the self path. See wc_proto.h for the packets
  * and docs/design.md for the whole data flow.
  *
- * Concurrency contract: one thread at a time (see wc_core.h); the state below is owned by it.
+ * Concurrency contract (MPI_THREAD_MULTIPLE, no library-wide lock):
+ *   - wc_p2p.match_lock (spinlock) guards the matching engine and the unexpected-message pool;
+ *     held only to match, post, probe or store, never while copying a rendezvous message or
+ *     sending a packet.
+ *   - wc_peer_t.lock (one per destination, own cache line) guards the producer side of the ring to
+ *     that destination and the destination's pending queue, so packets to one peer leave in order
+ *     and threads sending to different peers never meet.
+ *   - Delivery (wc_pt2pt_deliver) runs inside the transport's progress, which the progression
+ *     engine runs in one thread at a time (the ltask's queue lock is a mask).
+ *   - Requests complete through wc_request_done, outside every lock (a completion may run a
+ *     detached request's callback, which may start sends).
+ * Below MPI_THREAD_MULTIPLE the wt_ locks are a predictable branch and nothing else.
  */
 #include "core/wc_pt2pt.h"
+#include "core/wc_wait.h"
 #include "progress/wp_engine.h"
+#include "thread/wt_thread.h"
 #include "transport/shm/wx_shm.h"
 #include "util/wu_log.h"
 
-#include <sched.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,17 +36,22 @@ struct wc_message {
     char             inline_data[WC_MSG_INLINE];
 };
 
+typedef struct wc_peer {
+    wt_spinlock_t lock;
+    wu_list_t     pending;        /* packets waiting for ring space, in send order */
+} WU_ALIGNED(WU_CACHELINE) wc_peer_t;
+
 typedef struct wc_pt2pt {
-    wc_match_t   *match;
-    wu_list_t    *pending;        /* per destination: packets waiting for ring space, in order */
-    int           npending;       /* destinations with a non-empty pending list */
-    wc_message_t *msg_free;       /* free list of unexpected-message descriptors */
-    wc_sendop_t  *ctrl_free;      /* free list of queued control packets (as wc_sendop_t) */
+    wt_spinlock_t  match_lock;
+    wc_match_t    *match;          /* match_lock */
+    wc_message_t  *msg_free;       /* match_lock: free unexpected-message descriptors */
+    wc_peer_t     *peers;          /* [size] */
+    _Atomic int    npending;       /* destinations with a non-empty pending queue */
 } wc_pt2pt_t;
 
 static wc_pt2pt_t wc_p2p;
 
-/* ---- pools ------------------------------------------------------------------------------ */
+/* ---- unexpected-message pool (match_lock held) --------------------------------------------- */
 
 static wc_message_t *wc_message_get(size_t len)
 {
@@ -54,7 +70,7 @@ static wc_message_t *wc_message_get(size_t len)
     return m;
 }
 
-static void wc_message_put(wc_message_t *m)
+static void wc_message_put_locked(wc_message_t *m)
 {
     if (m->data != m->inline_data)
         free(m->data);
@@ -62,57 +78,32 @@ static void wc_message_put(wc_message_t *m)
     wc_p2p.msg_free = m;
 }
 
-static wc_sendop_t *wc_ctrl_get(void)
+static void wc_message_put(wc_message_t *m)
 {
-    wc_sendop_t *op = wc_p2p.ctrl_free;
-    if (op) {
-        wc_p2p.ctrl_free = (wc_sendop_t *)op->payload;
-    } else if (!(op = malloc(sizeof(*op)))) {
-        wu_log_fatal("out of memory queueing a control packet");
-    }
-    op->pooled = true;
-    op->req = NULL;
-    op->payload = NULL;
-    op->len = 0;
-    return op;
+    wt_spin_lock(&wc_p2p.match_lock);
+    wc_message_put_locked(m);
+    wt_spin_unlock(&wc_p2p.match_lock);
 }
 
-static void wc_ctrl_put(wc_sendop_t *op)
+/* ---- sending packets -------------------------------------------------------------------------- */
+
+/* Queue op behind dst's pending packets. Peer lock held. */
+static inline void wc_queue_locked(wc_peer_t *p, wc_sendop_t *op)
 {
-    op->payload = (const void *)wc_p2p.ctrl_free;
-    wc_p2p.ctrl_free = op;
+    if (wu_list_empty(&p->pending))
+        atomic_fetch_add_explicit(&wc_p2p.npending, 1, memory_order_relaxed);
+    wu_list_push_back(&p->pending, &op->link);
 }
 
-/* ---- completion ------------------------------------------------------------------------- */
-
-static inline void wc_request_done(wc_request_t *req)
+/* Try to put op in the ring now (in order behind queued packets), else queue it. Peer lock held.
+ * Returns true if it left. */
+static inline bool wc_out_locked(int dst, wc_peer_t *p, wc_sendop_t *op)
 {
-    atomic_store_explicit(&req->complete, 1, memory_order_release);
-    if (req->on_complete)
-        req->on_complete(req);
-}
-
-/* ---- sending packets -------------------------------------------------------------------- */
-
-static void wc_packet_sent(wc_sendop_t *op);
-
-static inline void wc_queue(int dst, wc_sendop_t *op)
-{
-    if (wu_list_empty(&wc_p2p.pending[dst]))
-        wc_p2p.npending++;
-    wu_list_push_back(&wc_p2p.pending[dst], &op->link);
-}
-
-/* Send op to dst now if its queue is empty and the ring has room, else queue it behind the
- * others so packets leave in order. Never called with dst == own rank. */
-static inline void wc_packet_out(int dst, wc_sendop_t *op)
-{
-    if (WU_LIKELY(wu_list_empty(&wc_p2p.pending[dst])) &&
-        WU_LIKELY(wx_shm_send(dst, &op->hdr, op->payload, op->len) == WU_OK)) {
-        wc_packet_sent(op);
-        return;
-    }
-    wc_queue(dst, op);
+    if (WU_LIKELY(wu_list_empty(&p->pending)) &&
+        WU_LIKELY(wx_shm_send(dst, &op->hdr, op->payload, op->len) == WU_OK))
+        return true;
+    wc_queue_locked(p, op);
+    return false;
 }
 
 static void wc_send_ctrl(int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t addr)
@@ -122,11 +113,22 @@ static void wc_send_ctrl(int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t ad
         wc_pt2pt_deliver(dst, &hdr, NULL, 0, NULL);
         return;
     }
-    if (wu_list_empty(&wc_p2p.pending[dst]) && wx_shm_send(dst, &hdr, NULL, 0) == WU_OK)
+    wc_peer_t *p = &wc_p2p.peers[dst];
+    wt_spin_lock(&p->lock);
+    if (wu_list_empty(&p->pending) && wx_shm_send(dst, &hdr, NULL, 0) == WU_OK) {
+        wt_spin_unlock(&p->lock);
         return;
-    wc_sendop_t *op = wc_ctrl_get();
+    }
+    wc_sendop_t *op = malloc(sizeof(*op));
+    if (!op)
+        wu_log_fatal("out of memory queueing a control packet for rank %d", dst);
     op->hdr = hdr;
-    wc_queue(dst, op);
+    op->payload = NULL;
+    op->len = 0;
+    op->req = NULL;
+    op->pooled = true;
+    wc_queue_locked(p, op);
+    wt_spin_unlock(&p->lock);
 }
 
 /* Set up the next fragment of a pipelined rendezvous send in its request's sendop. */
@@ -141,80 +143,92 @@ static inline void wc_frag_prepare(wc_request_t *req)
     req->op.len = n;
 }
 
-/* A packet left for the ring: finish what it carried. */
-static void wc_packet_sent(wc_sendop_t *op)
+/* Push a pipelined send's fragments while the ring takes them. Returns true when all have left
+ * (the caller completes the request, outside the lock). Peer lock held. */
+static bool wc_frag_push_locked(int dst, wc_peer_t *p, wc_request_t *req)
 {
-    if (op->pooled) {
-        wc_ctrl_put(op);
-        return;
-    }
-    wc_request_t *req = op->req;
-    switch (op->hdr.type) {
-    case WC_PKT_EAGER:
-        if (!req->sync)
-            wc_request_done(req);
-        break;
-    case WC_PKT_FRAG:
-        req->frag_off += op->len;
-        if (req->frag_off >= req->len)
-            wc_request_done(req);
-        break;
-    default: /* RTS: the FIN or the fragments finish it */
-        break;
-    }
-}
-
-/* Push a pipelined send's fragments while the ring takes them. */
-static void wc_frag_push(wc_request_t *req)
-{
-    int dst = req->peer;
     while (req->frag_off < req->len) {
         wc_frag_prepare(req);
-        if (!wu_list_empty(&wc_p2p.pending[dst]) ||
-            wx_shm_send(dst, &req->op.hdr, req->op.payload, req->op.len) != WU_OK) {
-            wc_queue(dst, &req->op);
-            return;
-        }
+        if (!wc_out_locked(dst, p, &req->op))
+            return false;
         req->frag_off += req->op.len;
     }
-    wc_request_done(req);
+    return true;
 }
 
-/* Drain the pending queues, in order per destination. */
-static int wc_pending_drain(void)
+/* A packet of req left the ring: is req complete? (EAGER non-synchronous: yes; RTS: no, the FIN or
+ * the fragments finish it.) */
+static inline bool wc_sent_completes(const wc_sendop_t *op)
+{
+    return op->hdr.type == WC_PKT_EAGER && !op->req->sync;
+}
+
+/* Drain dst's pending queue while the ring takes packets; requests that complete are linked on
+ * *done (through op.link) to be completed by the caller outside the lock. Peer lock held. */
+static int wc_drain_locked(int dst, wc_peer_t *p, wu_list_t *done)
 {
     int did = 0;
-    for (int dst = 0; dst < wc_world.size && wc_p2p.npending > 0; dst++) {
-        wu_list_t *q = &wc_p2p.pending[dst];
-        wu_list_t *e;
-        if (wu_list_empty(q))
+    wu_list_t *e;
+    while ((e = wu_list_front(&p->pending)) != NULL) {
+        wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
+        if (wx_shm_send(dst, &op->hdr, op->payload, op->len) != WU_OK)
+            break;
+        wu_list_del(e);
+        did++;
+        if (op->pooled) {
+            free(op);
             continue;
-        while ((e = wu_list_front(q)) != NULL) {
-            wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
-            if (wx_shm_send(dst, &op->hdr, op->payload, op->len) != WU_OK)
-                break;
-            wu_list_del(e);
-            did++;
-            if (!op->pooled && op->hdr.type == WC_PKT_FRAG) {
-                wc_request_t *req = op->req;
-                req->frag_off += op->len;
-                if (req->frag_off < req->len) {
-                    wc_frag_prepare(req);
-                    wu_list_push_front(q, &req->op.link);
-                } else {
-                    wc_request_done(req);
-                }
-                continue;
-            }
-            wc_packet_sent(op);
         }
-        if (wu_list_empty(q))
-            wc_p2p.npending--;
+        wc_request_t *req = op->req;
+        if (op->hdr.type == WC_PKT_FRAG) {
+            req->frag_off += op->len;
+            if (req->frag_off < req->len) {
+                wc_frag_prepare(req);
+                wu_list_push_front(&p->pending, &req->op.link);
+            } else {
+                wu_list_push_back(done, &req->op.link);
+            }
+        } else if (wc_sent_completes(op)) {
+            wu_list_push_back(done, &req->op.link);
+        }
     }
+    if (wu_list_empty(&p->pending))
+        atomic_fetch_sub_explicit(&wc_p2p.npending, 1, memory_order_relaxed);
     return did;
 }
 
-/* ---- receiving ---------------------------------------------------------------------------- */
+static void wc_complete_list(wu_list_t *done)
+{
+    wu_list_t *e;
+    while ((e = wu_list_front(done)) != NULL) {
+        wu_list_del(e);
+        wc_request_done(WU_CONTAINER_OF(e, wc_sendop_t, link)->req);
+    }
+}
+
+/* Drain every pending queue whose lock is free (a busy lock means its owner is sending). */
+static int wc_pending_drain(void)
+{
+    int did = 0;
+    wu_list_t done = WU_LIST_INIT(done);
+    for (int dst = 0; dst < wc_world.size; dst++) {
+        wc_peer_t *p = &wc_p2p.peers[dst];
+        if (wu_list_empty(&p->pending) || !wt_spin_trylock(&p->lock))
+            continue;
+        if (!wu_list_empty(&p->pending))
+            did += wc_drain_locked(dst, p, &done);
+        wt_spin_unlock(&p->lock);
+    }
+    wc_complete_list(&done);
+    return did;
+}
+
+bool wc_pt2pt_sends_pending(void)
+{
+    return atomic_load_explicit(&wc_p2p.npending, memory_order_relaxed) > 0;
+}
+
+/* ---- receiving ---------------------------------------------------------------------------------- */
 
 static inline void wc_recv_status(wc_request_t *rreq, int src, const wc_hdr_t *hdr, size_t *n_p)
 {
@@ -260,6 +274,8 @@ static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr)
     wc_request_done(rreq);
 }
 
+/* Fragments of one message come from one sender and are delivered by one thread at a time, in
+ * order; the request is the protocol's until its last fragment. */
 static void wc_recv_frag(const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     wc_request_t *rreq = (wc_request_t *)(uintptr_t)hdr->addr;
@@ -273,7 +289,7 @@ static void wc_recv_frag(const wc_hdr_t *hdr, const void *payload, size_t len)
         wc_request_done(rreq);
 }
 
-/* A receive matched an unexpected message: finish it as if the packet arrived now. */
+/* A receive matched an unexpected message (taken out of matching): finish it. */
 static void wc_recv_matched_msg(wc_request_t *rreq, wc_message_t *msg)
 {
     if (msg->hdr.type == WC_PKT_EAGER)
@@ -283,7 +299,8 @@ static void wc_recv_matched_msg(wc_request_t *rreq, wc_message_t *msg)
     wc_message_put(msg);
 }
 
-static void wc_unexpected_store(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+/* match_lock held. */
+static void wc_unexpected_store_locked(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     wc_message_t *msg = wc_message_get(hdr->type == WC_PKT_EAGER ? len : 0);
     if (!msg)
@@ -307,11 +324,14 @@ void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len
     switch (hdr->type) {
     case WC_PKT_EAGER:
     case WC_PKT_RTS:
+        wt_spin_lock(&wc_p2p.match_lock);
         e = wc_match_posted_take(wc_p2p.match, hdr->ctx, src, hdr->tag);
         if (!e) {
-            wc_unexpected_store(src, hdr, payload, len);
+            wc_unexpected_store_locked(src, hdr, payload, len);
+            wt_spin_unlock(&wc_p2p.match_lock);
             return;
         }
+        wt_spin_unlock(&wc_p2p.match_lock);
         wc_request_t *rreq = WU_CONTAINER_OF(e, wc_request_t, match);
         if (hdr->type == WC_PKT_EAGER)
             wc_recv_eager(rreq, src, hdr, payload);
@@ -324,9 +344,14 @@ void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len
         return;
     case WC_PKT_CTS: {
         wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+        wc_peer_t *p = &wc_p2p.peers[src];
         sreq->frag_rreq = hdr->addr;
         sreq->frag_off = 0;
-        wc_frag_push(sreq);
+        wt_spin_lock(&p->lock);
+        bool all_out = wc_frag_push_locked(src, p, sreq);
+        wt_spin_unlock(&p->lock);
+        if (all_out)
+            wc_request_done(sreq);
         return;
     }
     case WC_PKT_FRAG:
@@ -338,25 +363,29 @@ void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len
 }
 
 /* Look-ahead over a batch of arriving packets: stage 0 prefetches the match bins, stage 1 the
- * receive requests that will match (their first two lines: completion state and match entry). */
+ * receive requests that will match. Runs in the progress thread, before delivery; reads the
+ * engine without the lock (a hint: a torn read only prefetches the wrong line), so it is skipped
+ * when other threads may be posting concurrently. */
 static void wc_pt2pt_prefetch(int src, const void *hdrp, int stage)
 {
     const wc_hdr_t *hdr = hdrp;
     if (hdr->type != WC_PKT_EAGER && hdr->type != WC_PKT_RTS)
         return;
+    if (!wt_spin_trylock(&wc_p2p.match_lock))
+        return;
     if (stage == 0) {
         wc_match_prefetch_bin(wc_p2p.match, hdr->ctx, src, hdr->tag);
-        return;
+    } else {
+        wc_match_entry_t *e = wc_match_posted_peek_exact(wc_p2p.match, hdr->ctx, src, hdr->tag);
+        if (e) {
+            __builtin_prefetch(WU_CONTAINER_OF(e, wc_request_t, match), 1);
+            __builtin_prefetch(e, 1);
+        }
     }
-    wc_match_entry_t *e = wc_match_posted_peek_exact(wc_p2p.match, hdr->ctx, src, hdr->tag);
-    if (e) {
-        wc_request_t *r = WU_CONTAINER_OF(e, wc_request_t, match);
-        __builtin_prefetch(r, 1);
-        __builtin_prefetch(e, 1);
-    }
+    wt_spin_unlock(&wc_p2p.match_lock);
 }
 
-/* ---- operations ----------------------------------------------------------------------------- */
+/* ---- operations ----------------------------------------------------------------------------------- */
 
 wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
                      wc_send_mode_t mode)
@@ -367,7 +396,7 @@ wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, in
     req->peer = dst;
     req->error = WU_OK;
     req->sync = (mode == WC_SEND_SYNC);
-    atomic_store_explicit(&req->complete, 0, memory_order_relaxed);
+    wc_request_reset(req);
 
     wc_sendop_t *op = &req->op;
     op->req = req;
@@ -383,16 +412,23 @@ wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, in
         op->payload = NULL;
         op->len = 0;
     }
+    bool completes = wc_sent_completes(op);
     if (dst == wc_world.rank) {
         wc_pt2pt_deliver(dst, &op->hdr, op->payload, op->len, NULL);
-        wc_packet_sent(op);
+        if (completes)
+            wc_request_done(req);
         return WU_OK;
     }
-    wc_packet_out(dst, op);
+    wc_peer_t *p = &wc_p2p.peers[dst];
+    wt_spin_lock(&p->lock);
+    bool out = wc_out_locked(dst, p, op);
+    wt_spin_unlock(&p->lock);
+    if (out && completes)
+        wc_request_done(req);
     return WU_OK;
 }
 
-wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx)
+static inline void wc_recv_init(wc_request_t *req, void *buf, size_t len)
 {
     req->kind = WC_REQ_RECV;
     req->buf = buf;
@@ -400,70 +436,83 @@ wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag,
     req->error = WU_OK;
     req->cancelled = 0;
     req->st_bytes = 0;
-    atomic_store_explicit(&req->complete, 0, memory_order_relaxed);
+    req->match.owner = NULL;
+    wc_request_reset(req);
+}
 
-    wc_match_entry_t *e = wc_match_unexpected_find(wc_p2p.match, ctx, src, tag, true);
-    if (e) {
-        wc_recv_matched_msg(req, WU_CONTAINER_OF(e, wc_message_t, match));
-        return WU_OK;
-    }
+wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx)
+{
+    wc_recv_init(req, buf, len);
     req->match.ctx = ctx;
     req->match.src = src;
     req->match.tag = tag;
-    return wc_match_post(wc_p2p.match, &req->match);
+    wt_spin_lock(&wc_p2p.match_lock);
+    wc_match_entry_t *e = wc_match_unexpected_find(wc_p2p.match, ctx, src, tag, true);
+    if (e) {
+        wt_spin_unlock(&wc_p2p.match_lock);
+        wc_recv_matched_msg(req, WU_CONTAINER_OF(e, wc_message_t, match));
+        return WU_OK;
+    }
+    wu_status_t st = wc_match_post(wc_p2p.match, &req->match);
+    wt_spin_unlock(&wc_p2p.match_lock);
+    return st;
 }
 
 bool wc_cancel_recv(wc_request_t *req)
 {
     if (req->kind != WC_REQ_RECV || wc_request_is_complete(req))
         return false;
-    if (!wc_match_posted_remove(wc_p2p.match, &req->match))
+    wt_spin_lock(&wc_p2p.match_lock);
+    bool removed = wc_match_posted_remove(wc_p2p.match, &req->match);
+    wt_spin_unlock(&wc_p2p.match_lock);
+    if (!removed)
         return false;
     req->cancelled = 1;
     wc_request_done(req);
     return true;
 }
 
+static bool wc_iprobe_once(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
+                           wc_message_t **msg_p)
+{
+    wt_spin_lock(&wc_p2p.match_lock);
+    wc_match_entry_t *e = wc_match_unexpected_find(wc_p2p.match, ctx, src, tag, take);
+    if (e) {
+        wc_message_t *msg = WU_CONTAINER_OF(e, wc_message_t, match);
+        info_p->source = msg->src;
+        info_p->tag = msg->hdr.tag;
+        info_p->len = msg->hdr.len;
+        if (take)
+            *msg_p = msg;
+    }
+    wt_spin_unlock(&wc_p2p.match_lock);
+    return e != NULL;
+}
+
 bool wc_iprobe(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
                wc_message_t **msg_p)
 {
-    wc_match_entry_t *e = wc_match_unexpected_find(wc_p2p.match, ctx, src, tag, take);
-    if (!e) {
-        wc_progress();
-        e = wc_match_unexpected_find(wc_p2p.match, ctx, src, tag, take);
-        if (!e)
-            return false;
-    }
-    wc_message_t *msg = WU_CONTAINER_OF(e, wc_message_t, match);
-    info_p->source = msg->src;
-    info_p->tag = msg->hdr.tag;
-    info_p->len = msg->hdr.len;
-    if (take)
-        *msg_p = msg;
-    return true;
+    if (wc_iprobe_once(src, tag, ctx, take, info_p, msg_p))
+        return true;
+    wc_progress();
+    return wc_iprobe_once(src, tag, ctx, take, info_p, msg_p);
 }
 
 wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *msg)
 {
-    req->kind = WC_REQ_RECV;
-    req->buf = buf;
-    req->len = len;
-    req->error = WU_OK;
-    req->cancelled = 0;
-    req->st_bytes = 0;
-    atomic_store_explicit(&req->complete, 0, memory_order_relaxed);
+    wc_recv_init(req, buf, len);
     wc_recv_matched_msg(req, msg);
     return WU_OK;
 }
 
-/* ---- progress --------------------------------------------------------------------------------- */
+/* ---- progress ------------------------------------------------------------------------------------- */
 
 wp_task_result_t wc_pt2pt_progress_task(void *arg)
 {
     int did = 0;
     if (wc_world.size > 1)
         did = wx_shm_progress();
-    if (WU_UNLIKELY(wc_p2p.npending > 0))
+    if (WU_UNLIKELY(atomic_load_explicit(&wc_p2p.npending, memory_order_relaxed) > 0))
         did += wc_pending_drain();
     return did ? WP_TASK_DONE : WP_TASK_AGAIN;
 }
@@ -473,34 +522,25 @@ int wc_progress(void)
     return wp_poll();
 }
 
-void wc_wait(wc_request_t *req)
-{
-    wc_idle_t idle;
-    wc_idle_init(&idle);
-    while (!wc_request_is_complete(req)) {
-        if (wp_poll())
-            wc_idle_init(&idle);
-        else
-            wc_idle_step(&idle);
-    }
-}
-
-/* ---- setup ------------------------------------------------------------------------------------ */
+/* ---- setup ---------------------------------------------------------------------------------------- */
 
 wu_status_t wc_pt2pt_init(void)
 {
+    wt_spin_init(&wc_p2p.match_lock);
     wu_status_t st = wc_match_create(&wc_p2p.match);
     if (st != WU_OK)
         return st;
-    wc_p2p.pending = malloc(sizeof(wu_list_t) * (size_t)wc_world.size);
-    if (!wc_p2p.pending) {
+    wc_p2p.peers = aligned_alloc(WU_CACHELINE, sizeof(wc_peer_t) * (size_t)wc_world.size);
+    if (!wc_p2p.peers) {
         wc_match_destroy(wc_p2p.match);
         wu_log_error("no memory for %d send queues", wc_world.size);
         return WU_ERR_NO_MEMORY;
     }
-    for (int i = 0; i < wc_world.size; i++)
-        wu_list_init(&wc_p2p.pending[i]);
-    wc_p2p.npending = 0;
+    for (int i = 0; i < wc_world.size; i++) {
+        wt_spin_init(&wc_p2p.peers[i].lock);
+        wu_list_init(&wc_p2p.peers[i].pending);
+    }
+    atomic_store(&wc_p2p.npending, 0);
     return WU_OK;
 }
 
@@ -518,13 +558,8 @@ void wc_pt2pt_finalize(void)
         wc_match_destroy(wc_p2p.match);
         wc_p2p.match = NULL;
     }
-    free(wc_p2p.pending);
-    wc_p2p.pending = NULL;
-    while (wc_p2p.ctrl_free) {
-        wc_sendop_t *op = wc_p2p.ctrl_free;
-        wc_p2p.ctrl_free = (wc_sendop_t *)op->payload;
-        free(op);
-    }
+    free(wc_p2p.peers);
+    wc_p2p.peers = NULL;
     while (wc_p2p.msg_free) {
         wc_message_t *m = wc_p2p.msg_free;
         wc_p2p.msg_free = m->next_free;

@@ -8,6 +8,7 @@
 wu_status_t wc_pt2pt_init(void);
 void wc_pt2pt_finalize(void);
 void wc_pt2pt_enable_prefetch(void);   /* after the transports are up */
+bool wc_pt2pt_sends_pending(void);     /* packets wait for ring space somewhere */
 /* wx_recv_fn_t: one arriving packet. */
 void wc_pt2pt_deliver(int src, const void *hdr, const void *payload, size_t len, void *arg);
 /* REPEAT ltask: poll the transports, push queued packets. */

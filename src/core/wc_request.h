@@ -1,10 +1,17 @@
 /* Core requests: one per send or receive, decoupled from the packets that carry them
  * (NewMadeleine). The MPI layer embeds a wc_request_t in its own request object.
  *
- * Concurrency contract (this version): created, started and completed under the core's
- * serialization (one thread in the library at a time). `complete` is written with a release store
- * by the thread that completes the request and read with acquire loads by waiters, so the threaded
- * engine can keep this layout.
+ * Concurrency contract: a request is started by one thread; afterwards the core (any thread that
+ * runs progress) completes it exactly once, and any one thread may wait for it. `state` is the only
+ * field shared by the completer and the waiter:
+ *   WC_REQ_PENDING   started, not complete
+ *   WC_REQ_COMPLETE  complete; the owner may reuse or free the request at once
+ *   WC_REQ_DETACHED  nobody will wait: the completer calls on_complete (bsend, MPI_Request_free)
+ *   any other value  a wt_wait_t * of a thread sleeping until completion
+ * The completer swaps in COMPLETE (acq_rel) and then touches only what it swapped out (the wait
+ * object to wake, or on_complete of a detached request): after the swap the owner may already
+ * have freed the request. A waiter installs its wait object by CAS from PENDING and removes it by
+ * CAS back; a failed CAS means the request completed.
  */
 #ifndef WC_REQUEST_H
 #define WC_REQUEST_H
@@ -36,7 +43,7 @@ typedef struct wc_sendop {
 
 typedef struct wc_request {
     /* Hot: what matching and completion touch, in the first 64 bytes. */
-    _Atomic int       complete;
+    _Atomic uintptr_t state;
     uint8_t           kind;
     uint8_t           cancelled;
     uint8_t           sync;          /* send: wait for the receiver's ACK or FIN */
@@ -48,7 +55,7 @@ typedef struct wc_request {
     void             *buf;
     size_t            len;           /* send: bytes to send; recv: capacity */
     size_t            st_bytes;
-    void            (*on_complete)(struct wc_request *req);   /* optional, called once */
+    void            (*on_complete)(struct wc_request *req);   /* detached requests only */
     wc_match_entry_t  match;         /* receive: the posted pattern */
     /* Cold: rendezvous and queued sends. */
     size_t            msg_len;       /* receive: the whole message's length */
@@ -58,9 +65,18 @@ typedef struct wc_request {
     wc_sendop_t       op;            /* send: the packet of this request while queued */
 } wc_request_t;
 
+#define WC_REQ_PENDING  ((uintptr_t)0)
+#define WC_REQ_COMPLETE ((uintptr_t)1)
+#define WC_REQ_DETACHED ((uintptr_t)2)
+
 static inline bool wc_request_is_complete(const wc_request_t *r)
 {
-    return atomic_load_explicit(&r->complete, memory_order_acquire) != 0;
+    return atomic_load_explicit(&r->state, memory_order_acquire) == WC_REQ_COMPLETE;
+}
+
+static inline void wc_request_reset(wc_request_t *r)
+{
+    atomic_store_explicit(&r->state, WC_REQ_PENDING, memory_order_relaxed);
 }
 
 #endif

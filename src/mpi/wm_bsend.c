@@ -3,6 +3,7 @@
  * buffer are kept in address order; allocation is first fit. Each block costs its data plus
  * MPI_BSEND_OVERHEAD bytes, as the standard tells users to budget. */
 #include "mpi/wm_internal.h"
+#include "thread/wt_thread.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -20,7 +21,13 @@ static struct {
     bool         automatic;
     wm_bblock_t *blocks;      /* in-use blocks by increasing offset */
     int          inflight;
+    wt_mutex_t   lock;        /* everything above */
 } wm_bsend;
+
+void wm_bsend_init(void)
+{
+    wt_mutex_init(&wm_bsend.lock);
+}
 
 static wm_bblock_t *wm_bblock_alloc(size_t bytes)
 {
@@ -72,8 +79,10 @@ static void wm_bblock_free(wm_bblock_t *b)
 static void wm_bsend_complete_cb(wc_request_t *core)
 {
     wm_request_t *r = WU_CONTAINER_OF(core, wm_request_t, core);
+    wt_mutex_lock(&wm_bsend.lock);
     wm_bblock_free(r->bsend_block);
     wm_bsend.inflight--;
+    wt_mutex_unlock(&wm_bsend.lock);
     wm_request_release(r);
 }
 
@@ -106,17 +115,23 @@ static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Dataty
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     size_t bytes = (size_t)count * ti->extent;
-    if (!wm_bsend.buf && !wm_bsend.automatic)
+    wt_mutex_lock(&wm_bsend.lock);
+    if (!wm_bsend.buf && !wm_bsend.automatic) {
+        wt_mutex_unlock(&wm_bsend.lock);
         return wm_error(c, MPI_ERR_BUFFER, fn, "no buffer attached (MPI_Buffer_attach)");
+    }
     wm_bblock_t *b = wm_bblock_alloc(bytes);
-    if (!b)
+    if (!b) {
+        wt_mutex_unlock(&wm_bsend.lock);
         return wm_error(c, MPI_ERR_BUFFER, fn,
                         "attached buffer of %zu bytes has no room for %zu bytes + MPI_BSEND_OVERHEAD",
                         wm_bsend.size, bytes);
+    }
     memcpy(b->data, buf, bytes);
     wm_request_t *r = wm_request_alloc();
     if (!r) {
         wm_bblock_free(b);
+        wt_mutex_unlock(&wm_bsend.lock);
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
     }
     r->kind = WM_REQ_SEND;
@@ -125,8 +140,9 @@ static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Dataty
     r->bsend = true;
     r->bsend_block = b;
     wm_bsend.inflight++;
-    r->core.on_complete = wm_bsend_complete_cb;
     wc_isend(&r->core, b->data, bytes, wm_comm_world_rank(c, dest), tag, c->ctx, WC_SEND_STANDARD);
+    wt_mutex_unlock(&wm_bsend.lock);
+    wc_request_detach(&r->core, wm_bsend_complete_cb);
     return MPI_SUCCESS;
 }
 
@@ -175,11 +191,14 @@ WM_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
     /* Detach blocks until every message sent from the buffer has left it. */
     wc_idle_t idle;
     wc_idle_init(&idle);
-    while (wm_bsend.inflight > 0) {
-        if (wc_progress())
-            wc_idle_init(&idle);
-        else
-            wc_idle_step(&idle);
+    for (;;) {
+        wt_mutex_lock(&wm_bsend.lock);
+        int inflight = wm_bsend.inflight;
+        wt_mutex_unlock(&wm_bsend.lock);
+        if (inflight == 0)
+            break;
+        if (!wc_progress())
+            wc_idle_block(&idle, NULL, 0);
     }
     if (wm_bsend.automatic) {
         *(void **)buffer_addr = MPI_BUFFER_AUTOMATIC;

@@ -71,8 +71,7 @@ WM_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     d->predefined = false;
     /* Every member calls MPI_Comm_dup on its communicators in the same order, so a counter gives
      * the same context id everywhere for dups of the world. General agreement comes with issue 4. */
-    d->ctx = wm_state.next_ctx;
-    wm_state.next_ctx += 2;
+    d->ctx = atomic_fetch_add(&wm_state.next_ctx, 2);
     snprintf(d->name, sizeof(d->name), "%.100s (dup)", c->name);
     /* The barrier makes the new context usable on every member before anyone sends on it; not
      * strictly required (unexpected messages are kept), but it keeps dup collective as specified. */

@@ -9,6 +9,7 @@
 #include "util/wu_log.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@
 
 static char wm_err_msgs[WM_ERR_SLOTS][MPI_MAX_ERROR_STRING];
 static int wm_err_codes[WM_ERR_SLOTS];
-static unsigned wm_err_next;
+static _Atomic unsigned wm_err_next;   /* any thread */
 
 static const char *wm_class_string(int cls)
 {
@@ -71,7 +72,7 @@ int wm_status_to_class(wu_status_t st)
 
 static int wm_error_vcode(int cls, const char *func, const char *fmt, va_list ap)
 {
-    unsigned slot = wm_err_next++ % WM_ERR_SLOTS;
+    unsigned slot = atomic_fetch_add_explicit(&wm_err_next, 1, memory_order_relaxed) % WM_ERR_SLOTS;
     char *m = wm_err_msgs[slot];
     int n = snprintf(m, MPI_MAX_ERROR_STRING, "%s: %s: ", func, wm_class_string(cls));
     if (n > 0 && n < MPI_MAX_ERROR_STRING)

@@ -1,5 +1,6 @@
 /* MPI_Init and friends: world set-up and teardown, thread level, abort. */
 #include "mpi/wm_internal.h"
+#include "thread/wt_thread.h"
 #include "util/wu_log.h"
 
 #include <pthread.h>
@@ -14,15 +15,13 @@ static int wm_init_common(const char *fn, int required, int *provided)
     if (wm_state.initialized)
         return wm_error(NULL, MPI_ERR_OTHER, fn, "MPI is already initialized");
     wm_datatype_init();
-    wu_status_t st = wc_init();
+    wm_bsend_init();
+    wu_status_t st = wc_init(required == MPI_THREAD_MULTIPLE);
     if (st != WU_OK) {
         wu_log_error("%s: start-up failed: %s", fn, wu_status_str(st));
         return wm_error(NULL, MPI_ERR_OTHER, fn, "start-up failed: %s", wu_status_str(st));
     }
-    /* This version is serialized: MPI_THREAD_MULTIPLE comes with the threaded engine. */
-    wm_state.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-    if (wm_state.thread_level < MPI_THREAD_SINGLE)
-        wm_state.thread_level = MPI_THREAD_SINGLE;
+    wm_state.thread_level = required;
     wm_state.next_ctx = 4;
     wm_main_thread = pthread_self();
 

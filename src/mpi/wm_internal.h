@@ -23,7 +23,7 @@ typedef struct wm_state {
     int initialized;     /* MPI_Init done */
     int finalized;       /* MPI_Finalize done */
     int thread_level;
-    uint32_t next_ctx;   /* next context id handed out by Comm_dup (collective, same order) */
+    _Atomic uint32_t next_ctx;   /* next context id handed out by Comm_dup (collective, same order) */
 } wm_state_t;
 extern wm_state_t wm_state;
 
@@ -148,7 +148,7 @@ int wm_request_error(const wm_request_t *r, const char *func);
  * deactivate a persistent one. */
 void wm_request_retire(wm_request_t *r, MPI_Request *h);
 
-void wm_bsend_done(wm_request_t *r);
+void wm_bsend_init(void);
 
 /* status helpers: bytes and cancelled flag live in MPI_internal[] */
 static inline void wm_status_set(MPI_Status *s, int source, int tag, int error, MPI_Count bytes,

@@ -82,7 +82,6 @@ static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatyp
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     wc_request_t r;
-    r.on_complete = NULL;
     wc_isend(&r, buf, (size_t)count * ti->extent, wm_comm_world_rank(c, dest), tag, c->ctx, mode);
     wc_wait(&r);
     if (WU_UNLIKELY(r.error != WU_OK))
@@ -105,7 +104,6 @@ static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
         return MPI_SUCCESS;
     }
     wc_request_t r;
-    r.on_complete = NULL;
     rc = wc_irecv(&r, buf, (size_t)count * ti->extent, wm_core_source(c, source), wm_core_tag(tag),
                   c->ctx);
     if (WU_UNLIKELY(rc != WU_OK))
@@ -222,7 +220,6 @@ static int wm_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_D
         (rc = wm_check_source(c, fn, source, recvtag)))
         return rc;
     wc_request_t s, r;
-    s.on_complete = r.on_complete = NULL;
     if (source != MPI_PROC_NULL)
         wc_irecv(&r, recvbuf, (size_t)recvcount * rti->extent, wm_core_source(c, source),
                  wm_core_tag(recvtag), c->ctx);
@@ -316,7 +313,7 @@ static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool ta
             *flag = 0;
             return MPI_SUCCESS;
         }
-        wc_idle_step(&idle);
+        wc_idle_block(&idle, NULL, 0);
     }
     *flag = 1;
     wm_probe_status(c, &info, status);
@@ -387,7 +384,6 @@ WM_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *
     if ((rc = wm_check_buffer_args(m->comm, fn, buf, count, datatype, &ti)))
         return rc;
     wc_request_t r;
-    r.on_complete = NULL;
     wc_imrecv(&r, buf, (size_t)count * ti->extent, m->msg);
     wm_comm_t *c = m->comm;
     m->magic = 0;

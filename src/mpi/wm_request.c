@@ -5,6 +5,7 @@
  * spin-then-sleep on a wait object.
  */
 #include "mpi/wm_internal.h"
+#include "thread/wt_thread.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 
 /* ---- pool ---- */
 
-static wm_request_t *wm_request_free_list;
+/* Per-thread free lists: a request is taken from and returned to the calling thread's list, with no
+ * synchronization (a request freed by another thread than its creator simply changes lists). */
+static WT_TLS wm_request_t *wm_request_free_list;
 
 wm_request_t *wm_request_alloc(void)
 {
@@ -48,7 +51,6 @@ int wm_request_start(wm_request_t *r, const char *func)
     wu_status_t st;
 
     r->active = true;
-    r->core.on_complete = NULL;
     if ((r->peer == MPI_PROC_NULL)) {
         r->proc_null = true;
         return MPI_SUCCESS;
@@ -121,12 +123,27 @@ void wm_request_retire(wm_request_t *r, MPI_Request *h)
 
 /* ---- waiting ---- */
 
-static inline void wm_idle(wc_idle_t *idle)
+/* Poll once; with nothing done, spin or sleep until one of the array's active requests completes. */
+static void wm_idle(wc_idle_t *idle, int count, MPI_Request reqs[])
 {
     if (wc_progress())
-        wc_idle_init(idle);
-    else
-        wc_idle_step(idle);
+        return;
+    if (WU_LIKELY((idle->polls + 1) & 63)) {
+        wc_idle_block(idle, NULL, 0);
+        return;
+    }
+    wc_request_t *small[16], **cores = small;
+    if (count > 16 && !(cores = malloc(sizeof(*cores) * (size_t)count)))
+        cores = small, count = 16;
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        wm_request_t *r = (wm_request_t *)reqs[i];
+        if (reqs[i] != MPI_REQUEST_NULL && r->active && !r->proc_null && r->kind != WM_REQ_DONE)
+            cores[n++] = &r->core;
+    }
+    wc_idle_block(idle, cores, n);
+    if (cores != small)
+        free(cores);
 }
 
 static int wm_req_check(const char *fn, MPI_Request h, wm_request_t **r_p)
@@ -323,7 +340,7 @@ static int wm_any(const char *fn, int count, MPI_Request reqs[], int *index, int
         i = wm_find_done(count, reqs);
     }
     while (i == -1 && block) {
-        wm_idle(&idle);
+        wm_idle(&idle, count, reqs);
         i = wm_find_done(count, reqs);
     }
     if (flag)
@@ -375,7 +392,7 @@ static int wm_some(const char *fn, int incount, MPI_Request reqs[], int *outcoun
         first = wm_find_done(incount, reqs);
     }
     while (first == -1 && block) {
-        wm_idle(&idle);
+        wm_idle(&idle, incount, reqs);
         first = wm_find_done(incount, reqs);
     }
     if (first == MPI_UNDEFINED) {
@@ -469,11 +486,11 @@ WM_API int PMPI_Request_free(MPI_Request *request)
     if (rc)
         return rc;
     *request = MPI_REQUEST_NULL;
-    if (wm_request_done(r)) {
+    if (!r->active || r->proc_null || r->kind == WM_REQ_DONE) {
         wm_request_release(r);
     } else {
         r->user_freed = true;
-        r->core.on_complete = wm_request_release_cb;
+        wc_request_detach(&r->core, wm_request_release_cb);
     }
     return MPI_SUCCESS;
 }

@@ -56,9 +56,13 @@ void wp_ltask_remove(wp_ltask_t *t)
         wp_unlink(t);
 }
 
+static _Atomic int wp_busy;   /* the queue's mask: a poller finding it set skips the queue */
+
 int wp_poll(void)
 {
     int did = 0;
+    if (atomic_exchange_explicit(&wp_busy, 1, memory_order_acquire))
+        return 0;
     for (wp_ltask_t *t = wp_head.next, *n; t != &wp_head; t = n) {
         n = t->next;
         if (t->fn(t->arg) == WP_TASK_DONE) {
@@ -69,6 +73,7 @@ int wp_poll(void)
             }
         }
     }
+    atomic_store_explicit(&wp_busy, 0, memory_order_release);
     return did;
 }
 

@@ -1,6 +1,12 @@
 /* Shared-memory transport: the segment (setup and teardown), send and progress over the per-pair
  * rings of wx_shm_ring_inl.h. Layout of the segment: wx_shm_priv.h. CMA: wx_shm_cma.c. */
 #include "transport/shm/wx_shm_priv.h"
+
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #include "util/wu_config.h"
 #include "util/wu_log.h"
 
@@ -431,7 +437,47 @@ wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t le
     if (WU_UNLIKELY((unsigned)dst >= (unsigned)wx_shm.size || dst == wx_shm.rank ||
                     len > wx_shm.max_payload))
         return wx_shm_send_invalid(dst, len);
-    return wx_shm_tx_push(&wx_shm.tx[dst], hdr, payload, (uint32_t)len) ? WU_OK : WU_ERR_AGAIN;
+    if (!wx_shm_tx_push(&wx_shm.tx[dst], hdr, payload, (uint32_t)len))
+        return WU_ERR_AGAIN;
+    /* A plain load of a line that stays shared while the receiver is awake: ~free. No fence: a
+     * receiver that armed just as we pushed re-polls after a short first sleep (wx_shm_doorbell). */
+    if (WU_UNLIKELY(atomic_load_explicit(&wx_shm.info[dst].db.armed, memory_order_relaxed)))
+        wx_shm_doorbell_ring(dst);
+    return WU_OK;
+}
+
+/* ---- doorbell ---- */
+
+static long wx_futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+void wx_shm_doorbell_ring(int rank)
+{
+    wx_shm_doorbell_t *db = &wx_shm.info[rank].db;
+    atomic_fetch_add_explicit(&db->seq, 1, memory_order_release);
+    wx_futex(&db->seq, FUTEX_WAKE, 1, NULL);
+}
+
+uint32_t wx_shm_doorbell_arm(void)
+{
+    wx_shm_doorbell_t *db = &wx_shm.info[wx_shm.rank].db;
+    atomic_store_explicit(&db->armed, 1, memory_order_seq_cst);
+    return atomic_load_explicit(&db->seq, memory_order_seq_cst);
+}
+
+void wx_shm_doorbell_disarm(void)
+{
+    atomic_store_explicit(&wx_shm.info[wx_shm.rank].db.armed, 0, memory_order_relaxed);
+}
+
+void wx_shm_doorbell_sleep(uint32_t seq, uint64_t timeout_ns)
+{
+    wx_shm_doorbell_t *db = &wx_shm.info[wx_shm.rank].db;
+    struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000u),
+                           .tv_nsec = (long)(timeout_ns % 1000000000u) };
+    wx_futex(&db->seq, FUTEX_WAIT, seq, &ts);
 }
 
 void wx_shm_set_prefetch(wx_prefetch_fn_t fn)

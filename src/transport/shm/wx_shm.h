@@ -49,6 +49,17 @@ wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t le
  * Returns the number of packets delivered. */
 int wx_shm_progress(void);
 
+/* The doorbell of this rank (for a thread about to sleep until a packet arrives):
+ *   seq = wx_shm_doorbell_arm(); poll once more; if still nothing:
+ *   wx_shm_doorbell_sleep(seq, short); poll; wx_shm_doorbell_sleep(seq, long); ...; disarm.
+ * Senders ring it after a push when they see it armed; they read `armed` without a fence, so a
+ * packet pushed at the very moment of arming may not ring: the first, short sleep bounds that
+ * delay. wx_shm_doorbell_ring may also be called by this rank's own threads to wake its sleeper. */
+uint32_t wx_shm_doorbell_arm(void);
+void wx_shm_doorbell_disarm(void);
+void wx_shm_doorbell_sleep(uint32_t seq, uint64_t timeout_ns);
+void wx_shm_doorbell_ring(int rank);
+
 /* true when rendezvous may read a peer's memory directly. The same on every rank; false with one
  * rank. */
 bool wx_shm_has_cma(void);

@@ -29,6 +29,14 @@ typedef struct wx_shm_seg_hdr {
     uint32_t nranks;
 } WU_ALIGNED(WU_CACHELINE) wx_shm_seg_hdr_t;
 
+/* A rank's doorbell: how a sleeping receiver is woken by its senders. The receiver sets `armed`
+ * before it sleeps on `seq` (a process-shared futex) and clears it after; a sender that finds it
+ * armed after pushing a packet increments seq and wakes one sleeper. Written by any rank. */
+typedef struct wx_shm_doorbell {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t armed;
+} WU_ALIGNED(WU_CACHELINE) wx_shm_doorbell_t;
+
 /* One per rank, written only by that rank (release stores) before a fence and read by the others
  * (acquire loads) after it. Zero means "not written": a rank that failed to attach leaves ok = 0. */
 typedef struct wx_shm_rank_info {
@@ -37,6 +45,7 @@ typedef struct wx_shm_rank_info {
     uint64_t probe_addr;     /* address of a word in this process, for the CMA probe (fence 2) */
     uint64_t probe_val;      /* the value that word holds */
     int32_t cma_ok;          /* 1: this rank could read its probe peer (fence 3, auto mode) */
+    wx_shm_doorbell_t db;    /* shared by every rank at any time, see above */
 } WU_ALIGNED(WU_CACHELINE) wx_shm_rank_info_t;
 
 /* Process-wide state. Written by wx_shm_init/finalize only; read by the other calls, which the

@@ -1,0 +1,181 @@
+/* Spin, then sleep: see wc_wait.h. */
+#include "core/wc_wait.h"
+#include "core/wc_core.h"
+#include "core/wc_pt2pt.h"
+#include "progress/wp_engine.h"
+#include "thread/wt_thread.h"
+#include "transport/shm/wx_shm.h"
+#include "util/wu_list.h"
+#include "util/wu_log.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define WC_SLEEP_FIRST_NS 20000u       /* after arming the doorbell: bounds the arming race */
+#define WC_SLEEP_MAX_NS   10000000u    /* every sleep ends by then; the caller re-polls */
+
+uint64_t wc_spin_ns = 10000;
+
+/* One per thread that ever slept, never freed (a late wake-up of an exited thread's waiter must
+ * land in valid memory), all linked on wc_waiters.all so they stay reachable. */
+typedef struct wc_waiter {
+    wt_wait_t  wait;
+    wu_list_t  all;        /* wc_waiters.lock */
+    wu_list_t  blocked;    /* wc_waiters.lock: on wc_waiters.blocked while blocked on `wait` */
+} wc_waiter_t;
+
+static struct {
+    wt_mutex_t lock;
+    wu_list_t  all;
+    wu_list_t  blocked;
+} wc_waiters = { .all = WU_LIST_INIT(wc_waiters.all), .blocked = WU_LIST_INIT(wc_waiters.blocked) };
+
+static WT_TLS wc_waiter_t *wc_me;
+/* The waiter watching the doorbell (0: nobody). */
+static _Atomic uintptr_t wc_doorbell_owner;
+
+uint64_t wc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void wc_wait_init(void)
+{
+    wt_mutex_init(&wc_waiters.lock);
+    atomic_store(&wc_doorbell_owner, 0);
+}
+
+void wc_wait_finalize(void)
+{
+    /* Waiters stay allocated: threads of the application may still hold them in TLS. */
+}
+
+static wc_waiter_t *wc_waiter_self(void)
+{
+    if (WU_LIKELY(wc_me != NULL))
+        return wc_me;
+    wc_waiter_t *w = aligned_alloc(WU_CACHELINE, WU_ALIGN_UP(sizeof(*w), WU_CACHELINE));
+    if (!w)
+        wu_log_fatal("out of memory for a wait object");
+    wt_wait_init(&w->wait);
+    wu_list_init(&w->blocked);
+    wt_mutex_lock_always(&wc_waiters.lock);
+    wu_list_push_back(&wc_waiters.all, &w->all);
+    wt_mutex_unlock_always(&wc_waiters.lock);
+    wc_me = w;
+    return w;
+}
+
+void wc_waiter_wake(uintptr_t waiter)
+{
+    wt_wait_wake(&((wc_waiter_t *)waiter)->wait);
+    if (atomic_load_explicit(&wc_doorbell_owner, memory_order_acquire) == waiter)
+        wx_shm_doorbell_ring(wc_world.rank);
+}
+
+void wc_request_detach(wc_request_t *req, void (*on_complete)(wc_request_t *req))
+{
+    req->on_complete = on_complete;
+    uintptr_t expect = WC_REQ_PENDING;
+    if (!atomic_compare_exchange_strong_explicit(&req->state, &expect, WC_REQ_DETACHED,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        on_complete(req);   /* already complete */
+}
+
+/* Watch the doorbell until a packet arrives, our wait object is woken (it rings the doorbell), or
+ * the time-out. Returns false if someone else is watching. */
+static bool wc_sleep_doorbell(wc_waiter_t *w)
+{
+    uintptr_t none = 0;
+    if (!atomic_compare_exchange_strong(&wc_doorbell_owner, &none, (uintptr_t)w))
+        return false;
+    uint32_t seq = wx_shm_doorbell_arm();
+    /* A completion may have woken our wait object just before we became the owner (it then did not
+     * ring): a pending wake-up means there is no reason to sleep. */
+    bool woken = __atomic_load_n(&w->wait.state, __ATOMIC_SEQ_CST) == WT_WAIT_WOKEN;
+    if (!woken && wp_poll() == 0) {
+        wx_shm_doorbell_sleep(seq, WC_SLEEP_FIRST_NS);
+        if (wp_poll() == 0) {
+            seq = wx_shm_doorbell_arm();
+            if (wp_poll() == 0)
+                wx_shm_doorbell_sleep(seq, WC_SLEEP_MAX_NS);
+        }
+    }
+    wx_shm_doorbell_disarm();
+    atomic_store(&wc_doorbell_owner, 0);
+    /* Hand the doorbell over: one blocked thread wakes and may take it. */
+    wt_mutex_lock_always(&wc_waiters.lock);
+    wu_list_t *e = wu_list_front(&wc_waiters.blocked);
+    wt_mutex_unlock_always(&wc_waiters.lock);
+    if (e)
+        wt_wait_wake(&WU_CONTAINER_OF(e, wc_waiter_t, blocked)->wait);
+    return true;
+}
+
+static void wc_sleep(wc_waiter_t *w)
+{
+    if (wc_pt2pt_sends_pending()) {
+        /* Packets wait for ring space: only polling moves them. */
+        sched_yield();
+        return;
+    }
+    if (wc_world.size > 1 && wc_sleep_doorbell(w))
+        return;
+    wt_mutex_lock_always(&wc_waiters.lock);
+    wu_list_push_back(&wc_waiters.blocked, &w->blocked);
+    wt_mutex_unlock_always(&wc_waiters.lock);
+    wt_wait_block(&w->wait, WC_SLEEP_MAX_NS);
+    wt_mutex_lock_always(&wc_waiters.lock);
+    wu_list_del(&w->blocked);
+    wt_mutex_unlock_always(&wc_waiters.lock);
+}
+
+/* Sleep until one of reqs completes (or a packet, a hand-over, a time-out). */
+static void wc_block(wc_request_t *const *reqs, int n)
+{
+    wc_waiter_t *w = wc_waiter_self();
+    wt_wait_prepare(&w->wait);
+    int i;
+    for (i = 0; i < n; i++) {
+        uintptr_t expect = WC_REQ_PENDING;
+        if (!atomic_compare_exchange_strong_explicit(&reqs[i]->state, &expect, (uintptr_t)w,
+                                                     memory_order_acq_rel, memory_order_acquire))
+            break;
+    }
+    if (i == n) {
+        wp_engine_kick();
+        wc_sleep(w);
+    }
+    for (int j = 0; j < i; j++) {
+        uintptr_t expect = (uintptr_t)w;
+        atomic_compare_exchange_strong_explicit(&reqs[j]->state, &expect, WC_REQ_PENDING,
+                                                memory_order_acq_rel, memory_order_acquire);
+    }
+}
+
+void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
+{
+    uint64_t now = wc_now_ns();
+    if (idle->deadline_ns == 0) {
+        idle->deadline_ns = now + wc_spin_ns;
+        return;
+    }
+    if (now < idle->deadline_ns)
+        return;
+    wc_block(reqs, n);
+    idle->polls = 0;
+}
+
+void wc_wait(wc_request_t *req)
+{
+    wc_idle_t idle;
+    wc_idle_init(&idle);
+    while (!wc_request_is_complete(req)) {
+        if (wp_poll())
+            continue;
+        wc_idle_block(&idle, &req, 1);
+    }
+}

@@ -1,0 +1,73 @@
+/* Completing requests and waiting for them: spin briefly, then sleep (pioman's fixed-spin
+ * waiting). See wc_request.h for the state protocol between a completer and a waiter.
+ *
+ * A waiting thread polls for WEFT_SPIN_US, then sleeps. One sleeping thread of the rank watches
+ * the transport's doorbell (senders ring it when they push a packet to a sleeping rank): it wakes,
+ * runs progress, and the requests that progress completes wake their own waiters through their
+ * wait objects. Other sleepers block on their own wait object. Every sleep has a time-out, so a
+ * missed wake-up costs a delay, never a hang.
+ *
+ * Concurrency contract: any thread may complete any request (wc_request_done) and any thread may
+ * wait; a request is waited for by at most one thread at a time (MPI's rule).
+ */
+#ifndef WC_WAIT_H
+#define WC_WAIT_H
+
+#include "core/wc_request.h"
+#include "util/wu_compiler.h"
+
+void wc_waiter_wake(uintptr_t waiter);
+
+static inline void wc_request_done(wc_request_t *req)
+{
+    uintptr_t old = atomic_exchange_explicit(&req->state, WC_REQ_COMPLETE, memory_order_acq_rel);
+    if (WU_LIKELY(old == WC_REQ_PENDING))
+        return;
+    if (old == WC_REQ_DETACHED) {
+        req->on_complete(req);
+        return;
+    }
+    wc_waiter_wake(old);
+}
+
+/* Hand a request to the core for good: the core calls req->on_complete when it completes (at once
+ * if it already has). Used by MPI_Request_free and buffered sends. */
+void wc_request_detach(wc_request_t *req, void (*on_complete)(wc_request_t *req));
+
+/* Spin-then-sleep waiting. An idle loop over several requests (Waitany, Waitsome, probes):
+ *     wc_idle_t idle; wc_idle_init(&idle);
+ *     while (!done) { if (!wc_progress()) wc_idle_block(&idle, reqs, n); }
+ * blocks in wc_idle_block once the spin time is over, until one of reqs (n may be 0) completes, a
+ * packet arrives, or a time-out; the caller re-checks. */
+typedef struct wc_idle {
+    unsigned polls;
+    uint64_t deadline_ns;
+} wc_idle_t;
+
+extern uint64_t wc_spin_ns;
+uint64_t wc_now_ns(void);
+
+static inline void wc_idle_init(wc_idle_t *idle)
+{
+    idle->polls = 0;
+    idle->deadline_ns = 0;
+}
+
+void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);
+
+static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int n)
+{
+    if (WU_LIKELY((++idle->polls & 63) != 0)) {
+        wu_cpu_relax();
+        return;
+    }
+    wc_idle_block_slow(idle, reqs, n);
+}
+
+/* Wait for one request: poll, spin, sleep. */
+void wc_wait(wc_request_t *req);
+
+void wc_wait_init(void);
+void wc_wait_finalize(void);
+
+#endif
