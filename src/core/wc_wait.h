@@ -14,13 +14,22 @@
 #define WC_WAIT_H
 
 #include "core/wc_request.h"
+#include "thread/wt_thread.h"
 #include "util/wu_compiler.h"
 
 void wc_waiter_wake(uintptr_t waiter);
 
 static inline void wc_request_done(wc_request_t *req)
 {
-    uintptr_t old = atomic_exchange_explicit(&req->state, WC_REQ_COMPLETE, memory_order_acq_rel);
+    uintptr_t old;
+    if (WU_LIKELY(!wt_thread_multi)) {
+        /* One thread in the library and no progress threads: nobody can install a waiter while
+         * we complete (a waiter removes itself before it polls again), so no atomic swap. */
+        old = atomic_load_explicit(&req->state, memory_order_relaxed);
+        atomic_store_explicit(&req->state, WC_REQ_COMPLETE, memory_order_release);
+    } else {
+        old = atomic_exchange_explicit(&req->state, WC_REQ_COMPLETE, memory_order_acq_rel);
+    }
     if (WU_LIKELY(old == WC_REQ_PENDING))
         return;
     if (old == WC_REQ_DETACHED) {
@@ -57,10 +66,9 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);
 
 static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int n)
 {
-    if (WU_LIKELY((++idle->polls & 63) != 0)) {
-        wu_cpu_relax();
+    /* No pause instruction: it costs tens of cycles on some cores, straight onto latency. */
+    if (WU_LIKELY((++idle->polls & 63) != 0))
         return;
-    }
     wc_idle_block_slow(idle, reqs, n);
 }
 

@@ -1,6 +1,7 @@
 /* Interim engine: one queue, explicit polling only (pioman's "nothread" flavor), behind the
  * threaded engine's interface. Serialized callers only (MPI_THREAD_SERIALIZED). */
 #include "progress/wp_engine.h"
+#include "thread/wt_thread.h"
 #include "util/wu_config.h"
 
 #include <stddef.h>
@@ -61,7 +62,8 @@ static _Atomic int wp_busy;   /* the queue's mask: a poller finding it set skips
 int wp_poll(void)
 {
     int did = 0;
-    if (atomic_exchange_explicit(&wp_busy, 1, memory_order_acquire))
+    bool multi = wt_thread_multi;
+    if (multi && atomic_exchange_explicit(&wp_busy, 1, memory_order_acquire))
         return 0;
     for (wp_ltask_t *t = wp_head.next, *n; t != &wp_head; t = n) {
         n = t->next;
@@ -73,7 +75,8 @@ int wp_poll(void)
             }
         }
     }
-    atomic_store_explicit(&wp_busy, 0, memory_order_release);
+    if (multi)
+        atomic_store_explicit(&wp_busy, 0, memory_order_release);
     return did;
 }
 
