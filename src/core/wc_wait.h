@@ -22,7 +22,7 @@ void wc_waiter_wake(uintptr_t waiter);
 static inline void wc_request_done(wc_request_t *req)
 {
     uintptr_t old;
-    if (WU_LIKELY(!wt_thread_multi)) {
+    if (WU_LIKELY(!wt_thread_is_multi())) {
         /* One thread in the library and no progress threads: nobody can install a waiter while
          * we complete (a waiter removes itself before it polls again), so no atomic swap. */
         old = atomic_load_explicit(&req->state, memory_order_relaxed);

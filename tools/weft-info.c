@@ -1,0 +1,151 @@
+/* weft-info: what this Weft was built with and how the environment configures it (after Open MPI's
+ * ompi_info). Needs no job: it reads the WEFT_* variables of its own environment, the table of
+ * src/util/wu_config_vars.h, and the progression settings derived from them.
+ *
+ *   weft-info [--all]          everything (the default)
+ *   weft-info --vars           only the WEFT_* variables
+ *   weft-info --parsable       key:value lines (with --vars: only the variables), for scripts
+ */
+#include "progress/wp_engine.h"
+#include "thread/wt_thread.h"
+#include "util/wu_config.h"
+#include "weft_version.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool parsable;
+
+static const char *type_name(wu_config_type_t t)
+{
+    switch (t) {
+    case WU_CONFIG_INT:  return "int";
+    case WU_CONFIG_SIZE: return "size";
+    case WU_CONFIG_BOOL: return "bool";
+    case WU_CONFIG_STR:  return "string";
+    }
+    return "?";
+}
+
+/* A section title, or nothing when parsable. */
+static void title(const char *t)
+{
+    if (!parsable)
+        printf("%s\n", t);
+}
+
+/* One fact: "  label value (note)" for people, "key:value" for scripts. */
+static void fact(const char *key, const char *label, const char *value, const char *note)
+{
+    if (parsable)
+        printf("%s:%s\n", key, value);
+    else if (note)
+        printf("  %-28s %s (%s)\n", label, value, note);
+    else
+        printf("  %-28s %s\n", label, value);
+}
+
+static void fact_num(const char *key, const char *label, long value)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%ld", value);
+    fact(key, label, buf, NULL);
+}
+
+static void print_build(void)
+{
+    char note[96];
+    title("Weft");
+    fact("weft:version", "version:", WEFT_VERSION, NULL);
+    fact("weft:abi", "MPI ABI:", "MPI 5.0 standard ABI", "libmpi_abi.so.1");
+    title("Threading");
+    fact("thread:backend", "backend:", WT_BACKEND_NAME, "chosen at build time: WEFT_THREADS");
+    fact("thread:wait", "sleeping waits:", WT_BACKEND_WAIT, NULL);
+    fact("thread:gate", "locks taken:", "at MPI_THREAD_MULTIPLE or with progress threads",
+         "otherwise a lock is one branch");
+    title("Transports");
+    fact("transport:shm", "shm:", "yes", "shared-memory rings, one per ordered pair of ranks");
+    snprintf(note, sizeof(note), "WEFT_SHM_CMA=%s", wu_config_str(WU_CONFIG_SHM_CMA));
+    fact("transport:shm:cma", "shm single copy (CMA):", "probed at start-up", note);
+    fact("transport:self", "self:", "yes", "in the core: a rank sending to itself");
+}
+
+static void print_progress(void)
+{
+    wp_engine_config_t cfg;
+    wp_engine_config_from_env(&cfg);
+    title("Progression (from WEFT_PROGRESS_*)");
+    fact_num("progress:explicit_poll", "explicit_poll:", cfg.explicit_poll);
+    fact_num("progress:idle_threads", "idle_threads:", cfg.idle_threads);
+    fact("progress:idle_level", "idle_level:", cfg.idle_level ? cfg.idle_level : "", NULL);
+    fact_num("progress:idle_pause_us", "idle_pause_us:", (long)cfg.idle_pause_us);
+    fact_num("progress:timer_thread", "timer_thread:", cfg.timer_thread);
+    fact_num("progress:timer_period_us", "timer_period_us:", (long)cfg.timer_period_us);
+}
+
+static void print_vars(void)
+{
+    title("Variables (WEFT_*; docs/tuning.md)");
+    for (int i = 0; i < WU_CONFIG_COUNT; i++) {
+        const wu_config_desc_t *d = wu_config_desc((wu_config_id_t)i);
+        char name[96];
+        snprintf(name, sizeof(name), "WEFT_%s", d->name);
+        const char *raw = wu_config_str((wu_config_id_t)i);
+        bool set = getenv(name) != NULL;
+        char effective[48] = "";
+        if (d->type != WU_CONFIG_STR)
+            snprintf(effective, sizeof(effective), "%ld", wu_config_int((wu_config_id_t)i));
+
+        if (parsable) {
+            printf("var:%s:value:%s\n", name, d->type == WU_CONFIG_STR ? raw : effective);
+            printf("var:%s:type:%s\n", name, type_name(d->type));
+            printf("var:%s:default:%s\n", name, d->def);
+            printf("var:%s:source:%s\n", name, set ? "environment" : "default");
+            printf("var:%s:meaning:%s\n", name, d->desc);
+            continue;
+        }
+        printf("  %s = %s", name, *raw ? raw : "\"\"");
+        if (d->type != WU_CONFIG_STR && strcmp(raw, effective) != 0)
+            printf(" (= %s)", effective);
+        printf("   [%s, default %s%s]\n", type_name(d->type), *d->def ? d->def : "\"\"",
+               set ? ", set in the environment" : "");
+        printf("      %s\n", d->desc);
+    }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: weft-info [--all | --vars] [--parsable]\n"
+               "  --all       version, threading, transports, progression and variables (default)\n"
+               "  --vars      only the WEFT_* variables: value, type, default, meaning\n"
+               "  --parsable  key:value lines for scripts\n");
+}
+
+int main(int argc, char **argv)
+{
+    bool all = true;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--all")) {
+            all = true;
+        } else if (!strcmp(argv[i], "--vars")) {
+            all = false;
+        } else if (!strcmp(argv[i], "--parsable")) {
+            parsable = true;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "weft-info: unknown option %s\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    wu_config_init();
+    if (all) {
+        print_build();
+        print_progress();
+    }
+    print_vars();
+    return 0;
+}
