@@ -1,6 +1,6 @@
 # Entry points that work on a fresh Debian 12 machine as root (see README.md).
 #   make demo     install what is missing, build, run examples/hello_threads on 4 ranks
-#   make test     install what is missing, build, run every test (default and ASan+UBSan builds)
+#   make test     install what is missing, build, run every test (default, ASan+UBSan and TSan builds)
 #   make install PREFIX=/opt/weft
 #   make bench    run the benchmarks against MPICH and Open MPI (bench/README.md)
 
@@ -11,7 +11,7 @@ DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev python3 procps
 TEST_DEPS = mpich
 BENCH_DEPS = mpich libmpich-dev openmpi-bin libopenmpi-dev valgrind
 
-.PHONY: all deps build demo test test-default test-asan install bench clean
+.PHONY: all deps build demo test test-default test-asan test-tsan install bench clean
 
 all: build
 
@@ -29,6 +29,7 @@ test: deps
 	@./tools/install-deps.sh $(TEST_DEPS)
 	$(MAKE) --no-print-directory test-default
 	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-tsan
 
 test-default: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 2
@@ -37,6 +38,13 @@ test-asan: deps
 	cmake -S . -B $(BUILD)-asan -G Ninja --preset asan
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ctest --output-on-failure --timeout 600 -j 2 -LE noasan
+
+# ThreadSanitizer: the unit tests of concurrent structures and the multithreaded MPI programs.
+test-tsan: deps
+	cmake -S . -B $(BUILD)-tsan -G Ninja --preset tsan
+	cmake --build $(BUILD)-tsan -j $(JOBS)
+	cd $(BUILD)-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --output-on-failure --timeout 900 -j 2 -L "unit|mt" -LE notsan
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

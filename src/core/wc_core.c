@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +97,14 @@ wu_status_t wc_finalize(void)
     wc_pt2pt_finalize();
     wp_engine_finalize();
     return wi_pmi_finalize();
+}
+
+uint32_t wc_ctx_alloc(uint32_t n)
+{
+    static _Atomic uint32_t local_next = 16;   /* a job of one rank */
+    if (wc_world.size > 1)
+        return wx_shm_ctx_alloc(n);
+    return atomic_fetch_add(&local_next, n);
 }
 
 void wc_abort(int code, const char *msg)

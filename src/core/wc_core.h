@@ -35,6 +35,9 @@ wu_status_t wc_init(bool thread_multiple);
 wu_status_t wc_finalize(void);
 void wc_abort(int code, const char *msg) __attribute__((noreturn));
 
+/* n consecutive context ids no other communicator of the job uses (job-wide, any thread). */
+uint32_t wc_ctx_alloc(uint32_t n);
+
 /* Start a send of len bytes at buf to world rank dst. req is zeroed and owned by the caller until
  * complete. Returns an error only for local failures (no memory). */
 wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,

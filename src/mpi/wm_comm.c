@@ -58,6 +58,32 @@ WM_API int PMPI_Barrier(MPI_Comm comm)
 }
 WM_ALIAS(MPI_Barrier)
 
+/* A context id for a new communicator derived from c, the same on every member: rank 0 of c takes
+ * two ids (point-to-point and collective) from the job-wide counter and sends it to the others on
+ * c's collective context. Collective calls on one communicator are ordered alike on every member,
+ * and messages on one (context, source, tag) do not overtake, so each member receives the id of
+ * this very call, whatever other threads do on other communicators at the same time. */
+#define WM_TAG_CTXID 0x3fff0001
+uint32_t wm_ctx_agree(wm_comm_t *c)
+{
+    uint32_t ctx = 0;
+    uint32_t coll = c->ctx | WM_CTX_COLL;
+    if (c->rank == 0) {
+        ctx = wc_ctx_alloc(2);
+        for (int r = 1; r < c->size; r++) {
+            wc_request_t s;
+            wc_isend(&s, &ctx, sizeof(ctx), wm_comm_world_rank(c, r), WM_TAG_CTXID, coll,
+                     WC_SEND_STANDARD);
+            wc_wait(&s);
+        }
+    } else {
+        wc_request_t r;
+        wc_irecv(&r, &ctx, sizeof(ctx), wm_comm_world_rank(c, 0), WM_TAG_CTXID, coll);
+        wc_wait(&r);
+    }
+    return ctx;
+}
+
 WM_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_dup";
@@ -69,13 +95,8 @@ WM_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a communicator");
     *d = *c;
     d->predefined = false;
-    /* Every member calls MPI_Comm_dup on its communicators in the same order, so a counter gives
-     * the same context id everywhere for dups of the world. General agreement comes with issue 4. */
-    d->ctx = atomic_fetch_add(&wm_state.next_ctx, 2);
+    d->ctx = wm_ctx_agree(c);
     snprintf(d->name, sizeof(d->name), "%.100s (dup)", c->name);
-    /* The barrier makes the new context usable on every member before anyone sends on it; not
-     * strictly required (unexpected messages are kept), but it keeps dup collective as specified. */
-    wm_barrier(c);
     *newcomm = (MPI_Comm)d;
     return MPI_SUCCESS;
 }

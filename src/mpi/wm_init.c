@@ -22,7 +22,6 @@ static int wm_init_common(const char *fn, int required, int *provided)
         return wm_error(NULL, MPI_ERR_OTHER, fn, "start-up failed: %s", wu_status_str(st));
     }
     wm_state.thread_level = required;
-    wm_state.next_ctx = 4;
     wm_main_thread = pthread_self();
 
     wm_comm_world = (wm_comm_t){ .magic = WM_MAGIC_COMM, .ctx = WM_CTX_WORLD, .rank = wc_world.rank,

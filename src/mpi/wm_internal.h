@@ -23,7 +23,6 @@ typedef struct wm_state {
     int initialized;     /* MPI_Init done */
     int finalized;       /* MPI_Finalize done */
     int thread_level;
-    _Atomic uint32_t next_ctx;   /* next context id handed out by Comm_dup (collective, same order) */
 } wm_state_t;
 extern wm_state_t wm_state;
 
@@ -194,5 +193,6 @@ int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Co
                          MPI_Datatype type, const wm_type_info_t **ti_p);
 
 int wm_barrier(wm_comm_t *c);
+uint32_t wm_ctx_agree(wm_comm_t *c);
 
 #endif

@@ -1,27 +1,32 @@
 /* The progression engine (pioman): a tree of task queues over the machine topology, pollers that
  * run them (explicit polling points, idle threads, a timer thread), and nothing else: it knows
- * nothing of MPI or transports.
+ * nothing of MPI or transports. Design, states and costs: docs/progress.md.
  *
- * Topology: read with hwloc (machine, package, L3, core, PU), pruned of levels whose nodes have a
- * single child; one wp_queue per remaining node. Without hwloc (or if it fails) one root queue.
- * Each queue = a lock-free multi-producer submission queue + a main queue under a spinlock used as a
- * mask (trylock; a poller finding it busy skips the queue, since someone is already running it).
- * A poller drains submissions into the main queue while it holds the lock, runs the main queue, then
- * climbs to the parent with a frequency divided by the parent's number of children. The calling
- * thread's location (its most local queue) is cached in TLS and refreshed every few hundred polls
- * (sched_getcpu).
+ * Topology (wp_topology.c): read with hwloc (machine, package, L3, core, PU), restricted to the CPUs
+ * the process may use at init, pruned of nodes that are their parent's only child; one wp_queue
+ * per remaining node. Without hwloc (or if it fails) one root queue.
+ * Each queue (wp_queue.h) = a lock-free multi-producer submission queue + a main queue under a
+ * spinlock used as a mask (trylock; a poller finding it busy skips the queue, since someone is
+ * already running it). A poller drains submissions into the main queue while it holds the lock,
+ * runs the main queue, then climbs to the parent with a frequency divided by the parent's number
+ * of children. The calling thread's location (its most local queue) is cached in TLS and refreshed
+ * every WP_LOCATION_REFRESH polls (sched_getcpu).
  *
- * Pollers:
+ * Pollers (wp_threads.h):
  *   explicit  wp_poll(), from MPI calls (WEFT_PROGRESS_EXPLICIT)
- *   idle      one thread per node of WEFT_PROGRESS_IDLE_LEVEL, bound to that node's CPUs, SCHED_IDLE,
- *             polling its queue and ancestors; after a poll that found work it pauses
- *             WEFT_PROGRESS_IDLE_US; after polls that found nothing for a while it sleeps until
- *             wp_engine_kick() (WEFT_PROGRESS_IDLE)
- *   timer     one thread polling the root queue every WEFT_PROGRESS_TIMER_US (WEFT_PROGRESS_TIMER)
+ *   idle      one thread per node of WEFT_PROGRESS_IDLE_LEVEL (or of the nearest level above it
+ *             that the tree has), bound to that node's CPUs, SCHED_IDLE, polling the node's
+ *             subtree and its ancestors; after a round that found work it pauses
+ *             WEFT_PROGRESS_IDLE_US; after ~100 us of rounds that found nothing it sleeps until
+ *             wp_engine_kick(), a submission, or a timeout (WEFT_PROGRESS_IDLE)
+ *   timer     one thread polling every queue of the tree every WEFT_PROGRESS_TIMER_US
+ *             (WEFT_PROGRESS_TIMER)
+ * Background pollers leave alone a queue that an explicit poller visited since their last visit.
  *
- * Concurrency contract: wp_engine_init/finalize by one thread (MPI_Init/Finalize). wp_poll,
- * wp_engine_kick and the ltask calls from any thread. The engine's threads are started only when
- * wp_engine_init is asked for them (threads=true).
+ * Concurrency contract: wp_engine_init/finalize by one thread (MPI_Init/Finalize), with no other
+ * thread inside the engine. wp_poll, wp_engine_kick and the ltask calls from any thread in
+ * between. The engine's threads are started only when the configuration asks for them
+ * (idle_threads, timer_thread); they run tasks concurrently with the application's threads.
  */
 #ifndef WP_ENGINE_H
 #define WP_ENGINE_H
@@ -33,7 +38,7 @@
 typedef struct wp_engine_config {
     bool explicit_poll;
     bool idle_threads;
-    const char *idle_level;     /* "package", "l3", "core", "machine" */
+    const char *idle_level;     /* "machine", "package", "l3", "core", "pu" */
     unsigned idle_pause_us;
     bool timer_thread;
     unsigned timer_period_us;
@@ -42,18 +47,33 @@ typedef struct wp_engine_config {
 /* Fill cfg from the WEFT_PROGRESS_* variables. */
 void wp_engine_config_from_env(wp_engine_config_t *cfg);
 wu_status_t wp_engine_init(const wp_engine_config_t *cfg);
-void wp_engine_finalize(void);   /* stops the engine's threads; remaining tasks are dropped */
+void wp_engine_finalize(void);   /* stops the engine's threads; remaining tasks are dropped (IDLE) */
 
-/* One explicit polling point. Returns the number of task runs that reported work. */
-int wp_poll(void);
+/* Inline (wp_engine_inl.h):
+ *
+ * int wp_poll(void);
+ *   One explicit polling point: the caller's most local queue, then its ancestors (each with a
+ *   frequency divided by its number of children). Returns the number of task runs that reported
+ *   work. Returns 0 at once when WEFT_PROGRESS_EXPLICIT is off or the engine is down: with explicit
+ *   polling off and no engine threads nothing runs at all (the user's choice).
+ *
+ * void wp_engine_kick(void);
+ *   Idle threads that went to sleep (nothing to do) wake up and poll again: called when new work
+ *   may exist that only polling can find (e.g. a request starts waiting on a message, a rendezvous
+ *   is posted). Cheap when no idle thread sleeps (one load). Submitting a task kicks too.
+ */
 
-/* Idle threads that went to sleep (nothing to do) wake up and poll again: called when new work may
- * exist that only polling can find (e.g. a request starts waiting on a message). Cheap when no idle
- * thread sleeps (one load). */
-void wp_engine_kick(void);
+/* Submit to queue number `queue` (the tree in pre-order, 0 = root; see wp_engine_describe): for a
+ * task tied to where a device or a memory region sits, and for tests. An index out of range means
+ * the root. */
+void wp_ltask_submit_at(wp_ltask_t *t, int queue);
 
 /* Description for weft-info and tests. */
-int wp_engine_queue_count(void);
-const char *wp_engine_describe(void);   /* e.g. "machine(2 cores) -> core x2; idle: 1 thread ..." */
+int wp_engine_queue_count(void);        /* 0 while the engine is down */
+/* e.g. "tree machine+package+l3{0-1} > core+pu{0} core+pu{1} (3 queues); idle: 1 thread, one per
+ * package, SCHED_IDLE, pause 20 us; timer: every 1000 us; explicit polling: on" */
+const char *wp_engine_describe(void);
+
+#include "progress/wp_engine_inl.h"
 
 #endif

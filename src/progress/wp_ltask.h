@@ -11,7 +11,22 @@
  *
  * Concurrency contract: wp_ltask_submit may be called by any thread at any time (lock-free
  * submission queue). wp_ltask_remove may be called by any thread; it returns once the task is out
- * of its queue and not running. A task's function must not submit or remove itself.
+ * of its queue and not running. A task's function must not submit itself (that is a no-op: it is
+ * still queued). It may remove itself: the call then returns at once and the task leaves its queue
+ * when the function returns (the only case where remove returns while the task runs). It may
+ * submit other tasks anywhere and remove tasks of its own queue; removing a task of another queue
+ * from inside a task waits for that queue's runner, so two tasks doing it crosswise would wait
+ * forever.
+ *
+ * Ownership: the engine owns a task from a successful submit until (a) `done` reads 1 (ONCE that
+ * finished; `done` is the engine's last write) or (b) wp_ltask_remove returns. Submitting a task
+ * that is still queued is a no-op; submitting a task while removing it is an error. States, in
+ * `state` (see docs/progress.md):
+ *
+ *   IDLE --submit--> SUBMITTED --drain--> QUEUED --poll--> RUNNING --AGAIN or REPEAT--> QUEUED
+ *                                                          RUNNING --ONCE, DONE-->  FINISHED
+ *   SUBMITTED/QUEUED/RUNNING --remove--> REMOVING --dropped by the queue's owner--> IDLE
+ *   FINISHED (with done == 1) is like IDLE: the task may be submitted again.
  */
 #ifndef WP_LTASK_H
 #define WP_LTASK_H
@@ -34,7 +49,7 @@ typedef struct wp_ltask {
     wp_task_kind_t   kind;
     const char      *name;       /* for debugging and weft-info */
     struct wp_queue *queue;      /* owned by the engine: where it is submitted */
-    _Atomic int      state;      /* owned by the engine */
+    _Atomic int      state;      /* owned by the engine: a wp_task_state_t (wp_queue.h) */
     _Atomic int      done;       /* ONCE: set when finished */
     struct wp_ltask *next;       /* owned by the engine: submission and main queue links */
     struct wp_ltask *prev;
@@ -53,7 +68,8 @@ static inline void wp_ltask_init(wp_ltask_t *t, wp_task_fn_t fn, void *arg, wp_t
     t->next = t->prev = NULL;
 }
 
-/* Submit to the queue of the machine (root): every poller reaches it. */
+/* Submit to the queue of the machine (root): every poller reaches it. The engine must be up
+ * (between wp_engine_init and wp_engine_finalize). */
 void wp_ltask_submit(wp_ltask_t *t);
 /* Submit to the most local queue of the calling thread's current location. */
 void wp_ltask_submit_local(wp_ltask_t *t);

@@ -1,0 +1,104 @@
+/* The engine's hot path, inline in every caller: the explicit polling point and the kick.
+ * Included by wp_engine.h; the slow paths are in wp_engine.c (location refresh) and wp_threads.c
+ * (waking idle threads). */
+#ifndef WP_ENGINE_INL_H
+#define WP_ENGINE_INL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "progress/wp_queue.h"
+#include "util/wu_compiler.h"
+
+#define WP_MAX_DEPTH 16            /* machine, package, L3, core, PU: 5 at most today */
+#define WP_LOCATION_REFRESH 256    /* polls between two sched_getcpu() of a thread */
+
+/* The engine. The first block is written by wp_engine_init/finalize only, when no poller runs
+ * (contract of wp_engine.h), and read by everyone without synchronization. */
+typedef struct wp_engine_state {
+    bool explicit_poll;            /* false while the engine is down */
+    bool up;
+    unsigned gen;                  /* bumped at each init: invalidates the threads' cached location */
+    wp_queue_t *queues;            /* one per topology node, in pre-order; [0] is the root */
+    unsigned nqueues;
+    const int *cpu_queue;          /* CPU number -> index of its most local queue */
+    int ncpus;
+    /* Idle threads' sleep (wp_threads.c): sleepers counts idle threads in (or entering) a deep
+     * sleep on the futex word kick_seq; a kicker bumps kick_seq and wakes them. */
+    WU_ALIGNED(WU_CACHELINE) uint32_t sleepers;   /* __atomic */
+    WU_ALIGNED(WU_CACHELINE) uint32_t kick_seq;   /* __atomic, futex word */
+} wp_engine_state_t;
+
+extern wp_engine_state_t wp_engine_g;
+
+/* Per-thread state: the cached location, the climbing counters, and the queue whose tasks this
+ * thread runs now (innermost, for debugging and tests; removal uses wp_queue_t.runner). */
+typedef struct wp_tls {
+    unsigned gen;                  /* engine generation `local` belongs to */
+    unsigned countdown;            /* polls left before the next sched_getcpu() */
+    wp_queue_t *local;             /* the most local queue of the thread's last seen CPU */
+    wp_queue_t *held;
+    uint16_t climb[WP_MAX_DEPTH];  /* per depth: polls since this thread last went up from it */
+} wp_tls_t;
+
+extern __thread wp_tls_t wp_tls;
+
+wp_queue_t *wp_tls_refresh(wp_tls_t *tls);   /* wp_engine.c */
+void wp_engine_kick_slow(void);                /* wp_threads.c */
+
+/* The cached location of the calling thread. */
+static inline wp_queue_t *wp_tls_location(wp_tls_t *tls)
+{
+    if (WU_UNLIKELY(tls->gen != wp_engine_g.gen || --tls->countdown == 0))
+        return wp_tls_refresh(tls);
+    return tls->local;
+}
+
+/* Run q's tasks if it has any and nobody runs them now. The mark tells background pollers that an
+ * explicit poller is around (they leave the queue to it); it is written only when it changes. */
+static inline int wp_queue_poll_explicit(wp_queue_t *q)
+{
+    if (!wp_queue_has_tasks(q))
+        return 0;
+    if (!__atomic_load_n(&q->explicit_seen, __ATOMIC_RELAXED))
+        __atomic_store_n(&q->explicit_seen, 1, __ATOMIC_RELAXED);
+    if (!wp_queue_trylock(q))
+        return 0;
+    int did = wp_queue_run_locked(q);
+    wp_queue_unlock(q);
+    return did;
+}
+
+/* Poll q, then climb: the parent of a node with n children is visited once every n polls that
+ * reach that node (pioman's frequency divided by the siblings), so the root is reached by every
+ * thread eventually while a machine of N cores touches it about once per N polls. */
+static inline int wp_poll_branch(wp_tls_t *tls, wp_queue_t *q)
+{
+    int did = wp_queue_poll_explicit(q);
+    for (wp_queue_t *p; (p = q->parent); q = p) {
+        if (p->nchildren > 1) {
+            if (++tls->climb[p->depth] < p->nchildren)
+                break;
+            tls->climb[p->depth] = 0;
+        }
+        did += wp_queue_poll_explicit(p);
+    }
+    return did;
+}
+
+static inline int wp_poll(void)
+{
+    if (WU_UNLIKELY(!wp_engine_g.explicit_poll))
+        return 0;
+    wp_tls_t *tls = &wp_tls;
+    return wp_poll_branch(tls, wp_tls_location(tls));
+}
+
+/* One load when no idle thread sleeps. An idle thread announcing its sleep at the same moment may
+ * miss this kick; it then sleeps until its timeout (docs/progress.md, "Sleeping"). */
+static inline void wp_engine_kick(void)
+{
+    if (WU_UNLIKELY(__atomic_load_n(&wp_engine_g.sleepers, __ATOMIC_SEQ_CST)))
+        wp_engine_kick_slow();
+}
+
+#endif

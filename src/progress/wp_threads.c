@@ -1,0 +1,307 @@
+/* Idle threads, the timer thread, and the futex they sleep on (contract in wp_threads.h). */
+#include "progress/wp_threads.h"
+#include "util/wu_log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WP_TIMER_SLACK_NS 5000   /* the kernel's default 50 us would dwarf a 20 us pause */
+
+typedef struct wp_idle {
+    wt_thread_t thread;
+    unsigned id;
+    unsigned node;          /* its queue: polls the subtree, then climbs */
+    bool bind;
+    cpu_set_t cpus;
+} wp_idle_t;
+
+/* Written by wp_threads_start/stop (the thread running wp_engine_init/finalize) while no engine
+ * thread runs, except `stop`, which the engine threads read and also sleep on (futex word). */
+static struct {
+    wp_idle_t *idle;
+    unsigned nidle;
+    bool timer_on;
+    wt_thread_t timer;
+    unsigned pause_us;
+    unsigned timer_us;
+    unsigned sleep_max_us;
+    uint32_t stop;          /* __atomic */
+} wp_thr;
+
+/* ---- futex and clock ------------------------------------------------------------------------- */
+
+static void wp_futex_wait(uint32_t *word, uint32_t val, uint64_t rel_ns)
+{
+    struct timespec ts = { (time_t)(rel_ns / 1000000000u), (long)(rel_ns % 1000000000u) };
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static void wp_futex_wait_until(uint32_t *word, uint32_t val, const struct timespec *abs)
+{
+    /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline */
+    syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, abs, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void wp_futex_wake_all(uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static uint64_t wp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool wp_stopping(void)
+{
+    return __atomic_load_n(&wp_thr.stop, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The throttling pause between rounds; interrupted by wp_threads_stop. */
+static void wp_pause(unsigned us)
+{
+    if (us == 0)
+        wt_thread_yield();
+    else
+        wp_futex_wait(&wp_thr.stop, 0, (uint64_t)us * 1000u);
+}
+
+void wp_engine_kick_slow(void)
+{
+    __atomic_fetch_add(&wp_engine_g.kick_seq, 1, __ATOMIC_RELEASE);
+    wp_futex_wake_all(&wp_engine_g.kick_seq);
+}
+
+/* ---- polling from a background thread -------------------------------------------------------- */
+
+static int wp_queue_poll_background(wp_queue_t *q)
+{
+    if (!wp_queue_has_tasks(q))
+        return 0;
+    if (__atomic_load_n(&q->explicit_seen, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&q->explicit_seen, 0, __ATOMIC_RELAXED);
+        return 0;
+    }
+    if (!wp_queue_trylock(q))
+        return 0;
+    int did = wp_queue_run_locked(q);
+    wp_queue_unlock(q);
+    return did;
+}
+
+/* The node's subtree (the queues of the CPUs the thread is bound to), then its ancestors with the
+ * same frequency rule as wp_poll. */
+static int wp_idle_round(wp_tls_t *tls, unsigned node)
+{
+    wp_queue_t *qs = wp_engine_g.queues, *q = &qs[node];
+    int did = 0;
+    for (unsigned i = node; i < q->subtree_end; i++)
+        did += wp_queue_poll_background(&qs[i]);
+    for (wp_queue_t *p; (p = q->parent); q = p) {
+        if (p->nchildren > 1) {
+            if (++tls->climb[p->depth] < p->nchildren)
+                break;
+            tls->climb[p->depth] = 0;
+        }
+        did += wp_queue_poll_background(p);
+    }
+    return did;
+}
+
+/* A task submitted where this idle thread polls and not yet taken. */
+static bool wp_idle_pending(unsigned node)
+{
+    wp_queue_t *qs = wp_engine_g.queues, *q = &qs[node];
+    for (unsigned i = node; i < q->subtree_end; i++)
+        if (wp_queue_has_submissions(&qs[i]))
+            return true;
+    for (q = q->parent; q; q = q->parent)
+        if (wp_queue_has_submissions(q))
+            return true;
+    return false;
+}
+
+/* Deep sleep. Returns true if woken by a kick (or something to do showed up), false on timeout.
+ * The announcement (sleepers + 1) comes before the last look at the submission queues, and a
+ * submitter pushes before it reads sleepers, both seq_cst: one of the two sees the other, so a
+ * submission never waits for the timeout. A wp_engine_kick not tied to a submission can be missed
+ * by a thread announcing itself at that instant; it then sleeps until the timeout. */
+static bool wp_idle_sleep(unsigned node, unsigned us)
+{
+    uint32_t seq = __atomic_load_n(&wp_engine_g.kick_seq, __ATOMIC_ACQUIRE);
+    bool woken = true;
+    __atomic_fetch_add(&wp_engine_g.sleepers, 1, __ATOMIC_SEQ_CST);
+    if (!wp_idle_pending(node) && !wp_stopping()) {
+        wp_futex_wait(&wp_engine_g.kick_seq, seq, (uint64_t)us * 1000u);
+        woken = __atomic_load_n(&wp_engine_g.kick_seq, __ATOMIC_ACQUIRE) != seq;
+    }
+    __atomic_fetch_sub(&wp_engine_g.sleepers, 1, __ATOMIC_RELAXED);
+    return woken;
+}
+
+static void *wp_idle_main(void *arg)
+{
+    wp_idle_t *me = arg;
+    char name[16];
+    snprintf(name, sizeof(name), "weft-idle%u", me->id);
+    pthread_setname_np(pthread_self(), name);
+    if (me->bind && sched_setaffinity(0, sizeof(me->cpus), &me->cpus) != 0)
+        wu_debug("progress: idle thread %u not bound: %s", me->id, strerror(errno));
+    struct sched_param sp = { 0 };
+    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+    prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
+
+    wp_tls_t *tls = &wp_tls;
+    uint64_t empty_since = 0;
+    unsigned sleep_us = WP_IDLE_SLEEP_MIN_US;
+    while (!wp_stopping()) {
+        if (wp_idle_round(tls, me->node)) {
+            empty_since = 0;
+            sleep_us = WP_IDLE_SLEEP_MIN_US;
+            wp_pause(wp_thr.pause_us);
+            continue;
+        }
+        uint64_t now = wp_now_ns();
+        if (!empty_since)
+            empty_since = now;
+        if (now - empty_since < WP_IDLE_ACTIVE_NS) {
+            wp_pause(wp_thr.pause_us);
+            continue;
+        }
+        if (wp_idle_sleep(me->node, sleep_us)) {
+            empty_since = 0;
+            sleep_us = WP_IDLE_SLEEP_MIN_US;
+        } else if (sleep_us < wp_thr.sleep_max_us) {
+            sleep_us = sleep_us * 2 < wp_thr.sleep_max_us ? sleep_us * 2 : wp_thr.sleep_max_us;
+        }
+    }
+    return NULL;
+}
+
+/* pioman's timer: a thread sleeping to absolute deadlines, which spends little CPU and so keeps
+ * the scheduler's favour even on a loaded machine. It walks the whole tree (the paper: "a single
+ * timer thread traversing the full tree is a good-enough solution"), so a task submitted to any
+ * queue runs even if nothing else polls. */
+static void *wp_timer_main(void *arg)
+{
+    pthread_setname_np(pthread_self(), "weft-timer");
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -5);   /* if allowed */
+    prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
+
+    const uint64_t period = (uint64_t)wp_thr.timer_us * 1000u;
+    uint64_t next = wp_now_ns();
+    while (!wp_stopping()) {
+        next += period;
+        uint64_t now = wp_now_ns();
+        if (next <= now)
+            next = now + period;   /* late (overloaded machine): drop the missed ticks */
+        struct timespec abs = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
+        wp_futex_wait_until(&wp_thr.stop, 0, &abs);
+        if (wp_stopping())
+            break;
+        int did = 0;
+        for (unsigned i = 0; i < wp_engine_g.nqueues; i++)
+            did += wp_queue_poll_background(&wp_engine_g.queues[i]);
+        if (did)
+            wp_engine_kick();   /* traffic: let sleeping idle threads take over */
+    }
+    return NULL;
+}
+
+/* ---- start and stop -------------------------------------------------------------------------- */
+
+wu_status_t wp_threads_start(const wp_engine_config_t *cfg, const wp_topo_t *topo,
+                             unsigned idle_level)
+{
+    wu_status_t st = WU_OK;
+    sigset_t all, old;
+
+    memset(&wp_thr, 0, sizeof(wp_thr));
+    wp_thr.pause_us = cfg->idle_pause_us;
+    wp_thr.timer_us = cfg->timer_period_us;
+    wp_thr.sleep_max_us = cfg->timer_thread ? WP_IDLE_SLEEP_MAX_US : cfg->timer_period_us;
+    if (wp_thr.sleep_max_us < WP_IDLE_SLEEP_MIN_US)
+        wp_thr.sleep_max_us = WP_IDLE_SLEEP_MIN_US;
+
+    /* The engine's threads take no signals: the application's handlers run in its own threads. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+
+    if (cfg->idle_threads) {
+        unsigned *nodes = calloc(topo->nnodes, sizeof(*nodes));
+        unsigned used;
+        if (!nodes) {
+            st = WU_ERR_NO_MEMORY;
+            goto err_mask;
+        }
+        unsigned n = wp_topo_level_nodes(topo, idle_level, nodes, &used);
+        wp_thr.idle = calloc(n, sizeof(*wp_thr.idle));
+        if (!wp_thr.idle) {
+            free(nodes);
+            st = WU_ERR_NO_MEMORY;
+            goto err_mask;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            wp_idle_t *w = &wp_thr.idle[i];
+            w->id = i;
+            w->node = nodes[i];
+            w->cpus = topo->nodes[nodes[i]].cpus;
+            w->bind = !topo->synthetic;
+            if ((st = wt_thread_create(&w->thread, wp_idle_main, w)) != WU_OK)
+                break;
+            wp_thr.nidle++;
+        }
+        free(nodes);
+        if (st != WU_OK)
+            goto err_threads;
+    }
+    if (cfg->timer_thread) {
+        if ((st = wt_thread_create(&wp_thr.timer, wp_timer_main, NULL)) != WU_OK)
+            goto err_threads;
+        wp_thr.timer_on = true;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return WU_OK;
+
+err_threads:
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    wp_threads_stop();
+    return st;
+err_mask:
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    wu_log_error("progress: no memory for the idle threads");
+    return st;
+}
+
+void wp_threads_stop(void)
+{
+    __atomic_store_n(&wp_thr.stop, 1, __ATOMIC_SEQ_CST);
+    wp_futex_wake_all(&wp_thr.stop);
+    wp_engine_kick_slow();
+    for (unsigned i = 0; i < wp_thr.nidle; i++)
+        wt_thread_join(wp_thr.idle[i].thread);
+    if (wp_thr.timer_on)
+        wt_thread_join(wp_thr.timer);
+    free(wp_thr.idle);
+    memset(&wp_thr, 0, sizeof(wp_thr));
+}
+
+unsigned wp_threads_idle_count(void)
+{
+    return wp_thr.nidle;
+}

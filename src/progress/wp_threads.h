@@ -1,0 +1,34 @@
+/* The engine's own pollers (pioman section III-B): idle threads and the timer thread.
+ *
+ *   idle   one per node of the idle level, bound to the node's CPUs, SCHED_IDLE (nice 19 if
+ *          refused). A round polls the node's subtree, then climbs to its ancestors like wp_poll.
+ *          Work found: pause idle_pause_us (throttling), poll again. No work for WP_IDLE_ACTIVE_NS:
+ *          deep sleep on a futex, woken by wp_engine_kick (and by submissions, and by the timer
+ *          thread when it finds work), with a timeout doubling from WP_IDLE_SLEEP_MIN_US up to
+ *          timer_period_us (no timer thread) or WP_IDLE_SLEEP_MAX_US (with one).
+ *   timer  one thread, normal priority (raised if allowed), polling every queue of the tree every
+ *          timer_period_us on absolute deadlines; it kicks sleeping idle threads when it found work.
+ *
+ * Both leave alone a queue that an explicit poller visited since their last visit (its
+ * explicit_seen mark): the explicit poller is running it anyway, and a background thread that
+ * takes the lock only adds cache traffic and, if it is preempted while holding it, a stall.
+ *
+ * Concurrency contract: wp_threads_start/stop by wp_engine_init/finalize only.
+ */
+#ifndef WP_THREADS_H
+#define WP_THREADS_H
+
+#include "progress/wp_engine.h"
+#include "progress/wp_topology.h"
+
+#define WP_IDLE_ACTIVE_NS   100000u   /* empty rounds for this long before a deep sleep */
+#define WP_IDLE_SLEEP_MIN_US   100u
+#define WP_IDLE_SLEEP_MAX_US 100000u  /* with a timer thread, which kicks when it finds work */
+
+wu_status_t wp_threads_start(const wp_engine_config_t *cfg, const wp_topo_t *topo,
+                             unsigned idle_level);
+void wp_threads_stop(void);
+/* For wp_engine_describe. */
+unsigned wp_threads_idle_count(void);
+
+#endif
