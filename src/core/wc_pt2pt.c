@@ -21,6 +21,7 @@
 #include "thread/wt_thread.h"
 #include "transport/shm/wx_shm.h"
 #include "util/wu_log.h"
+#include "util/wu_tsan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@ struct wc_message {
 
 typedef struct wc_peer {
     wt_spinlock_t lock;
-    wu_list_t     pending;        /* packets waiting for ring space, in send order */
+    wu_list_t     pending;        /* lock: packets waiting for ring space, in send order */
+    _Atomic bool  queued;         /* written under lock: pending is not empty; read without it */
 } WU_ALIGNED(WU_CACHELINE) wc_peer_t;
 
 typedef struct wc_pt2pt {
@@ -90,8 +92,10 @@ static void wc_message_put(wc_message_t *m)
 /* Queue op behind dst's pending packets. Peer lock held. */
 static inline void wc_queue_locked(wc_peer_t *p, wc_sendop_t *op)
 {
-    if (wu_list_empty(&p->pending))
+    if (wu_list_empty(&p->pending)) {
         atomic_fetch_add_explicit(&wc_p2p.npending, 1, memory_order_relaxed);
+        atomic_store_explicit(&p->queued, true, memory_order_relaxed);
+    }
     wu_list_push_back(&p->pending, &op->link);
 }
 
@@ -192,8 +196,10 @@ static int wc_drain_locked(int dst, wc_peer_t *p, wu_list_t *done)
             wu_list_push_back(done, &req->op.link);
         }
     }
-    if (wu_list_empty(&p->pending))
+    if (wu_list_empty(&p->pending)) {
         atomic_fetch_sub_explicit(&wc_p2p.npending, 1, memory_order_relaxed);
+        atomic_store_explicit(&p->queued, false, memory_order_relaxed);
+    }
     return did;
 }
 
@@ -213,7 +219,7 @@ static int wc_pending_drain(void)
     wu_list_t done = WU_LIST_INIT(done);
     for (int dst = 0; dst < wc_world.size; dst++) {
         wc_peer_t *p = &wc_p2p.peers[dst];
-        if (wu_list_empty(&p->pending) || !wt_spin_trylock(&p->lock))
+        if (!atomic_load_explicit(&p->queued, memory_order_relaxed) || !wt_spin_trylock(&p->lock))
             continue;
         if (!wu_list_empty(&p->pending))
             did += wc_drain_locked(dst, p, &done);
@@ -267,6 +273,7 @@ static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr)
             rreq->error = st;
     } else {
         rreq->arrived = 0;
+        WU_TSAN_RELEASE(rreq);
         wc_send_ctrl(src, WC_PKT_CTS, hdr->sreq, (uint64_t)(uintptr_t)rreq);
         return;
     }
@@ -280,6 +287,7 @@ static void wc_recv_frag(const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     wc_request_t *rreq = (wc_request_t *)(uintptr_t)hdr->addr;
     size_t off = hdr->sreq;
+    WU_TSAN_ACQUIRE(rreq);
     if (off < rreq->st_bytes) {
         size_t n = rreq->st_bytes - off;
         memcpy((char *)rreq->buf + off, payload, n < len ? n : len);
@@ -340,10 +348,12 @@ void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len
         return;
     case WC_PKT_FIN:
     case WC_PKT_ACK:
+        WU_TSAN_ACQUIRE((void *)(uintptr_t)hdr->sreq);
         wc_request_done((wc_request_t *)(uintptr_t)hdr->sreq);
         return;
     case WC_PKT_CTS: {
         wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+        WU_TSAN_ACQUIRE(sreq);
         wc_peer_t *p = &wc_p2p.peers[src];
         sreq->frag_rreq = hdr->addr;
         sreq->frag_off = 0;
@@ -413,6 +423,7 @@ wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, in
         op->len = 0;
     }
     bool completes = wc_sent_completes(op);
+    WU_TSAN_RELEASE(req);   /* the peer's FIN, ACK or CTS for req may be handled by another thread */
     if (dst == wc_world.rank) {
         wc_pt2pt_deliver(dst, &op->hdr, op->payload, op->len, NULL);
         if (completes)
@@ -539,6 +550,7 @@ wu_status_t wc_pt2pt_init(void)
     for (int i = 0; i < wc_world.size; i++) {
         wt_spin_init(&wc_p2p.peers[i].lock);
         wu_list_init(&wc_p2p.peers[i].pending);
+        atomic_init(&wc_p2p.peers[i].queued, false);
     }
     atomic_store(&wc_p2p.npending, 0);
     return WU_OK;

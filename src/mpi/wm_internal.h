@@ -11,6 +11,7 @@
 #define WM_INTERNAL_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,8 +21,8 @@
 
 /* ---- library state ---- */
 typedef struct wm_state {
-    int initialized;     /* MPI_Init done */
-    int finalized;       /* MPI_Finalize done */
+    _Atomic int initialized;   /* MPI_Init done: any thread may ask (MPI_Initialized) */
+    _Atomic int finalized;     /* MPI_Finalize done */
     int thread_level;
 } wm_state_t;
 extern wm_state_t wm_state;
