@@ -85,14 +85,16 @@ static inline bool wp_queue_has_tasks(const wp_queue_t *q)
     return __atomic_load_n(&q->ntasks, __ATOMIC_RELAXED) != 0;
 }
 
+/* Gated: with the lock gate off there is one thread in the library and no engine thread, so the
+ * mask has nobody to keep out and costs a branch. */
 static inline bool wp_queue_trylock(wp_queue_t *q)
 {
-    return wt_spin_trylock_always(&q->lock);
+    return wt_spin_trylock(&q->lock);
 }
 
 static inline void wp_queue_unlock(wp_queue_t *q)
 {
-    wt_spin_unlock_always(&q->lock);
+    wt_spin_unlock(&q->lock);
 }
 
 /* Any thread. The task is in state SUBMITTED. The exchange is seq_cst: a submitter that pushes
