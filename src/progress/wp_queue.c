@@ -1,6 +1,7 @@
 /* The owner's side of a queue: taking submissions, running the main queue, dropping tasks.
  * Contract and layout in wp_queue.h; the task states in wp_ltask.h. */
 #include "progress/wp_queue.h"
+#include "thread/wt_thread.h"
 #include "progress/wp_engine_inl.h"
 
 #include <string.h>
@@ -88,12 +89,59 @@ static void wp_queue_drain(wp_queue_t *q)
     }
 }
 
+/* One thread in the library and no engine thread (the lock gate is off): nobody else can change a
+ * task's state while we look at it, so plain loads and stores replace the compare-and-swaps. */
+static int wp_queue_run_single(wp_queue_t *q)
+{
+    int did = 0;
+    wp_queue_drain(q);
+    for (wp_ltask_t *t = q->main_head; t; t = q->cursor) {
+        q->cursor = t->next;
+        if (atomic_load_explicit(&t->state, memory_order_relaxed) != WP_STATE_QUEUED) {
+            wp_main_unlink(q, t);
+            wp_queue_drop(q, t);
+            continue;
+        }
+        atomic_store_explicit(&t->state, WP_STATE_RUNNING, memory_order_relaxed);
+        q->running = t;
+        wp_task_result_t r = t->fn(t->arg);
+        q->running = NULL;
+        if (r == WP_TASK_DONE) {
+            did++;
+            if (t->kind == WP_TASK_ONCE) {
+                wp_main_unlink(q, t);
+                __atomic_store_n(&q->ntasks, __atomic_load_n(&q->ntasks, __ATOMIC_RELAXED) - 1,
+                                 __ATOMIC_RELAXED);
+                atomic_store_explicit(&t->state, WP_STATE_FINISHED, memory_order_relaxed);
+                atomic_store_explicit(&t->done, 1, memory_order_release);
+                continue;
+            }
+        }
+        if (atomic_load_explicit(&t->state, memory_order_relaxed) == WP_STATE_RUNNING) {
+            atomic_store_explicit(&t->state, WP_STATE_QUEUED, memory_order_relaxed);
+        } else {
+            wp_main_unlink(q, t);   /* REMOVING, asked by the task itself */
+            wp_queue_drop(q, t);
+        }
+    }
+    q->cursor = NULL;
+    return did;
+}
+
 int wp_queue_run_locked(wp_queue_t *q)
 {
     wp_tls_t *tls = &wp_tls;
     wp_queue_t *held = tls->held;
     int did = 0;
 
+    if (!wt_thread_is_multi()) {
+        tls->held = q;
+        __atomic_store_n(&q->runner, tls, __ATOMIC_RELAXED);
+        did = wp_queue_run_single(q);
+        __atomic_store_n(&q->runner, NULL, __ATOMIC_RELAXED);
+        tls->held = held;
+        return did;
+    }
     tls->held = q;
     __atomic_store_n(&q->runner, tls, __ATOMIC_RELAXED);
     wp_queue_drain(q);

@@ -52,6 +52,7 @@ typedef struct wp_queue {
     /* written by submitters */
     WU_ALIGNED(WU_CACHELINE) wp_ltask_t *sub_tail;   /* __atomic exchange */
     int ntasks;                                       /* __atomic */
+    bool held_single;     /* the mask while the lock gate is off (one thread, see wp_queue_trylock) */
     /* the MPSC stub: written by a producer when the submission queue was empty */
     WU_ALIGNED(WU_CACHELINE) wp_ltask_t stub;
     /* the owner's */
@@ -85,16 +86,26 @@ static inline bool wp_queue_has_tasks(const wp_queue_t *q)
     return __atomic_load_n(&q->ntasks, __ATOMIC_RELAXED) != 0;
 }
 
-/* Gated: with the lock gate off there is one thread in the library and no engine thread, so the
- * mask has nobody to keep out and costs a branch. */
+/* With the lock gate off there is one thread in the library and no engine thread: the mask only
+ * has to keep out a nested poll of the same thread (a task that polls), so a plain flag does. */
 static inline bool wp_queue_trylock(wp_queue_t *q)
 {
-    return wt_spin_trylock(&q->lock);
+    if (WU_LIKELY(!wt_thread_is_multi())) {
+        if (q->held_single)
+            return false;
+        q->held_single = true;
+        return true;
+    }
+    return wt_spin_trylock_always(&q->lock);
 }
 
 static inline void wp_queue_unlock(wp_queue_t *q)
 {
-    wt_spin_unlock(&q->lock);
+    if (WU_LIKELY(!wt_thread_is_multi())) {
+        q->held_single = false;
+        return;
+    }
+    wt_spin_unlock_always(&q->lock);
 }
 
 /* Any thread. The task is in state SUBMITTED. The exchange is seq_cst: a submitter that pushes
