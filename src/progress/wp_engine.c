@@ -2,6 +2,7 @@
  * Contracts in wp_engine.h and wp_ltask.h; the queues in wp_queue.c, the tree in wp_topology.c,
  * the threads in wp_threads.c; the design in docs/progress.md. */
 #include "progress/wp_engine.h"
+#include "thread/wt_thread.h"
 #include "progress/wp_threads.h"
 #include "progress/wp_topology.h"
 #include "util/wu_config.h"
@@ -62,6 +63,9 @@ wu_status_t wp_engine_init(const wp_engine_config_t *cfg)
 {
     wu_status_t st;
 
+    /* Engine threads poll alongside the application: every lock must be real. */
+    if (cfg->idle_threads || cfg->timer_thread)
+        wt_thread_set_multi(true);
     if (wp_engine_g.up) {
         wu_log_error("progress: engine initialized twice");
         return WU_ERR_INVALID;

@@ -10,6 +10,7 @@
  *   - afterwards every queue's task count is back to 0. */
 #include <pthread.h>
 #include "test_progress.h"
+#include "thread/wt_thread.h"
 
 #define NSUB 8
 #define NTASK 5000
@@ -218,6 +219,7 @@ static void run_phase(const char *name, void *(*fn)(void *), int nthreads)
 int main(void)
 {
     alarm(100);
+    wt_thread_set_multi(true);   /* several application threads poll: MPI_THREAD_MULTIPLE's gate */
     wp_engine_config_t c = tp_config(true, true, true);
     c.timer_period_us = 200;
     tp_init(c);
