@@ -14,16 +14,43 @@
 /* ---- pool ---- */
 
 /* Per-thread free lists: a request is taken from and returned to the calling thread's list, with no
- * synchronization (a request freed by another thread than its creator simply changes lists). */
+ * synchronization (a request freed by another thread than its creator simply changes lists).
+ * Requests come in chunks that stay linked on one global list (lock-free push), so memory held in
+ * the free list of a thread that exited stays reachable (and is not reported as a leak). */
+#define WM_REQ_CHUNK 64
+#define WM_REQ_STRIDE WU_ALIGN_UP(sizeof(wm_request_t), WU_CACHELINE)
+
+typedef struct wm_req_chunk {
+    struct wm_req_chunk *next;
+} wm_req_chunk_t;
+
 static WT_TLS wm_request_t *wm_request_free_list;
+static _Atomic(wm_req_chunk_t *) wm_req_chunks;
+
+static WU_NOINLINE bool wm_request_refill(void)
+{
+    char *mem = aligned_alloc(WU_CACHELINE, WU_CACHELINE + WM_REQ_CHUNK * WM_REQ_STRIDE);
+    if (!mem)
+        return false;
+    wm_req_chunk_t *c = (wm_req_chunk_t *)mem;
+    c->next = atomic_load_explicit(&wm_req_chunks, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&wm_req_chunks, &c->next, c, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+    for (int i = WM_REQ_CHUNK - 1; i >= 0; i--) {
+        wm_request_t *r = (wm_request_t *)(mem + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
+        r->next_free = wm_request_free_list;
+        wm_request_free_list = r;
+    }
+    return true;
+}
 
 wm_request_t *wm_request_alloc(void)
 {
-    wm_request_t *r = wm_request_free_list;
-    if (r)
-        wm_request_free_list = r->next_free;
-    else if (!(r = aligned_alloc(WU_CACHELINE, WU_ALIGN_UP(sizeof(*r), WU_CACHELINE))))
+    if (WU_UNLIKELY(!wm_request_free_list) && !wm_request_refill())
         return NULL;
+    wm_request_t *r = wm_request_free_list;
+    wm_request_free_list = r->next_free;
     memset(r, 0, sizeof(*r));
     r->magic = WM_MAGIC_REQ;
     return r;
