@@ -1,0 +1,279 @@
+/* 1-byte latency with more ranks than cores: every pair of ranks (2k, 2k+1) ping-pongs at the same time, so
+ * with 2, 4, 8 ranks on 2 cores there are 1, 2, 4 pairs (an odd last rank idles). Run it once per rank count.
+ *
+ * Rank 2k pings rank 2k+1 with one byte (1..127; 0 means stop) and times each round trip; rank 2k+1 echoes
+ * the byte plus one, checked after the clock stops. All pairs start together (a "ready" from every rank to
+ * rank 0, then a "go" back) and each pinging rank runs for the time budget by its own clock after a warm-up
+ * of a fraction of it whose samples are dropped: with busy polling and more ranks than cores a round trip
+ * can cost scheduler time slices (milliseconds), and the run still ends. The pinging ranks then send their
+ * samples to rank 0, which reports them pooled and per pair. Figures are one-way (half a round trip).
+ *
+ * Output on rank 0:
+ *   ranks=8 pairs=4 iters=.. median_us=.. mean_us=.. p99_us=.. min_us=.. max_us=.. check=ok
+ *   pair=0 ranks=8 iters=.. median_us=.. mean_us=.. p99_us=..      (one line per pair)
+ *
+ * Options: -t budget seconds (1.0)  -w warm-up fraction (0.1)  -l init|single|funneled|serialized|multiple
+ *          (init: plain MPI_Init)  -p pin rank r to CPU r mod C of its allowed set (pairs on different CPUs) */
+#include "bench_util.h"
+
+#include <mpi.h>
+#include <unistd.h>
+
+enum { TAG_DATA = 1, TAG_CTRL = 2, TAG_SAMPLES = 3 };
+
+/* ---- shared by the mt_* programs (each is one file on purpose: any mpicc builds it alone) ---------------- */
+
+/* -l: -1 means plain MPI_Init. */
+static inline int mt_level_parse(const char *s)
+{
+    if (!strcmp(s, "init")) return -1;
+    if (!strcmp(s, "single")) return MPI_THREAD_SINGLE;
+    if (!strcmp(s, "funneled")) return MPI_THREAD_FUNNELED;
+    if (!strcmp(s, "serialized")) return MPI_THREAD_SERIALIZED;
+    if (!strcmp(s, "multiple")) return MPI_THREAD_MULTIPLE;
+    return -2;
+}
+
+static inline const char *mt_level_name(int level)
+{
+    if (level == -1) return "init";
+    if (level == MPI_THREAD_SINGLE) return "single";
+    if (level == MPI_THREAD_FUNNELED) return "funneled";
+    if (level == MPI_THREAD_SERIALIZED) return "serialized";
+    if (level == MPI_THREAD_MULTIPLE) return "multiple";
+    return "?";
+}
+
+/* The rank as the launcher tells it, before MPI_Init: Hydra and Weft's mpiexec set PMI_RANK, Open MPI sets
+ * OMPI_COMM_WORLD_RANK (and PMIX_RANK). -1 if none is set. */
+static inline int mt_env_rank(void)
+{
+    const char *v[] = { "PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK" };
+    for (int i = 0; i < 3; i++) {
+        const char *s = getenv(v[i]);
+        if (s && *s)
+            return atoi(s);
+    }
+    return -1;
+}
+
+/* -p: pins the process to CPU (rank mod count) of its allowed set BEFORE MPI_Init, so that every thread the
+ * library starts inherits the binding and sees it when it sizes itself (what a launcher's --bind-to core
+ * does). Returns the CPU, or -1 if the rank is not known yet (then bench_pin_self after MPI_Init). */
+static inline int mt_pin_early(void)
+{
+    int rank = mt_env_rank();
+    cpu_set_t allowed, one;
+    if (rank < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) == 0)
+        return -1;
+    int want = rank % CPU_COUNT(&allowed), seen = 0, cpu;
+    for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &allowed) && seen++ == want)
+            break;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof(one), &one) == 0 ? cpu : -1;
+}
+
+/* Initializes MPI at `level` (pinning first if asked); returns the level provided (-1 for MPI_Init). */
+static inline int mt_init(int *argc, char ***argv, int level, int pin, int *cpu, const char **when)
+{
+    *cpu = -1;
+    *when = "none";
+    if (pin) {
+        *cpu = mt_pin_early();
+        *when = "before_init";
+    }
+    int provided = -1;
+    if (level == -1)
+        MPI_Init(argc, argv);
+    else
+        MPI_Init_thread(argc, argv, level, &provided);
+    if (pin && *cpu < 0) {
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        *cpu = bench_pin_self(rank);
+        *when = "after_init";
+    }
+    return provided;
+}
+
+static volatile uint64_t mt_sink;
+
+/* n steps of a dependent multiply-add chain: about 4 cycles each, no memory traffic, not vectorizable. */
+static inline void mt_work(uint64_t n)
+{
+    uint64_t x = mt_sink + 1;
+    for (uint64_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        __asm__ volatile("" : "+r"(x));
+    }
+    mt_sink = x;
+}
+
+/* Work steps per second on this thread: the best of 20 timings of a run of at least 1 ms (short runs, so that
+ * some of them are not interrupted even on a busy machine). */
+static inline double mt_work_rate(void)
+{
+    uint64_t n = 1000;
+    for (;;) {
+        double t0 = bench_now();
+        mt_work(n);
+        if (bench_now() - t0 >= 0.001)
+            break;
+        n *= 2;
+    }
+    double best = 1e30;
+    for (int i = 0; i < 20; i++) {
+        double t0 = bench_now();
+        mt_work(n);
+        double d = bench_now() - t0;
+        if (d < best)
+            best = d;
+    }
+    return (double)n / best;
+}
+
+/* ---- this program ------------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    double budget = 1.0, warm_frac = 0.1;
+    int pin = 0, level = -1, opt, usage = 0;
+    while ((opt = getopt(argc, argv, "t:w:l:p")) != -1) {
+        switch (opt) {
+        case 't': budget = atof(optarg); break;
+        case 'w': warm_frac = atof(optarg); break;
+        case 'l': level = mt_level_parse(optarg); break;
+        case 'p': pin = 1; break;
+        default: usage = 1;
+        }
+    }
+    if (usage || budget <= 0 || warm_frac < 0 || level < -1) {
+        fprintf(stderr, "usage: mt_ranks_lat [-t budget_s] [-w warmup_frac] "
+                        "[-l init|single|funneled|serialized|multiple] [-p]\n");
+        return 2;
+    }
+    int cpu;
+    const char *when;
+    int provided = mt_init(&argc, &argv, level, pin, &cpu, &when);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (nranks < 2) {
+        fprintf(stderr, "mt_ranks_lat: needs at least 2 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int pairs = nranks / 2;
+    if (rank == 0) {
+        printf("# mt_ranks_lat ranks=%d pairs=%d budget_s=%g warmup_frac=%g level=%s provided=%s pin=%s cpu=%d "
+               "timer_ns=%.0f\n", nranks, pairs, budget, warm_frac, mt_level_name(level), mt_level_name(provided),
+               pin ? "core" : "none", cpu, bench_timer_cost() * 1e9);
+        fflush(stdout);
+    } else if (pin) {
+        fprintf(stderr, "# mt_ranks_lat rank %d pinned to cpu %d (%s)\n", rank, cpu, when);
+    }
+
+    /* start together */
+    int x = 0;
+    if (rank == 0) {
+        for (int r = 1; r < nranks; r++)
+            MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int r = 1; r < nranks; r++)
+            MPI_Send(&x, 1, MPI_INT, r, TAG_CTRL, MPI_COMM_WORLD);
+    } else {
+        MPI_Send(&x, 1, MPI_INT, 0, TAG_CTRL, MPI_COMM_WORLD);
+        MPI_Recv(&x, 1, MPI_INT, 0, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+
+    bench_samples_t s = {0};
+    int bad = 0;
+    if (rank % 2 == 0 && rank + 1 < nranks) {
+        int peer = rank + 1;
+        double start = bench_now(), warm_end = start + budget * warm_frac, end = warm_end + budget;
+        for (long k = 0;; k++) {
+            double t0 = bench_now();
+            if (t0 >= end && s.n > 0)
+                break;
+            unsigned char b = (unsigned char)(1 + k % 127), r;
+            MPI_Send(&b, 1, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD);
+            MPI_Recv(&r, 1, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            double t1 = bench_now();
+            if (t0 >= warm_end) {
+                bench_samples_reserve(&s, 1);
+                s.v[s.n++] = t1 - t0;
+            }
+            bad += r != (unsigned char)(b + 1);
+        }
+        unsigned char stop = 0;
+        MPI_Send(&stop, 1, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD);
+    } else if (rank % 2 == 1) {
+        for (;;) {
+            unsigned char b;
+            MPI_Recv(&b, 1, MPI_BYTE, rank - 1, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (b == 0)
+                break;
+            bad += b > 127;
+            b = (unsigned char)(b + 1);
+            MPI_Send(&b, 1, MPI_BYTE, rank - 1, TAG_DATA, MPI_COMM_WORLD);
+        }
+    }
+
+    /* everything to rank 0: every rank's check, the pinging ranks' samples */
+    int failures = 0;
+    if (rank != 0) {
+        MPI_Send(&bad, 1, MPI_INT, 0, TAG_CTRL, MPI_COMM_WORLD);
+        if (rank % 2 == 0 && rank + 1 < nranks) {
+            long n = (long)s.n;
+            MPI_Send(&n, 1, MPI_LONG, 0, TAG_SAMPLES, MPI_COMM_WORLD);
+            if (n)
+                MPI_Send(s.v, (int)n, MPI_DOUBLE, 0, TAG_SAMPLES, MPI_COMM_WORLD);
+        }
+    } else {
+        for (int r = 1; r < nranks; r++) {
+            int b;
+            MPI_Recv(&b, 1, MPI_INT, r, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            bad += b;
+        }
+        int ok = bad == 0;
+        failures = !ok;
+        bench_samples_t all = {0}, one = {0};
+        double h = 0.5e6;
+        char lines[64][256];
+        for (int p = 0; p < pairs && p < 64; p++) {
+            one.n = 0;
+            if (p == 0) {
+                bench_samples_reserve(&one, s.n);
+                memcpy(one.v, s.v, s.n * sizeof(double));
+                one.n = s.n;
+            } else {
+                long n;
+                MPI_Recv(&n, 1, MPI_LONG, 2 * p, TAG_SAMPLES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                bench_samples_reserve(&one, (size_t)n);
+                if (n)
+                    MPI_Recv(one.v, (int)n, MPI_DOUBLE, 2 * p, TAG_SAMPLES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                one.n = (size_t)n;
+            }
+            bench_samples_reserve(&all, one.n);
+            memcpy(all.v + all.n, one.v, one.n * sizeof(double));
+            all.n += one.n;
+            size_t n = one.n;
+            bench_stats_t st = bench_stats(&one);
+            snprintf(lines[p], sizeof(lines[p]), "pair=%d ranks=%d iters=%zu median_us=%.3f mean_us=%.3f "
+                     "p99_us=%.3f\n", p, nranks, n, st.median * h, st.mean * h, st.p99 * h);
+        }
+        size_t n = all.n;
+        bench_stats_t st = bench_stats(&all);
+        printf("ranks=%d pairs=%d iters=%zu median_us=%.3f mean_us=%.3f p99_us=%.3f min_us=%.3f max_us=%.3f "
+               "check=%s\n", nranks, pairs, n, st.median * h, st.mean * h, st.p99 * h, st.min * h, st.max * h,
+               ok ? "ok" : "FAIL");
+        for (int p = 0; p < pairs && p < 64; p++)
+            fputs(lines[p], stdout);
+        fflush(stdout);
+        free(all.v);
+        free(one.v);
+    }
+    free(s.v);
+    MPI_Finalize();
+    return failures;
+}
