@@ -94,8 +94,12 @@ static bool wc_sleep_doorbell(wc_waiter_t *w)
         return false;
     uint32_t seq = wx_shm_doorbell_arm();
     /* A completion may have woken our wait object just before we became the owner (it then did not
-     * ring): a pending wake-up means there is no reason to sleep. */
-    bool woken = __atomic_load_n(&w->wait.state, __ATOMIC_SEQ_CST) == WT_WAIT_WOKEN;
+     * ring): a pending wake-up means there is no reason to sleep. Consume it here, since the
+     * doorbell path never blocks on the wait object: a wake-up left pending would make every later
+     * sleep return at once, and the thread spin. */
+    uint32_t expect = WT_WAIT_WOKEN;
+    bool woken = __atomic_compare_exchange_n(&w->wait.state, &expect, WT_WAIT_IDLE, false,
+                                             __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     if (!woken && wp_poll() == 0) {
         wx_shm_doorbell_sleep(seq, WC_SLEEP_FIRST_NS);
         if (wp_poll() == 0) {
