@@ -137,7 +137,6 @@ static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Dataty
     r->kind = WM_REQ_SEND;
     r->comm = c;
     r->active = true;
-    r->bsend = true;
     r->bsend_block = b;
     wm_bsend.inflight++;
     wc_isend(&r->core, b->data, bytes, wm_comm_world_rank(c, dest), tag, c->ctx, WC_SEND_STANDARD);

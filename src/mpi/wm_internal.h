@@ -108,9 +108,7 @@ typedef struct wm_request {
     uint8_t        kind;
     bool           persistent : 1;
     bool           active : 1;       /* persistent: started and not yet completed by a wait/test */
-    bool           user_freed : 1;   /* MPI_Request_free on an active request */
     bool           proc_null : 1;
-    bool           bsend : 1;        /* send from the attached buffer */
     union {
         wm_comm_t *comm;                 /* in use */
         struct wm_request *next_free;    /* in the pool */

@@ -182,6 +182,14 @@ static int wm_req_check(const char *fn, MPI_Request h, wm_request_t **r_p)
     return MPI_SUCCESS;
 }
 
+/* The MPI_Request * argument of Start, Request_free and Cancel: not NULL, a live request. */
+static int wm_req_arg(const char *fn, const MPI_Request *request, wm_request_t **r_p)
+{
+    if (WU_UNLIKELY(!request))
+        return wm_error(NULL, MPI_ERR_ARG, fn, "request is NULL");
+    return wm_req_check(fn, *request, r_p);
+}
+
 /* Complete one request that is done: status, error, retire. Returns the MPI error code; the error
  * handler is invoked by the caller. */
 static int wm_complete_one(const char *fn, wm_request_t *r, MPI_Request *h, MPI_Status *status)
@@ -468,10 +476,8 @@ WM_API int PMPI_Start(MPI_Request *request)
 {
     static const char fn[] = "MPI_Start";
     WM_CHECK_INIT(fn);
-    if (!request)
-        return wm_error(NULL, MPI_ERR_ARG, fn, "request is NULL");
     wm_request_t *r = NULL;
-    int rc = wm_req_check(fn, *request, &r);
+    int rc = wm_req_arg(fn, request, &r);
     if (rc)
         return rc;
     if (!r->persistent)
@@ -506,17 +512,14 @@ WM_API int PMPI_Request_free(MPI_Request *request)
 {
     static const char fn[] = "MPI_Request_free";
     WM_CHECK_INIT(fn);
-    if (!request)
-        return wm_error(NULL, MPI_ERR_ARG, fn, "request is NULL");
     wm_request_t *r = NULL;
-    int rc = wm_req_check(fn, *request, &r);
+    int rc = wm_req_arg(fn, request, &r);
     if (rc)
         return rc;
     *request = MPI_REQUEST_NULL;
     if (!r->active || r->proc_null || r->kind == WM_REQ_DONE) {
         wm_request_release(r);
     } else {
-        r->user_freed = true;
         wc_request_detach(&r->core, wm_request_release_cb);
     }
     return MPI_SUCCESS;
@@ -557,10 +560,8 @@ WM_API int PMPI_Cancel(MPI_Request *request)
 {
     static const char fn[] = "MPI_Cancel";
     WM_CHECK_INIT(fn);
-    if (!request)
-        return wm_error(NULL, MPI_ERR_ARG, fn, "request is NULL");
     wm_request_t *r = NULL;
-    int rc = wm_req_check(fn, *request, &r);
+    int rc = wm_req_arg(fn, request, &r);
     if (rc)
         return rc;
     if (r->kind == WM_REQ_RECV && r->active && !r->proc_null)
