@@ -34,30 +34,6 @@ WM_API int PMPI_Comm_size(MPI_Comm comm, int *size)
 }
 WM_ALIAS(MPI_Comm_size)
 
-/* Dissemination barrier: ceil(log2 n) rounds of zero-byte messages on the collective context. */
-int wm_barrier(wm_comm_t *c)
-{
-    int n = c->size, me = c->rank;
-    char dummy;
-    for (int d = 1, round = 0; d < n; d <<= 1, round++) {
-        wc_request_t s = { 0 }, r = { 0 };
-        int to = wm_comm_world_rank(c, (me + d) % n);
-        int from = wm_comm_world_rank(c, (me - d + n) % n);
-        wc_irecv(&r, &dummy, 0, from, round, c->ctx | WM_CTX_COLL);
-        wc_isend(&s, &dummy, 0, to, round, c->ctx | WM_CTX_COLL, WC_SEND_STANDARD);
-        wc_wait(&s);
-        wc_wait(&r);
-    }
-    return MPI_SUCCESS;
-}
-
-WM_API int PMPI_Barrier(MPI_Comm comm)
-{
-    WM_COMM_CHECK("MPI_Barrier", comm, c);
-    return wm_barrier(c);
-}
-WM_ALIAS(MPI_Barrier)
-
 /* A context id for a new communicator derived from c, the same on every member: rank 0 of c takes
  * two ids (point-to-point and collective) from the job-wide counter and sends it to the others on
  * c's collective context. Collective calls on one communicator are ordered alike on every member,
@@ -90,14 +66,16 @@ WM_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     WM_COMM_CHECK(fn, comm, c);
     if (!newcomm)
         return wm_error(c, MPI_ERR_ARG, fn, "newcomm is NULL");
-    wm_comm_t *d = malloc(sizeof(*d));
+    uint32_t ctx = wm_ctx_agree(c);
+    wm_comm_t *d = wm_obj_create(WM_OBJ_COMM, sizeof(*d), NULL);
     if (!d)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a communicator");
+    wm_obj_t hdr = d->obj;
     *d = *c;
-    d->predefined = false;
-    d->ctx = wm_ctx_agree(c);
+    d->obj = hdr;
+    d->ctx = ctx;
     snprintf(d->name, sizeof(d->name), "%.100s (dup)", c->name);
-    *newcomm = (MPI_Comm)d;
+    *newcomm = wm_comm_handle(d);
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Comm_dup)
@@ -111,10 +89,9 @@ WM_API int PMPI_Comm_free(MPI_Comm *comm)
     wm_comm_t *c = wm_comm_get(*comm);
     if (!c)
         return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)*comm);
-    if (c->predefined)
+    if (c->obj.predefined)
         return wm_error(c, MPI_ERR_COMM, fn, "%s cannot be freed", c->name);
-    c->magic = 0;
-    free(c);
+    wm_obj_user_free(&c->obj);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

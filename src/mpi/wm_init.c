@@ -24,12 +24,14 @@ static int wm_init_common(const char *fn, int required, int *provided)
     wm_state.thread_level = required;
     wm_main_thread = pthread_self();
 
-    wm_comm_world = (wm_comm_t){ .magic = WM_MAGIC_COMM, .ctx = WM_CTX_WORLD, .rank = wc_world.rank,
+    wm_comm_world = (wm_comm_t){ .ctx = WM_CTX_WORLD, .rank = wc_world.rank,
                                  .size = wc_world.size, .errh = MPI_ERRORS_ARE_FATAL,
-                                 .predefined = true, .name = "MPI_COMM_WORLD" };
-    wm_comm_self = (wm_comm_t){ .magic = WM_MAGIC_COMM, .ctx = WM_CTX_SELF, .rank = 0, .size = 1,
+                                 .name = "MPI_COMM_WORLD" };
+    wm_obj_init_predefined(&wm_comm_world.obj, WM_OBJ_COMM, (uintptr_t)MPI_COMM_WORLD, NULL);
+    wm_comm_self = (wm_comm_t){ .ctx = WM_CTX_SELF, .rank = 0, .size = 1,
                                 .world_ranks = &wc_world.rank, .errh = MPI_ERRORS_ARE_FATAL,
-                                .predefined = true, .name = "MPI_COMM_SELF" };
+                                .name = "MPI_COMM_SELF" };
+    wm_obj_init_predefined(&wm_comm_self.obj, WM_OBJ_COMM, (uintptr_t)MPI_COMM_SELF, NULL);
     wm_state.initialized = 1;
     if (provided)
         *provided = wm_state.thread_level;
@@ -62,6 +64,7 @@ WM_API int PMPI_Finalize(void)
     int rc = wm_barrier(&wm_comm_world);
     if (rc != MPI_SUCCESS)
         return wm_error_raise(&wm_comm_world, rc);
+    wm_obj_finalize();
     wu_status_t st = wc_finalize();
     wm_state.finalized = 1;
     if (st != WU_OK)

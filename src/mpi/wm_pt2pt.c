@@ -160,6 +160,7 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
     r->kind = (uint8_t)kind;
     r->comm = c;
+    wm_request_use(r, WM_REQ_OBJ_COMM, &c->obj);
     r->buf = buf;
     r->count = count;
     r->type = type;

@@ -32,6 +32,7 @@ static WU_NOINLINE bool wm_request_refill(void)
     char *mem = aligned_alloc(WU_CACHELINE, WU_CACHELINE + WM_REQ_CHUNK * WM_REQ_STRIDE);
     if (!mem)
         return false;
+    memset(mem, 0, WU_CACHELINE + WM_REQ_CHUNK * WM_REQ_STRIDE);
     wm_req_chunk_t *c = (wm_req_chunk_t *)mem;
     c->next = atomic_load_explicit(&wm_req_chunks, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&wm_req_chunks, &c->next, c, memory_order_release,
@@ -51,7 +52,7 @@ wm_request_t *wm_request_alloc(void)
         return NULL;
     wm_request_t *r = wm_request_free_list;
     wm_request_free_list = r->next_free;
-    memset(r, 0, sizeof(*r));
+    memset(r, 0, offsetof(wm_request_t, objs));   /* objs: NULL since release, read by the collector */
     r->magic = WM_MAGIC_REQ;
     return r;
 }
@@ -59,8 +60,30 @@ wm_request_t *wm_request_alloc(void)
 void wm_request_release(wm_request_t *r)
 {
     r->magic = 0;
+    for (int i = 0; i < (int)WU_ARRAY_SIZE(r->objs); i++) {
+        wm_obj_t *o = atomic_load_explicit(&r->objs[i], memory_order_relaxed);
+        if (o) {
+            atomic_store_explicit(&r->objs[i], NULL, memory_order_relaxed);
+            wm_obj_req_unref(o);
+        }
+    }
     r->next_free = wm_request_free_list;
     wm_request_free_list = r;
+}
+
+void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg)
+{
+    for (wm_req_chunk_t *c = atomic_load_explicit(&wm_req_chunks, memory_order_acquire); c;
+         c = c->next) {
+        for (int i = 0; i < WM_REQ_CHUNK; i++) {
+            wm_request_t *r = (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
+            for (int j = 0; j < (int)WU_ARRAY_SIZE(r->objs); j++) {
+                wm_obj_t *o = atomic_load_explicit(&r->objs[j], memory_order_relaxed);
+                if (o)
+                    mark(o, arg);
+            }
+        }
+    }
 }
 
 static void wm_request_release_cb(wc_request_t *core)

@@ -1,0 +1,110 @@
+#ifndef WM_REQUEST_H
+#define WM_REQUEST_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "core/wc_core.h"
+#include "mpi/wm_object.h"
+#include "util/wu_compiler.h"
+#include "mpi/wm_comm.h"
+
+/* Requests of the MPI layer. */
+/* ---- requests ---- */
+#define WM_MAGIC_REQ 0x52657175u
+typedef enum {
+    WM_REQ_SEND = 1,
+    WM_REQ_RECV,
+    WM_REQ_DONE,       /* completed at start: MPI_PROC_NULL */
+} wm_req_kind_t;
+
+typedef struct wm_request {
+    /* 16 bytes read by every wait and test, then the core request (its hot part next). */
+    uint32_t       magic;
+    uint8_t        kind;
+    bool           persistent : 1;
+    bool           active : 1;       /* persistent: started and not yet completed by a wait/test */
+    bool           proc_null : 1;
+    union {
+        wm_comm_t *comm;                 /* in use */
+        struct wm_request *next_free;    /* in the pool */
+    };
+    wc_request_t   core;
+    /* arguments, kept for persistent requests and for error messages */
+    void          *buf;
+    MPI_Count      count;
+    MPI_Datatype   type;
+    int            peer;         /* communicator rank, or MPI_ANY_SOURCE / MPI_PROC_NULL */
+    int            tag;
+    wc_send_mode_t mode;
+    void          *bsend_block;
+    /* The user objects this request uses (communicator, datatype, op; predefined ones are not
+     * named), read by the collector's mark phase from any thread (wm_object.h). Set by the owner
+     * while it starts the request, cleared when the request goes back to the pool. */
+    _Atomic(wm_obj_t *) objs[3];
+} wm_request_t;
+
+#define WM_REQ_OBJ_COMM 0
+#define WM_REQ_OBJ_TYPE 1
+#define WM_REQ_OBJ_OP   2
+
+/* r uses object o until it is released (not a reference count: see wm_object.h). */
+static inline void wm_request_use(wm_request_t *r, int slot, wm_obj_t *o)
+{
+    if (o->predefined)
+        return;
+    wm_obj_req_ref(o);
+    atomic_store_explicit(&r->objs[slot], o, memory_order_relaxed);
+}
+
+/* The collector's mark phase: call mark(o, arg) for every object some request in any pool names. */
+void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg);
+
+wm_request_t *wm_request_alloc(void);
+void wm_request_release(wm_request_t *r);
+
+static inline wm_request_t *wm_request_get(MPI_Request h)
+{
+    if ((uintptr_t)h < 0x1000)
+        return NULL;
+    wm_request_t *r = (wm_request_t *)h;
+    return r->magic == WM_MAGIC_REQ ? r : NULL;
+}
+
+/* Start (or restart) the operation described by r's arguments. Returns an MPI error code. */
+int wm_request_start(wm_request_t *r, const char *func);
+/* Fill status (may be MPI_STATUS_IGNORE) from a completed request. */
+void wm_request_status(const wm_request_t *r, MPI_Status *status);
+/* MPI error code of a completed request (MPI_SUCCESS or a class with message), without invoking
+ * the error handler. */
+int wm_request_error(const wm_request_t *r, const char *func);
+/* After a wait or test saw r complete: free a non-persistent request (*h = REQUEST_NULL),
+ * deactivate a persistent one. */
+void wm_request_retire(wm_request_t *r, MPI_Request *h);
+
+void wm_bsend_init(void);
+
+/* status helpers: bytes and cancelled flag live in MPI_internal[] */
+static inline void wm_status_set(MPI_Status *s, int source, int tag, int error, MPI_Count bytes,
+                                 int cancelled)
+{
+    s->MPI_SOURCE = source;
+    s->MPI_TAG = tag;
+    s->MPI_ERROR = error;
+    s->MPI_internal[0] = (int)((uint64_t)bytes & 0xffffffffu);
+    s->MPI_internal[1] = (int)((uint64_t)bytes >> 32);
+    s->MPI_internal[2] = cancelled;
+}
+static inline MPI_Count wm_status_bytes(const MPI_Status *s)
+{
+    return (MPI_Count)(((uint64_t)(uint32_t)s->MPI_internal[1] << 32) |
+                       (uint32_t)s->MPI_internal[0]);
+}
+static inline void wm_status_empty(MPI_Status *s)
+{
+    if (s != MPI_STATUS_IGNORE)
+        wm_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+}
+
+
+#endif
