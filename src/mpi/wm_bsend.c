@@ -93,13 +93,13 @@ static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Dataty
     wm_comm_t *c = wm_comm_get(comm);
     if (!c)
         return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)comm);
-    const wm_type_info_t *ti;
+    const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (rc)
         return rc;
-    if ((dest < 0 || dest >= c->size) && dest != MPI_PROC_NULL)
+    if ((dest < 0 || dest >= c->remote_size) && dest != MPI_PROC_NULL)
         return wm_error(c, MPI_ERR_RANK, fn, "invalid destination rank %d (%s has %d ranks)", dest,
-                        c->name, c->size);
+                        c->name, c->remote_size);
     if (tag < 0 || tag > WM_TAG_UB)
         return wm_error(c, MPI_ERR_TAG, fn, "invalid tag %d (valid: 0 to %d)", tag, WM_TAG_UB);
     if (request) {
@@ -114,7 +114,7 @@ static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Dataty
     }
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    size_t bytes = (size_t)count * ti->extent;
+    size_t bytes = (size_t)count * ti->layout.size;
     wt_mutex_lock(&wm_bsend.lock);
     if (!wm_bsend.buf && !wm_bsend.automatic) {
         wt_mutex_unlock(&wm_bsend.lock);
@@ -139,7 +139,7 @@ static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Dataty
     r->active = true;
     r->bsend_block = b;
     wm_bsend.inflight++;
-    wc_isend(&r->core, b->data, bytes, wm_comm_world_rank(c, dest), tag, c->ctx, WC_SEND_STANDARD);
+    wc_isend(&r->core, b->data, bytes, wm_comm_peer_world(c, dest), tag, c->ctx, WC_SEND_STANDARD);
     wt_mutex_unlock(&wm_bsend.lock);
     wc_request_detach(&r->core, wm_bsend_complete_cb);
     return MPI_SUCCESS;

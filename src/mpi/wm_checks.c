@@ -2,11 +2,11 @@
 #include "mpi/wm_internal.h"
 
 int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Count count,
-                         MPI_Datatype type, const wm_type_info_t **ti_p)
+                         MPI_Datatype type, const wm_datatype_t **ti_p)
 {
     if (WU_UNLIKELY(count < 0))
         return wm_error(c, MPI_ERR_COUNT, func, "count %lld is negative", (long long)count);
-    const wm_type_info_t *ti = wm_type_get(type);
+    const wm_datatype_t *ti = wm_type_get(type);
     if (WU_UNLIKELY(!ti))
         return wm_error(c, MPI_ERR_TYPE, func, "invalid datatype %p", (void *)type);
     if (WU_UNLIKELY(!buf && count > 0 && ti->size > 0))

@@ -24,6 +24,10 @@ typedef struct wm_comm {
     uint32_t       ctx;
     int            rank, size;
     const int     *world_ranks;   /* local rank -> world rank; NULL: identity */
+    /* Point-to-point peers: the remote group of an intercommunicator, else the same as above. */
+    int            remote_size;
+    const int     *remote_world_ranks;
+    bool           inter;
     MPI_Errhandler errh;
     char           name[MPI_MAX_OBJECT_NAME];
 } wm_comm_t;
@@ -56,6 +60,23 @@ static inline int wm_comm_local_rank(const wm_comm_t *c, int world)
         return world;
     for (int i = 0; i < c->size; i++)
         if (c->world_ranks[i] == world)
+            return i;
+    return MPI_UNDEFINED;
+}
+
+/* Point-to-point: world rank of peer r (remote group for intercommunicators). */
+static inline int wm_comm_peer_world(const wm_comm_t *c, int r)
+{
+    return c->remote_world_ranks ? c->remote_world_ranks[r] : r;
+}
+
+/* Point-to-point: peer rank (remote group for intercommunicators) of a world rank. */
+static inline int wm_comm_peer_rank(const wm_comm_t *c, int world)
+{
+    if (!c->remote_world_ranks)
+        return world;
+    for (int i = 0; i < c->remote_size; i++)
+        if (c->remote_world_ranks[i] == world)
             return i;
     return MPI_UNDEFINED;
 }

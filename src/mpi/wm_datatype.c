@@ -6,16 +6,19 @@
 #include <stdbool.h>
 #include <wchar.h>
 
-wm_type_info_t wm_type_table[WM_TYPE_COUNT];
+wm_datatype_t wm_type_table[WM_TYPE_COUNT];
 
 #define WM_PAIR(a, b) struct { a x; b y; }
 
 static void wm_type_set(MPI_Datatype t, size_t size, size_t extent, int elements)
 {
-    wm_type_info_t *ti = &wm_type_table[(uintptr_t)t - WM_TYPE_BASE];
-    ti->size = (uint32_t)size;
-    ti->extent = (uint32_t)extent;
+    wm_datatype_t *ti = &wm_type_table[(uintptr_t)t - WM_TYPE_BASE];
+    ti->size = size;
+    ti->extent = (int64_t)extent;
     ti->elements = (uint8_t)elements;
+    /* Pair types keep their padding in the packed form for now (contiguous, extent bytes). */
+    ti->layout = (wc_dtype_t){ .size = extent, .extent = (int64_t)extent, .contig = true };
+    wm_obj_init_predefined(&ti->obj, WM_OBJ_TYPE, (uintptr_t)t, NULL);
 }
 
 #define WM_T(h, ctype) wm_type_set(h, sizeof(ctype), sizeof(ctype), 1)
@@ -97,11 +100,11 @@ void wm_datatype_init(void)
     WM_N(MPI_COMPLEX32, 32);
 }
 
-static int wm_type_check(const char *fn, MPI_Datatype t, const wm_type_info_t **ti_p)
+static int wm_type_check(const char *fn, MPI_Datatype t, const wm_datatype_t **ti_p)
 {
     if (!wm_type_table[(uintptr_t)MPI_INT - WM_TYPE_BASE].extent)
         wm_datatype_init();   /* usable before MPI_Init */
-    const wm_type_info_t *ti = wm_type_get(t);
+    const wm_datatype_t *ti = wm_type_get(t);
     if (!ti)
         return wm_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype %p", (void *)t);
     *ti_p = ti;
@@ -110,7 +113,7 @@ static int wm_type_check(const char *fn, MPI_Datatype t, const wm_type_info_t **
 
 WM_API int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    const wm_type_info_t *ti = NULL;
+    const wm_datatype_t *ti = NULL;
     int rc = wm_type_check("MPI_Type_size", datatype, &ti);
     if (rc)
         return rc;
@@ -125,7 +128,7 @@ WM_ALIAS(MPI_Type_size)
 static int wm_status_count(const char *fn, const MPI_Status *status, MPI_Datatype t, bool elements,
                            MPI_Count *count_p)
 {
-    const wm_type_info_t *ti = NULL;
+    const wm_datatype_t *ti = NULL;
     int rc = wm_type_check(fn, t, &ti);
     if (rc)
         return rc;

@@ -22,6 +22,7 @@
 #include "mpi/wm_comm.h"
 #include "mpi/wm_datatype.h"
 #include "mpi/wm_request.h"
+#include "mpi/wm_attr.h"
 
 /* ---- library state ---- */
 typedef struct wm_state {
@@ -52,7 +53,7 @@ int wm_status_to_class(wu_status_t st);
     } while (0)
 
 int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Count count,
-                         MPI_Datatype type, const wm_type_info_t **ti_p);
+                         MPI_Datatype type, const wm_datatype_t **ti_p);
 
 int wm_barrier(wm_comm_t *c);
 uint32_t wm_ctx_agree(wm_comm_t *c);

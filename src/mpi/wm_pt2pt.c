@@ -14,9 +14,9 @@
 
 static inline int wm_check_dest(wm_comm_t *c, const char *fn, int dest, int tag)
 {
-    if (WU_UNLIKELY((dest < 0 || dest >= c->size) && dest != MPI_PROC_NULL))
+    if (WU_UNLIKELY((dest < 0 || dest >= c->remote_size) && dest != MPI_PROC_NULL))
         return wm_error(c, MPI_ERR_RANK, fn, "invalid destination rank %d (%s has %d ranks)",
-                        dest, c->name, c->size);
+                        dest, c->name, c->remote_size);
     if (WU_UNLIKELY(tag < 0 || tag > WM_TAG_UB))
         return wm_error(c, MPI_ERR_TAG, fn, "invalid tag %d (valid: 0 to %d)", tag, WM_TAG_UB);
     return MPI_SUCCESS;
@@ -24,10 +24,10 @@ static inline int wm_check_dest(wm_comm_t *c, const char *fn, int dest, int tag)
 
 static inline int wm_check_source(wm_comm_t *c, const char *fn, int source, int tag)
 {
-    if (WU_UNLIKELY((source < 0 || source >= c->size) && source != MPI_ANY_SOURCE &&
+    if (WU_UNLIKELY((source < 0 || source >= c->remote_size) && source != MPI_ANY_SOURCE &&
                     source != MPI_PROC_NULL))
         return wm_error(c, MPI_ERR_RANK, fn, "invalid source rank %d (%s has %d ranks)", source,
-                        c->name, c->size);
+                        c->name, c->remote_size);
     if (WU_UNLIKELY((tag < 0 || tag > WM_TAG_UB) && tag != MPI_ANY_TAG))
         return wm_error(c, MPI_ERR_TAG, fn, "invalid tag %d (valid: MPI_ANY_TAG, 0 to %d)", tag,
                         WM_TAG_UB);
@@ -42,7 +42,7 @@ static inline void wm_proc_null_status(MPI_Status *status)
 
 static inline int wm_core_source(const wm_comm_t *c, int source)
 {
-    return source == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_world_rank(c, source);
+    return source == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_peer_world(c, source);
 }
 
 static inline int wm_core_tag(int tag)
@@ -58,13 +58,13 @@ static int wm_recv_finish(wm_comm_t *c, const char *fn, const wc_request_t *r, M
         if (r->error == WU_ERR_TRUNCATE)
             rc = wm_error_code(MPI_ERR_TRUNCATE, fn,
                                "message of %zu bytes from rank %d, tag %d, does not fit the %zu-byte buffer",
-                               r->msg_len, wm_comm_local_rank(c, r->st_source), r->st_tag, r->len);
+                               r->msg_len, wm_comm_peer_rank(c, r->st_source), r->st_tag, r->len);
         else
             rc = wm_error_code(wm_status_to_class(r->error), fn, "%s",
                                wu_status_str((wu_status_t)r->error));
     }
     if (status != MPI_STATUS_IGNORE)
-        wm_status_set(status, wm_comm_local_rank(c, r->st_source), r->st_tag, rc,
+        wm_status_set(status, wm_comm_peer_rank(c, r->st_source), r->st_tag, rc,
                       (MPI_Count)r->st_bytes, 0);
     return rc ? wm_error_raise(c, rc) : MPI_SUCCESS;
 }
@@ -73,7 +73,7 @@ static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatyp
                    int tag, MPI_Comm comm, wc_send_mode_t mode)
 {
     WM_COMM(fn, comm, c);
-    const wm_type_info_t *ti;
+    const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
         return rc;
@@ -82,7 +82,7 @@ static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatyp
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     wc_request_t r;
-    wc_isend(&r, buf, (size_t)count * ti->extent, wm_comm_world_rank(c, dest), tag, c->ctx, mode);
+    wc_isend(&r, buf, (size_t)count * ti->layout.size, wm_comm_peer_world(c, dest), tag, c->ctx, mode);
     wc_wait(&r);
     if (WU_UNLIKELY(r.error != WU_OK))
         return wm_error(c, wm_status_to_class(r.error), fn, "%s", wu_status_str(r.error));
@@ -93,7 +93,7 @@ static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
                    int tag, MPI_Comm comm, MPI_Status *status)
 {
     WM_COMM(fn, comm, c);
-    const wm_type_info_t *ti;
+    const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
         return rc;
@@ -104,7 +104,7 @@ static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
         return MPI_SUCCESS;
     }
     wc_request_t r;
-    rc = wc_irecv(&r, buf, (size_t)count * ti->extent, wm_core_source(c, source), wm_core_tag(tag),
+    rc = wc_irecv(&r, buf, (size_t)count * ti->layout.size, wm_core_source(c, source), wm_core_tag(tag),
                   c->ctx);
     if (WU_UNLIKELY(rc != WU_OK))
         return wm_error(c, wm_status_to_class(rc), fn, "%s", wu_status_str(rc));
@@ -146,7 +146,7 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
                            wc_send_mode_t mode, bool persistent, MPI_Request *request)
 {
     WM_COMM(fn, comm, c);
-    const wm_type_info_t *ti;
+    const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
         return rc;
@@ -213,7 +213,7 @@ static int wm_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_D
                        int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     WM_COMM(fn, comm, c);
-    const wm_type_info_t *sti, *rti;
+    const wm_datatype_t *sti, *rti;
     int rc;
     if ((rc = wm_check_buffer_args(c, fn, sendbuf, sendcount, sendtype, &sti)) ||
         (rc = wm_check_dest(c, fn, dest, sendtag)) ||
@@ -222,10 +222,10 @@ static int wm_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_D
         return rc;
     wc_request_t s, r;
     if (source != MPI_PROC_NULL)
-        wc_irecv(&r, recvbuf, (size_t)recvcount * rti->extent, wm_core_source(c, source),
+        wc_irecv(&r, recvbuf, (size_t)recvcount * rti->layout.size, wm_core_source(c, source),
                  wm_core_tag(recvtag), c->ctx);
     if (dest != MPI_PROC_NULL) {
-        wc_isend(&s, sendbuf, (size_t)sendcount * sti->extent, wm_comm_world_rank(c, dest),
+        wc_isend(&s, sendbuf, (size_t)sendcount * sti->layout.size, wm_comm_peer_world(c, dest),
                  sendtag, c->ctx, WC_SEND_STANDARD);
         wc_wait(&s);
     }
@@ -252,11 +252,11 @@ WM_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, in
 {
     static const char fn[] = "MPI_Sendrecv_replace";
     WM_COMM(fn, comm, c);
-    const wm_type_info_t *ti;
+    const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, datatype, &ti);
     if (rc)
         return rc;
-    size_t bytes = (size_t)count * ti->extent;
+    size_t bytes = (size_t)count * ti->layout.size;
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a %zu-byte staging buffer", bytes);
@@ -285,7 +285,7 @@ typedef struct wm_message {
 static void wm_probe_status(wm_comm_t *c, const wc_probe_info_t *info, MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
-        wm_status_set(status, wm_comm_local_rank(c, info->source), info->tag, MPI_SUCCESS,
+        wm_status_set(status, wm_comm_peer_rank(c, info->source), info->tag, MPI_SUCCESS,
                       (MPI_Count)info->len, 0);
 }
 
@@ -381,11 +381,11 @@ WM_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
-    const wm_type_info_t *ti;
+    const wm_datatype_t *ti;
     if ((rc = wm_check_buffer_args(m->comm, fn, buf, count, datatype, &ti)))
         return rc;
     wc_request_t r;
-    wc_imrecv(&r, buf, (size_t)count * ti->extent, m->msg);
+    wc_imrecv(&r, buf, (size_t)count * ti->layout.size, m->msg);
     wm_comm_t *c = m->comm;
     m->magic = 0;
     free(m);
@@ -421,12 +421,12 @@ WM_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message 
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
-    const wm_type_info_t *ti;
+    const wm_datatype_t *ti;
     if ((rc = wm_check_buffer_args(m->comm, fn, buf, count, datatype, &ti))) {
         wm_request_release(r);
         return rc;
     }
-    wc_imrecv(&r->core, buf, (size_t)count * ti->extent, m->msg);
+    wc_imrecv(&r->core, buf, (size_t)count * ti->layout.size, m->msg);
     m->magic = 0;
     free(m);
     *message = MPI_MESSAGE_NULL;

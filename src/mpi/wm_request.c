@@ -95,8 +95,8 @@ static void wm_request_release_cb(wc_request_t *core)
 
 int wm_request_start(wm_request_t *r, const char *func)
 {
-    const wm_type_info_t *ti = wm_type_get(r->type);
-    size_t bytes = (size_t)r->count * ti->extent;
+    const wm_datatype_t *ti = wm_type_get(r->type);
+    size_t bytes = (size_t)r->count * ti->layout.size;
     wm_comm_t *c = r->comm;
     wu_status_t st;
 
@@ -107,10 +107,10 @@ int wm_request_start(wm_request_t *r, const char *func)
     }
     r->proc_null = false;
     if (r->kind == WM_REQ_SEND) {
-        st = wc_isend(&r->core, r->buf, bytes, wm_comm_world_rank(c, r->peer), r->tag, c->ctx,
+        st = wc_isend(&r->core, r->buf, bytes, wm_comm_peer_world(c, r->peer), r->tag, c->ctx,
                       r->mode);
     } else {
-        int src = r->peer == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_world_rank(c, r->peer);
+        int src = r->peer == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_peer_world(c, r->peer);
         st = wc_irecv(&r->core, r->buf, bytes, src, r->tag == MPI_ANY_TAG ? WC_ANY_TAG : r->tag,
                       c->ctx);
     }
@@ -136,7 +136,7 @@ int wm_request_error(const wm_request_t *r, const char *func)
     if (r->core.error == WU_ERR_TRUNCATE)
         return wm_error_code(MPI_ERR_TRUNCATE, func,
                              "message of %zu bytes from rank %d, tag %d, does not fit the %zu-byte buffer",
-                             r->core.msg_len, wm_comm_local_rank(r->comm, r->core.st_source),
+                             r->core.msg_len, wm_comm_peer_rank(r->comm, r->core.st_source),
                              r->core.st_tag, r->core.len);
     return wm_error_code(wm_status_to_class((wu_status_t)r->core.error), func, "%s",
                          wu_status_str((wu_status_t)r->core.error));
@@ -154,7 +154,7 @@ void wm_request_status(const wm_request_t *r, MPI_Status *status)
         if (r->core.cancelled)
             wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1);
         else
-            wm_status_set(status, wm_comm_local_rank(r->comm, r->core.st_source), r->core.st_tag,
+            wm_status_set(status, wm_comm_peer_rank(r->comm, r->core.st_source), r->core.st_tag,
                           status->MPI_ERROR, (MPI_Count)r->core.st_bytes, 0);
     } else {
         wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, status->MPI_ERROR, 0, 0);
