@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/wc_dtype.h"
 #include "core/wc_request.h"
 #include "core/wc_wait.h"
 #include "util/wu_compiler.h"
@@ -44,6 +45,14 @@ wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, in
                      wc_send_mode_t mode);
 /* Start a receive; src may be WC_ANY_SOURCE, tag WC_ANY_TAG. */
 wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx);
+
+/* Typed forms: count elements laid out by dt (core/wc_dtype.h) starting at buf. The message is
+ * the packed stream (count * dt->size bytes); a non-contiguous layout is packed and unpacked in
+ * fragments by the pack engine. dt must stay valid until the request completes. */
+wu_status_t wc_isend_dt(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
+                        int dst, int tag, uint32_t ctx, wc_send_mode_t mode);
+wu_status_t wc_irecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
+                        int src, int tag, uint32_t ctx);
 /* Cancel a posted receive that has not matched; true if cancelled (the request is then complete). */
 bool wc_cancel_recv(wc_request_t *req);
 

@@ -578,3 +578,21 @@ void wc_pt2pt_finalize(void)
         free(m);
     }
 }
+
+/* ---- typed operations ------------------------------------------------------------------------- */
+
+wu_status_t wc_isend_dt(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
+                        int dst, int tag, uint32_t ctx, wc_send_mode_t mode)
+{
+    if (!dt->contig)
+        return WU_ERR_UNSUPPORTED;
+    return wc_isend(req, (const char *)buf + dt->contig_off, count * dt->size, dst, tag, ctx, mode);
+}
+
+wu_status_t wc_irecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
+                        int src, int tag, uint32_t ctx)
+{
+    if (!dt->contig)
+        return WU_ERR_UNSUPPORTED;
+    return wc_irecv(req, (char *)buf + dt->contig_off, count * dt->size, src, tag, ctx);
+}

@@ -1,0 +1,35 @@
+/* Reduction operations: the predefined ones (MPI_SUM ... MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP) with a
+ * kernel per (operation, basic type), and user operations (MPI_Op_create), which are objects of the
+ * arena (wm_object.h) named by the requests of nonblocking collectives that use them.
+ * Concurrency contract: an op is immutable once created; any thread may apply it.
+ */
+#ifndef WM_OP_H
+#define WM_OP_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include "mpi/wm_datatype.h"
+#include "mpi/wm_object.h"
+
+typedef struct wm_op {
+    wm_obj_t             obj;       /* first: lifetime and handle */
+    MPI_User_function   *fn;        /* user op (int count), or NULL */
+    MPI_User_function_c *fn_c;      /* user op (MPI_Count), or NULL */
+    bool                 commute;
+    int                  builtin;   /* predefined: index of the kernel table, else -1 */
+} wm_op_t;
+
+/* The op of handle h, or NULL if h is not a valid op. */
+const wm_op_t *wm_op_get(MPI_Op h);
+
+/* Whether op may be applied to type (predefined ops: the standard's table of op x basic type,
+ * derived types whose elements are all one basic type included; user ops: any type). On false,
+ * *why_p says why, for the error message. */
+bool wm_op_valid(const wm_op_t *op, const wm_datatype_t *dt, const char **why_p);
+
+/* inout[i] = in[i] op inout[i] for count elements of type (the standard's order: in is the left
+ * operand). Both buffers are laid out by the datatype (user buffers, not packed streams). */
+void wm_op_apply(const wm_op_t *op, const void *in, void *inout, MPI_Count count,
+                 const wm_datatype_t *dt, MPI_Datatype type);
+
+#endif
