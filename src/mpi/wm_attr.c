@@ -14,3 +14,13 @@ int wm_attr_delete_all(wm_obj_t *o)
     (void)o;
     return MPI_SUCCESS;
 }
+
+void wm_errh_ref(MPI_Errhandler eh)
+{
+    (void)eh;
+}
+
+void wm_errh_unref(MPI_Errhandler eh)
+{
+    (void)eh;
+}

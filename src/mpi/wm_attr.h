@@ -13,9 +13,15 @@
 #ifndef WM_ATTR_H
 #define WM_ATTR_H
 
+#include <mpi.h>
 #include "mpi/wm_object.h"
 
 int wm_attr_copy_all(wm_obj_t *src, wm_obj_t *dst);
 int wm_attr_delete_all(wm_obj_t *o);
+
+/* Error handlers held by communicators (and windows): an object holding a user error handler keeps
+ * a structural reference on it. No-ops for the predefined handlers. */
+void wm_errh_ref(MPI_Errhandler eh);
+void wm_errh_unref(MPI_Errhandler eh);
 
 #endif
