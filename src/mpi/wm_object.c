@@ -22,7 +22,7 @@ typedef struct wm_gc {
     wu_list_t  eligible;         /* lock: G_e */
     size_t     neligible;        /* lock */
     size_t     nlive;            /* lock: user objects not yet freed */
-    bool       finalizing;       /* wm_obj_finalize runs: releases do nothing */
+    _Atomic bool finalizing;     /* wm_obj_finalize runs: releases do nothing */
 } wm_gc_t;
 
 static wm_gc_t wm_gc = { .eligible = WU_LIST_INIT(wm_gc.eligible) };
@@ -130,7 +130,7 @@ void wm_obj_retain(wm_obj_t *o)
 
 void wm_obj_release(wm_obj_t *o)
 {
-    if (o->predefined || wm_gc.finalizing)
+    if (o->predefined || atomic_load_explicit(&wm_gc.finalizing, memory_order_relaxed))
         return;
     if (atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) != 1)
         return;
@@ -247,7 +247,7 @@ void wm_obj_finalize(void)
     /* What remains was never freed by the user, or is still named by a request the user never
      * completed: free every object's contents so nothing leaks, without following references
      * (their targets are in the arena too and get the same treatment). */
-    wm_gc.finalizing = true;
+    atomic_store(&wm_gc.finalizing, true);
     for (uintptr_t p = wm_obj_arena_base; p < wm_gc.used; p += WM_OBJ_SLOT) {
         wm_obj_t *o = (wm_obj_t *)p;
         if (o->state == WM_OBJ_FREE)
@@ -262,5 +262,5 @@ void wm_obj_finalize(void)
     wm_gc.nlive = 0;
     wm_gc.neligible = 0;
     wu_list_init(&wm_gc.eligible);
-    wm_gc.finalizing = false;
+    atomic_store(&wm_gc.finalizing, false);
 }
