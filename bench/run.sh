@@ -58,82 +58,20 @@ mkdir -p "$out/raw" || exit 2
 tmp=$(mktemp -d /tmp/weft-bench.XXXXXX) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
-log() { printf '%s\n' "$*" | tee -a "$out/run.log" >&2; }
+ncpu=$(nproc)
+. "$here/lib.sh"
 
 # --- build -------------------------------------------------------------------------------------------------
-declare -A bindir state   # state: ok | missing (could not build or no launcher)
-for impl in $impls; do
-    case $impl in
-    weft)
-        bindir[weft]=$build/bench
-        if [ ! -f "$build/CMakeCache.txt" ]; then
-            state[weft]="missing (no CMake build in $build)"
-        elif ! cmake --build "$build" --target bench_programs mpiexec >"$out/build-weft.log" 2>&1; then
-            state[weft]="missing (build failed, see build-weft.log)"
-        elif [ ! -x "$build/tools/mpiexec" ]; then
-            state[weft]="missing (no $build/tools/mpiexec)"
-        else
-            state[weft]=ok
-        fi ;;
-    mpich|openmpi)
-        cc=mpicc.$impl
-        bindir[$impl]=$tmp/$impl
-        mkdir -p "${bindir[$impl]}"
-        state[$impl]=ok
-        if ! command -v "$cc" >/dev/null || ! command -v "mpiexec.$impl" >/dev/null; then
-            state[$impl]="missing ($cc or mpiexec.$impl not installed)"
-            continue
-        fi
-        for p in pingpong tagmatch; do
-            # -Wno-stringop-overflow: GCC misreads MPICH's MPI_STATUSES_IGNORE as a zero-size array.
-            if ! "$cc" -O2 -Wno-stringop-overflow -o "${bindir[$impl]}/bench_$p" "$here/$p.c" \
-                    >>"$out/build-$impl.log" 2>&1; then
-                state[$impl]="missing (build failed, see build-$impl.log)"
-            fi
-        done ;;
-    *)
-        echo "$0: unknown implementation '$impl' in BENCH_IMPLS" >&2
-        exit 2 ;;
-    esac
-done
-for impl in $impls; do
-    log "build $impl: ${state[$impl]}"
-done
-
-# Percent of all CPUs busy over one second, read from /proc/stat: how much else is running right now.
-cpu_busy() {
-    local a b
-    a=($(head -1 /proc/stat))
-    sleep 1
-    b=($(head -1 /proc/stat))
-    local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
-    for ((i = 1; i < ${#a[@]}; i++)); do
-        total=$((total + b[i] - a[i]))
-    done
-    [ $total -gt 0 ] && echo $((100 * (total - idle) / total)) || echo 0
-}
+bench_build pingpong tagmatch
 
 # --- metadata ----------------------------------------------------------------------------------------------
 {
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    cpu_model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ //')
-    echo "host: $(uname -srm), $(nproc) CPUs ($cpu_model)"
-    echo "load_before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "cpu_busy_before: $(cpu_busy)%"
-    commit=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
-    git -C "$here/.." diff --quiet HEAD 2>/dev/null || commit="$commit (+ uncommitted changes)"
-    echo "weft_commit: $commit"
-    echo "mpich: $(mpichversion 2>/dev/null | sed -n 's/^MPICH \(Version\|Device\):[[:space:]]*//p' | tr '\n' ' ')"
-    echo "openmpi: $(mpiexec.openmpi --version 2>/dev/null | head -1)"
+    bench_meta
     echo "ranks: 2"
     echo "binding: $bind"
     echo "rounds: $rounds"
     echo "pingpong: sizes=$sizes budget_s=$budget"
     echo "tagmatch: N=$tm_ns budget_s=$tm_budget msg_bytes=$tm_bytes"
-    echo "impls: $impls"
-    for impl in $impls; do
-        echo "state_$impl: ${state[$impl]}"
-    done
 } >"$out/meta.txt"
 
 # --- runs --------------------------------------------------------------------------------------------------
