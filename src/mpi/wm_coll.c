@@ -1,12 +1,6 @@
 /* Collectives. This version: the barrier (dissemination), used by MPI_Finalize too. */
 #include "mpi/wm_internal.h"
 
-#define WM_COMM_CHECK(fn, comm, c)                                         \
-    WM_CHECK_INIT(fn);                                                     \
-    wm_comm_t *c = wm_comm_get(comm);                                      \
-    if (WU_UNLIKELY(!c))                                                   \
-        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)(comm))
-
 /* Dissemination barrier: ceil(log2 n) rounds of zero-byte messages on the collective context. */
 int wm_barrier(wm_comm_t *c)
 {

@@ -8,12 +8,6 @@
 
 wm_comm_t wm_comm_world, wm_comm_self;
 
-#define WM_COMM_CHECK(fn, comm, c)                                         \
-    WM_CHECK_INIT(fn);                                                     \
-    wm_comm_t *c = wm_comm_get(comm);                                      \
-    if (WU_UNLIKELY(!c))                                                   \
-        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)(comm))
-
 WM_API int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     WM_COMM_CHECK("MPI_Comm_rank", comm, c);
@@ -39,7 +33,7 @@ WM_ALIAS(MPI_Comm_size)
  * c's collective context. Collective calls on one communicator are ordered alike on every member,
  * and messages on one (context, source, tag) do not overtake, so each member receives the id of
  * this very call, whatever other threads do on other communicators at the same time. */
-#define WM_TAG_CTXID 0x3fff0001
+#define WM_TAG_CTXID (WM_TAG_COMM_BASE + 1)
 uint32_t wm_ctx_agree(wm_comm_t *c)
 {
     uint32_t ctx = 0;

@@ -34,6 +34,18 @@ extern wm_state_t wm_state;
 
 #define WM_TAG_UB 0x3fffffff
 
+/* Tags of the library's own traffic on a communicator's collective context (ctx | WM_CTX_COLL),
+ * which no user message uses. Each family keeps to its range, so families never match each
+ * other's messages; within a family, calls on one communicator are ordered alike on every member
+ * and messages of one (context, source, tag) do not overtake.
+ *   0x00000000 - 0x000000ff   barrier rounds (wm_coll.c)
+ *   0x10000000 - 0x2fffffff   collectives and their schedules (sequence number and step in the tag)
+ *   0x3fff0000 - 0x3fff00ff   communicator management: context ids, split, intercommunicators
+ */
+#define WM_TAG_COLL_BASE 0x10000000
+#define WM_TAG_COLL_END  0x2fffffff
+#define WM_TAG_COMM_BASE 0x3fff0000
+
 /* ---- errors ---- */
 /* Make an error code of class cls carrying the message "func: <fmt>", and hand it to the error
  * handler of comm (NULL: MPI_COMM_WORLD's). Returns the code if the handler returns. */
@@ -51,6 +63,13 @@ int wm_status_to_class(wu_status_t st);
             return wm_error(NULL, MPI_ERR_OTHER, func, "called %s MPI_Init",              \
                             wm_state.finalized ? "after MPI_Finalize, not between" : "before"); \
     } while (0)
+
+/* The communicator argument of an entry point: declares `wm_comm_t *c` or returns MPI_ERR_COMM. */
+#define WM_COMM_CHECK(fn, comm, c)                                                       \
+    WM_CHECK_INIT(fn);                                                                   \
+    wm_comm_t *c = wm_comm_get(comm);                                                    \
+    if (WU_UNLIKELY(!c))                                                                 \
+        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)(comm))
 
 int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Count count,
                          MPI_Datatype type, const wm_datatype_t **ti_p);

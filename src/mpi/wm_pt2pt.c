@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WM_COMM(fn, comm, c)                                                         \
-    WM_CHECK_INIT(fn);                                                               \
-    wm_comm_t *c = wm_comm_get(comm);                                                \
-    if (WU_UNLIKELY(!c))                                                             \
-        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)(comm))
-
 static inline int wm_check_dest(wm_comm_t *c, const char *fn, int dest, int tag)
 {
     if (WU_UNLIKELY((dest < 0 || dest >= c->remote_size) && dest != MPI_PROC_NULL))
@@ -72,7 +66,7 @@ static int wm_recv_finish(wm_comm_t *c, const char *fn, const wc_request_t *r, M
 static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                    int tag, MPI_Comm comm, wc_send_mode_t mode)
 {
-    WM_COMM(fn, comm, c);
+    WM_COMM_CHECK(fn, comm, c);
     const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
@@ -92,7 +86,7 @@ static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatyp
 static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int source,
                    int tag, MPI_Comm comm, MPI_Status *status)
 {
-    WM_COMM(fn, comm, c);
+    WM_COMM_CHECK(fn, comm, c);
     const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
@@ -145,7 +139,7 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
                            MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                            wc_send_mode_t mode, bool persistent, MPI_Request *request)
 {
-    WM_COMM(fn, comm, c);
+    WM_COMM_CHECK(fn, comm, c);
     const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
@@ -212,7 +206,7 @@ static int wm_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_D
                        int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                        int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    WM_COMM(fn, comm, c);
+    WM_COMM_CHECK(fn, comm, c);
     const wm_datatype_t *sti, *rti;
     int rc;
     if ((rc = wm_check_buffer_args(c, fn, sendbuf, sendcount, sendtype, &sti)) ||
@@ -251,7 +245,7 @@ WM_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, in
                                  MPI_Status *status)
 {
     static const char fn[] = "MPI_Sendrecv_replace";
-    WM_COMM(fn, comm, c);
+    WM_COMM_CHECK(fn, comm, c);
     const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, datatype, &ti);
     if (rc)
@@ -292,7 +286,7 @@ static void wm_probe_status(wm_comm_t *c, const wc_probe_info_t *info, MPI_Statu
 static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool take, int *flag,
                      MPI_Message *message, MPI_Status *status, bool block)
 {
-    WM_COMM(fn, comm, c);
+    WM_COMM_CHECK(fn, comm, c);
     int rc = wm_check_source(c, fn, source, tag);
     if (rc)
         return rc;
