@@ -69,6 +69,13 @@ WM_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     d->obj = hdr;
     d->ctx = ctx;
     snprintf(d->name, sizeof(d->name), "%.100s (dup)", c->name);
+    wm_errh_ref(d->errh);
+    int rc = wm_attr_copy_all(&c->obj, &d->obj);
+    if (rc != MPI_SUCCESS) {
+        wm_errh_unref(d->errh);
+        wm_obj_user_free(&d->obj);
+        return wm_error_raise(c, rc);
+    }
     *newcomm = wm_comm_handle(d);
     return MPI_SUCCESS;
 }
@@ -85,6 +92,11 @@ WM_API int PMPI_Comm_free(MPI_Comm *comm)
         return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)*comm);
     if (c->obj.predefined)
         return wm_error(c, MPI_ERR_COMM, fn, "%s cannot be freed", c->name);
+    int rc = wm_attr_delete_all(&c->obj);
+    if (rc != MPI_SUCCESS)
+        return wm_error_raise(c, rc);
+    wm_errh_unref(c->errh);
+    c->errh = MPI_ERRORS_ARE_FATAL;
     wm_obj_user_free(&c->obj);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -1,0 +1,5 @@
+# Info objects, attribute caching, error handlers and added error classes (docs/attributes.md).
+foreach(p info_basic)
+  weft_mpi_program(${p} ${p}.c)
+endforeach()
+weft_mpi_tests(info_basic NPS 1 2 4 ARGS --weft)
