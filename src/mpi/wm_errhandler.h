@@ -35,7 +35,7 @@ static inline bool wm_errh_predefined(MPI_Errhandler eh)
 /* Calls the user handler eh (held by the communicator comm) with code. */
 void wm_errh_call(MPI_Errhandler eh, MPI_Comm comm, int code);
 
-/* MPI_LASTUSEDCODE: the largest error class or code, added ones included (wm_errors.c). The
+/* MPI_LASTUSEDCODE: the largest error class, added ones included (wm_errors.c). The
  * pointer is that of the attribute's value; the int changes when classes or codes are added. */
 const int *wm_error_lastused(void);
 

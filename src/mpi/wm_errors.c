@@ -4,7 +4,7 @@
  *   0 .. MPI_ERR_ABI, MPI_T_ERR_*   the standard's classes, each its own code
  *   MPI_ERR_LASTCODE+1 ..           classes and codes added by MPI_Add_error_class/_code, numbered
  *                                   in the order of creation and never reused (MPI_LASTUSEDCODE
- *                                   is the last one)
+ *                                   is the last class)
  *   WM_ERR_DYN | slot << 7 | class  a code made by wm_error: the class (a standard one, < 128) in
  *                                   the low 7 bits, the slot names one of the last WM_ERR_SLOTS
  *                                   messages, which say which call failed and which argument was
@@ -262,7 +262,8 @@ static int wm_user_err_add_locked(uint8_t kind, int cls)
     int v = MPI_ERR_LASTCODE + 1 + n;
     wm_user_errs[n] = (wm_user_err_t){ .kind = kind, .cls = kind == WM_USER_CLASS ? v : cls };
     atomic_store(&wm_user_nerrs, n + 1);
-    wm_err_lastused = v;
+    if (kind == WM_USER_CLASS)
+        wm_err_lastused = v;   /* the standard: the largest class, added ones included */
     return v;
 }
 

@@ -1,5 +1,6 @@
 # Info objects, attribute caching, error handlers and added error classes (docs/attributes.md).
-foreach(p info_basic)
+foreach(p info_basic errh_user)
   weft_mpi_program(${p} ${p}.c)
 endforeach()
 weft_mpi_tests(info_basic NPS 1 2 4 ARGS --weft)
+weft_mpi_tests(errh_user NPS 1 2 4 ARGS --weft)
