@@ -11,7 +11,7 @@
  * erroneous calls of the error-class functions. */
 #include "mpitest.h"
 
-#ifndef MPI_ERR_ERRHANDLER   /* MPI 4.1; MPICH 4.0 has no such class */
+#if MPI_VERSION < 4 || (MPI_VERSION == 4 && MPI_SUBVERSION < 1)   /* a class of MPI 4.1 */
 #define MPI_ERR_ERRHANDLER MPI_ERR_ARG
 #endif
 
