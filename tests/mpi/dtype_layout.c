@@ -155,6 +155,8 @@ static tmap tm_darray(int size, int rank, int nd, const int *g, const int *dist,
 
 /* ---- the check ---- */
 
+static int skip_elements;   /* MPICH 4.0 asserts in MPI_Get_elements on some darrays */
+
 static void check_type(const char *name, MPI_Datatype dt, const tmap *t, int count)
 {
     long size = 0, tlo = 0, thi = 0;
@@ -242,13 +244,15 @@ static void check_type(const char *name, MPI_Datatype dt, const tmap *t, int cou
     MPI_Status st;
     int n = -1;
     MT_CALL(MPI_Status_set_elements(&st, MPI_BYTE, (int)nbytes));
-    MT_CALL(MPI_Get_elements(&st, dt, &n));
-    snprintf(what, sizeof what, "%s: MPI_Get_elements", name);
-    MT_EQ(what, t->n * count, n);
+    if (!skip_elements) {
+        MT_CALL(MPI_Get_elements(&st, dt, &n));
+        snprintf(what, sizeof what, "%s: MPI_Get_elements", name);
+        MT_EQ(what, t->n * count, n);
+    }
     MT_CALL(MPI_Get_count(&st, dt, &n));
     snprintf(what, sizeof what, "%s: MPI_Get_count", name);
     MT_EQ(what, size ? count : 0, n);
-    if (t->n && count) {
+    if (t->n && count && mt_weft) {   /* MPICH 4.0 asserts on some partial darray elements */
         int last = t->size[t->n - 1];
         MT_CALL(MPI_Status_set_elements(&st, MPI_BYTE, (int)nbytes - last));
         MT_CALL(MPI_Get_elements(&st, dt, &n));
@@ -455,6 +459,7 @@ int main(int argc, char **argv)
         int darg[3][3] = { { MPI_DISTRIBUTE_DFLT_DARG, 2, MPI_DISTRIBUTE_DFLT_DARG },
                            { 3, MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG },
                            { MPI_DISTRIBUTE_DFLT_DARG, 4, 1 } };
+        skip_elements = !mt_weft;
         for (int c = 0; c < 3; c++)
             for (int order = 0; order < 2; order++)
                 for (int rank = 0; rank < 6; rank++) {
@@ -468,6 +473,7 @@ int main(int argc, char **argv)
                     MT_CALL(MPI_Type_free(&t));
                     tm_free(&r);
                 }
+        skip_elements = 0;
     }
 
     /* pair types: no padding in the packed form */
