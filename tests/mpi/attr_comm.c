@@ -310,6 +310,13 @@ static void errors(void)
     MT_CLASS_EQ("set on MPI_COMM_NULL", MPI_ERR_COMM, MPI_Comm_set_attr(MPI_COMM_NULL, MPI_TAG_UB, V(1)));
     k = MPI_KEYVAL_INVALID;
     MT_CLASS_EQ("free MPI_KEYVAL_INVALID", MPI_ERR_KEYVAL, MPI_Comm_free_keyval(&k));
+    /* window keyvals exist without windows; MPI_WIN_NULL is no window */
+    int wk;
+    MT_CALL(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &wk, NULL));
+    MT_CLASS_EQ("Win_set_attr on MPI_WIN_NULL", MPI_ERR_WIN, MPI_Win_set_attr(MPI_WIN_NULL, wk, V(1)));
+    MT_CLASS_EQ("Win_get_attr on MPI_WIN_NULL", MPI_ERR_WIN, MPI_Win_get_attr(MPI_WIN_NULL, wk, &v, &flag));
+    MT_CALL(MPI_Win_free_keyval(&wk));
+    MT_EQ("Win_free_keyval sets MPI_KEYVAL_INVALID", MPI_KEYVAL_INVALID, wk);
     if (mt_weft) {
         /* a type keyval on a communicator, garbage ints */
         int tk;

@@ -119,6 +119,12 @@ static void handlers(void)
         MT_CLASS_EQ("set a garbage handler", MPI_ERR_ERRHANDLER, MPI_Comm_set_errhandler(MPI_COMM_WORLD, copy));
         MT_CLASS_EQ("set MPI_ERRHANDLER_NULL", MPI_ERR_ERRHANDLER,
                     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRHANDLER_NULL));
+        /* a window's handler is not a communicator's */
+        MPI_Errhandler weh;
+        MT_CALL(MPI_Win_create_errhandler((MPI_Win_errhandler_function *)handler2, &weh));
+        MT_CLASS_EQ("set a window handler on a communicator", MPI_ERR_ARG, MPI_Comm_set_errhandler(MPI_COMM_WORLD, weh));
+        MT_CALL(MPI_Errhandler_free(&weh));
+        MT_TRUE(weh == MPI_ERRHANDLER_NULL, "Errhandler_free of a window handler expected MPI_ERRHANDLER_NULL");
     }
 }
 
