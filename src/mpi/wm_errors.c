@@ -72,6 +72,37 @@ static const char *wm_class_string(int cls)
     case MPI_ERR_INTERN: return "internal error";
     case MPI_ERR_PENDING: return "pending request";
     case MPI_ERR_IN_STATUS: return "error code is in status";
+    case MPI_ERR_ACCESS: return "permission denied";
+    case MPI_ERR_AMODE: return "invalid file access mode";
+    case MPI_ERR_ASSERT: return "invalid assertion";
+    case MPI_ERR_BAD_FILE: return "invalid file name";
+    case MPI_ERR_BASE: return "invalid base address";
+    case MPI_ERR_CONVERSION: return "data conversion failed";
+    case MPI_ERR_DISP: return "invalid displacement";
+    case MPI_ERR_DUP_DATAREP: return "data representation already defined";
+    case MPI_ERR_FILE_EXISTS: return "file exists";
+    case MPI_ERR_FILE_IN_USE: return "file in use";
+    case MPI_ERR_FILE: return "invalid file";
+    case MPI_ERR_IO: return "I/O error";
+    case MPI_ERR_LOCKTYPE: return "invalid lock type";
+    case MPI_ERR_NAME: return "invalid service name";
+    case MPI_ERR_NOT_SAME: return "not the same on every process";
+    case MPI_ERR_NO_SPACE: return "no space left";
+    case MPI_ERR_NO_SUCH_FILE: return "no such file";
+    case MPI_ERR_PORT: return "invalid port name";
+    case MPI_ERR_QUOTA: return "quota exceeded";
+    case MPI_ERR_READ_ONLY: return "read-only file or file system";
+    case MPI_ERR_RMA_ATTACH: return "memory cannot be attached";
+    case MPI_ERR_RMA_CONFLICT: return "conflicting accesses to a window";
+    case MPI_ERR_RMA_RANGE: return "target memory outside the window";
+    case MPI_ERR_RMA_SHARED: return "memory cannot be shared";
+    case MPI_ERR_RMA_SYNC: return "wrong synchronization of RMA calls";
+    case MPI_ERR_RMA_FLAVOR: return "wrong window flavor";
+    case MPI_ERR_SERVICE: return "invalid service";
+    case MPI_ERR_SIZE: return "invalid size";
+    case MPI_ERR_SPAWN: return "processes could not be spawned";
+    case MPI_ERR_UNSUPPORTED_DATAREP: return "unsupported data representation";
+    case MPI_ERR_ABI: return "ABI mismatch";
     case MPI_ERR_INFO_KEY: return "invalid info key";
     case MPI_ERR_INFO_NOKEY: return "no such info key";
     case MPI_ERR_INFO_VALUE: return "invalid info value";
@@ -84,7 +115,7 @@ static const char *wm_class_string(int cls)
     case MPI_ERR_ERRHANDLER: return "invalid error handler";
     case MPI_ERR_PROC_ABORTED: return "a process aborted";
     case MPI_ERR_VALUE_TOO_LARGE: return "value too large to store";
-    default: return "error (see the MPI standard's class list)";
+    default: return "error of the tool information interface (MPI_T)";
     }
 }
 
