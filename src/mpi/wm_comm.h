@@ -14,8 +14,10 @@
  * set_info; any thread may read them.
  */
 /* ---- communicators ---- */
-/* Context ids: point-to-point traffic of a communicator uses ctx, its collectives ctx|WM_CTX_COLL. */
-#define WM_CTX_COLL 0x80000000u
+/* Context ids: point-to-point traffic of a communicator uses ctx, its collectives ctx|WM_CTX_COLL.
+ * The library's own traffic never receives with a wildcard, so collective contexts are matched
+ * exactly (WC_CTX_EXACT, core/wc_match.h): an early collective message costs one hash insertion. */
+#define WM_CTX_COLL (0x80000000u | WC_CTX_EXACT)
 #define WM_CTX_WORLD 0u
 #define WM_CTX_SELF  2u
 
