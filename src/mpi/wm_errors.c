@@ -1,25 +1,53 @@
-/* Error codes, strings and handlers.
+/* Error codes, classes and strings, and raising an error through a communicator's handler.
  *
- * An error code is (slot << 7) | class: the class is in the low 7 bits, the slot names one of the
- * last WM_ERR_SLOTS messages, which say which call failed and which argument was bad. A code
- * whose slot was reused still gives its class and the class's string.
+ * Numbering (every value is a non-negative int):
+ *   0 .. MPI_ERR_ABI, MPI_T_ERR_*   the standard's classes, each its own code
+ *   MPI_ERR_LASTCODE+1 ..           classes and codes added by MPI_Add_error_class/_code, numbered
+ *                                   in the order of creation and never reused (MPI_LASTUSEDCODE
+ *                                   is the last class)
+ *   WM_ERR_DYN | slot << 7 | class  a code made by wm_error: the class (a standard one, < 128) in
+ *                                   the low 7 bits, the slot names one of the last WM_ERR_SLOTS
+ *                                   messages, which say which call failed and which argument was
+ *                                   bad. A code whose slot was reused still gives its class.
+ *
+ * Concurrency contract: any thread may make, raise and decode codes. Message slots are claimed
+ * with an atomic counter; the table of added classes and codes is guarded by wm_err_lock.
  */
 #include "mpi/wm_internal.h"
+#include "mpi/wm_errhandler.h"
 #include "mpi/wm_unsupported.h"
 #include "util/wu_log.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define WM_ERR_CLASS_BITS 7
+#define WM_ERR_CLASS_MASK ((1 << WM_ERR_CLASS_BITS) - 1)
+#define WM_ERR_DYN 0x40000000
 #define WM_ERR_SLOTS 1024
+#define WM_ERR_USER_MAX 4096   /* classes and codes a program may add */
 
 static char wm_err_msgs[WM_ERR_SLOTS][MPI_MAX_ERROR_STRING];
 static int wm_err_codes[WM_ERR_SLOTS];
 static _Atomic unsigned wm_err_next;   /* any thread */
+
+/* Added classes and codes: entry i is the value MPI_ERR_LASTCODE + 1 + i. */
+enum { WM_USER_FREE = 0, WM_USER_CLASS, WM_USER_CODE };
+typedef struct wm_user_err {
+    uint8_t kind;        /* WM_USER_*; FREE once removed */
+    int     cls;         /* the class of a code; a class's own value */
+    int     ncodes;      /* a class: its codes not removed */
+    char   *string;      /* MPI_Add_error_string; NULL: none ("") */
+} wm_user_err_t;
+
+static pthread_mutex_t wm_err_lock = PTHREAD_MUTEX_INITIALIZER;
+static wm_user_err_t wm_user_errs[WM_ERR_USER_MAX];   /* wm_err_lock */
+static _Atomic int wm_user_nerrs;                     /* entries handed out; written under the lock */
 
 static const char *wm_class_string(int cls)
 {
@@ -44,6 +72,9 @@ static const char *wm_class_string(int cls)
     case MPI_ERR_INTERN: return "internal error";
     case MPI_ERR_PENDING: return "pending request";
     case MPI_ERR_IN_STATUS: return "error code is in status";
+    case MPI_ERR_INFO_KEY: return "invalid info key";
+    case MPI_ERR_INFO_NOKEY: return "no such info key";
+    case MPI_ERR_INFO_VALUE: return "invalid info value";
     case MPI_ERR_INFO: return "invalid info";
     case MPI_ERR_KEYVAL: return "invalid key value";
     case MPI_ERR_NO_MEM: return "out of memory";
@@ -53,8 +84,48 @@ static const char *wm_class_string(int cls)
     case MPI_ERR_ERRHANDLER: return "invalid error handler";
     case MPI_ERR_PROC_ABORTED: return "a process aborted";
     case MPI_ERR_VALUE_TOO_LARGE: return "value too large to store";
-    default: return cls > 0 && cls <= 61 ? "error (see the MPI standard's class list)" : "invalid error code";
+    default: return "error (see the MPI standard's class list)";
     }
+}
+
+static bool wm_class_predefined(int v)
+{
+    return (v >= MPI_SUCCESS && v <= MPI_ERR_ABI) ||
+           (v >= MPI_T_ERR_CANNOT_INIT && v <= MPI_T_ERR_PVAR_NO_ATOMIC);
+}
+
+/* The entry of an added class or code, or NULL. Lock held. */
+static wm_user_err_t *wm_user_err_locked(int v)
+{
+    if (v <= MPI_ERR_LASTCODE || v > MPI_ERR_LASTCODE + atomic_load(&wm_user_nerrs))
+        return NULL;
+    wm_user_err_t *e = &wm_user_errs[v - MPI_ERR_LASTCODE - 1];
+    return e->kind == WM_USER_FREE ? NULL : e;
+}
+
+/* The class of a valid error code, else -1. */
+static int wm_code_class(int code)
+{
+    if (code < 0)
+        return -1;
+    if (code & WM_ERR_DYN) {
+        int cls = code & WM_ERR_CLASS_MASK;
+        return wm_class_predefined(cls) ? cls : -1;
+    }
+    if (wm_class_predefined(code))
+        return code;
+    pthread_mutex_lock(&wm_err_lock);
+    wm_user_err_t *e = wm_user_err_locked(code);
+    int cls = e ? e->cls : -1;
+    pthread_mutex_unlock(&wm_err_lock);
+    return cls;
+}
+
+static int wm_err_lastused = MPI_ERR_LASTCODE;   /* written under wm_err_lock */
+
+const int *wm_error_lastused(void)
+{
+    return &wm_err_lastused;
 }
 
 int wm_status_to_class(wu_status_t st)
@@ -72,12 +143,14 @@ int wm_status_to_class(wu_status_t st)
 
 static int wm_error_vcode(int cls, const char *func, const char *fmt, va_list ap)
 {
+    if (cls < 0 || cls > WM_ERR_CLASS_MASK)
+        return cls;   /* not a standard class: no room for a message */
     unsigned slot = atomic_fetch_add_explicit(&wm_err_next, 1, memory_order_relaxed) % WM_ERR_SLOTS;
     char *m = wm_err_msgs[slot];
     int n = snprintf(m, MPI_MAX_ERROR_STRING, "%s: %s: ", func, wm_class_string(cls));
     if (n > 0 && n < MPI_MAX_ERROR_STRING)
         vsnprintf(m + n, (size_t)(MPI_MAX_ERROR_STRING - n), fmt, ap);
-    int code = (int)((slot + 1) << WM_ERR_CLASS_BITS) | cls;
+    int code = WM_ERR_DYN | (int)(slot << WM_ERR_CLASS_BITS) | cls;
     wm_err_codes[slot] = code;
     return code;
 }
@@ -91,14 +164,26 @@ int wm_error_code(int cls, const char *func, const char *fmt, ...)
     return code;
 }
 
-static const char *wm_code_message(int code)
+/* The message of a code into buf (MPI_MAX_ERROR_STRING bytes). */
+static void wm_code_message(int code, char *buf)
 {
-    if (code < (1 << WM_ERR_CLASS_BITS))
-        return wm_class_string(code);
-    unsigned slot = ((unsigned)code >> WM_ERR_CLASS_BITS) - 1;
-    if (slot < WM_ERR_SLOTS && wm_err_codes[slot] == code)
-        return wm_err_msgs[slot];
-    return wm_class_string(code & ((1 << WM_ERR_CLASS_BITS) - 1));
+    if (code & WM_ERR_DYN && code > 0) {
+        unsigned slot = ((unsigned)code & ~(unsigned)WM_ERR_DYN) >> WM_ERR_CLASS_BITS;
+        if (slot < WM_ERR_SLOTS && wm_err_codes[slot] == code) {
+            snprintf(buf, MPI_MAX_ERROR_STRING, "%s", wm_err_msgs[slot]);
+            return;
+        }
+        code &= WM_ERR_CLASS_MASK;
+    }
+    if (wm_class_predefined(code)) {
+        snprintf(buf, MPI_MAX_ERROR_STRING, "%s", wm_class_string(code));
+        return;
+    }
+    pthread_mutex_lock(&wm_err_lock);
+    wm_user_err_t *e = wm_user_err_locked(code);
+    snprintf(buf, MPI_MAX_ERROR_STRING, "%s",
+             e ? (e->string ? e->string : "") : "invalid error code");
+    pthread_mutex_unlock(&wm_err_lock);
 }
 
 int wm_error_raise(wm_comm_t *comm, int code)
@@ -107,16 +192,23 @@ int wm_error_raise(wm_comm_t *comm, int code)
         return code;
     if (!comm)
         comm = &wm_comm_self;   /* MPI 4: errors tied to no communicator go to MPI_COMM_SELF */
-    MPI_Errhandler eh = wm_state.initialized && !wm_state.finalized ? comm->errh
-                                                                    : MPI_ERRORS_ARE_FATAL;
+    bool up = wm_state.initialized && !wm_state.finalized;
+    MPI_Errhandler eh = up ? comm->errh : MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN)
         return code;
-    int cls = code & ((1 << WM_ERR_CLASS_BITS) - 1);
-    wu_log_msg("MPI error", "%s%s", wm_code_message(code),
+    if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT) {
+        wm_errh_call(eh, wm_comm_handle(comm), code);
+        return code;
+    }
+    char msg[MPI_MAX_ERROR_STRING];
+    wm_code_message(code, msg);
+    wu_log_msg("MPI error", "%s%s", msg,
                eh == MPI_ERRORS_ABORT ? " (MPI_ERRORS_ABORT)" : " (MPI_ERRORS_ARE_FATAL)");
-    if (wm_state.initialized && !wm_state.finalized)
-        wc_abort(cls, wm_code_message(code));
-    _exit(cls);
+    int cls = wm_code_class(code);
+    int status = cls > 0 && cls < 256 ? cls : 1;   /* the exit status of the job */
+    if (up)
+        wc_abort(status, msg);
+    _exit(status);
 }
 
 int wm_error(wm_comm_t *comm, int cls, const char *func, const char *fmt, ...)
@@ -134,15 +226,17 @@ int wm_unsupported(const char *func)
                     "not implemented in this version of Weft");
 }
 
+/* ---- entry points ---------------------------------------------------------------------------- */
+
 WM_API int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "%s is NULL",
                         string ? "resultlen" : "string");
-    if (errorcode < 0)
+    if (wm_code_class(errorcode) < 0)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "invalid error code %d", errorcode);
-    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", wm_code_message(errorcode));
-    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    wm_code_message(errorcode, string);
+    *resultlen = (int)strlen(string);
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Error_string)
@@ -151,54 +245,145 @@ WM_API int PMPI_Error_class(int errorcode, int *errorclass)
 {
     if (!errorclass)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
-    if (errorcode < 0)
+    int cls = wm_code_class(errorcode);
+    if (cls < 0)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
-    *errorclass = errorcode & ((1 << WM_ERR_CLASS_BITS) - 1);
+    *errorclass = cls;
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Error_class)
 
-static bool wm_errh_valid(MPI_Errhandler eh)
+/* A new entry of the given kind; its value, or -1 when the table is full. Lock held. */
+static int wm_user_err_add_locked(uint8_t kind, int cls)
 {
-    return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT;
+    int n = atomic_load(&wm_user_nerrs);
+    if (n == WM_ERR_USER_MAX)
+        return -1;
+    int v = MPI_ERR_LASTCODE + 1 + n;
+    wm_user_errs[n] = (wm_user_err_t){ .kind = kind, .cls = kind == WM_USER_CLASS ? v : cls };
+    atomic_store(&wm_user_nerrs, n + 1);
+    if (kind == WM_USER_CLASS)
+        wm_err_lastused = v;   /* the standard: the largest class, added ones included */
+    return v;
 }
 
-WM_API int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+WM_API int PMPI_Add_error_class(int *errorclass)
 {
-    static const char fn[] = "MPI_Comm_set_errhandler";
-    WM_CHECK_INIT(fn);
-    wm_comm_t *c = wm_comm_get(comm);
-    if (!c)
-        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if (!wm_errh_valid(errhandler))
-        return wm_error(c, MPI_ERR_ARG, fn, "invalid error handler %p", (void *)errhandler);
-    c->errh = errhandler;
+    static const char fn[] = "MPI_Add_error_class";
+    if (!errorclass)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "errorclass is NULL");
+    pthread_mutex_lock(&wm_err_lock);
+    int v = wm_user_err_add_locked(WM_USER_CLASS, 0);
+    pthread_mutex_unlock(&wm_err_lock);
+    if (v < 0)
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "all %d added classes and codes are used",
+                        WM_ERR_USER_MAX);
+    *errorclass = v;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_set_errhandler)
+WM_ALIAS(MPI_Add_error_class)
 
-WM_API int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+WM_API int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
-    static const char fn[] = "MPI_Comm_get_errhandler";
-    WM_CHECK_INIT(fn);
-    wm_comm_t *c = wm_comm_get(comm);
-    if (!c)
-        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator");
-    if (!errhandler)
-        return wm_error(c, MPI_ERR_ARG, fn, "errhandler is NULL");
-    *errhandler = c->errh;
+    static const char fn[] = "MPI_Add_error_code";
+    if (!errorcode)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "errorcode is NULL");
+    pthread_mutex_lock(&wm_err_lock);
+    int v = -2;
+    wm_user_err_t *c = wm_user_err_locked(errorclass);
+    if (wm_class_predefined(errorclass) || (c && c->kind == WM_USER_CLASS)) {
+        v = wm_user_err_add_locked(WM_USER_CODE, errorclass);
+        if (v >= 0 && c)
+            c->ncodes++;
+    }
+    pthread_mutex_unlock(&wm_err_lock);
+    if (v == -2)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "%d is not an error class", errorclass);
+    if (v < 0)
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "all %d added classes and codes are used",
+                        WM_ERR_USER_MAX);
+    *errorcode = v;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_get_errhandler)
+WM_ALIAS(MPI_Add_error_code)
 
-WM_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+WM_API int PMPI_Add_error_string(int errorcode, const char *string)
 {
-    static const char fn[] = "MPI_Errhandler_free";
-    WM_CHECK_INIT(fn);
-    if (!errhandler || !wm_errh_valid(*errhandler))
-        return wm_error(NULL, MPI_ERR_ARG, fn, "invalid error handler");
-    /* predefined handlers are never freed; the handle becomes null for the caller */
-    *errhandler = MPI_ERRHANDLER_NULL;
+    static const char fn[] = "MPI_Add_error_string";
+    if (!string)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "string is NULL");
+    char *s = strndup(string, MPI_MAX_ERROR_STRING - 1);   /* longer strings are truncated */
+    if (!s)
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "no memory for the string");
+    pthread_mutex_lock(&wm_err_lock);
+    wm_user_err_t *e = wm_user_err_locked(errorcode);
+    if (e) {
+        free(e->string);
+        e->string = s;
+    }
+    pthread_mutex_unlock(&wm_err_lock);
+    if (!e) {
+        free(s);
+        return wm_error(NULL, MPI_ERR_ARG, fn, "%d is not an added error class or code%s", errorcode,
+                        errorcode <= MPI_ERR_LASTCODE ? " (the standard's strings are fixed)" : "");
+    }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Errhandler_free)
+WM_ALIAS(MPI_Add_error_string)
+
+/* MPI 4.1: a class goes after its codes (its own string with it), a code after its string; each
+ * must have been added. */
+static int wm_user_err_remove(const char *fn, int v, uint8_t kind)
+{
+    const char *why = NULL;
+    pthread_mutex_lock(&wm_err_lock);
+    wm_user_err_t *e = wm_user_err_locked(v);
+    if (!e || e->kind != kind)
+        why = kind == WM_USER_CLASS ? "not an added error class" : "not an added error code";
+    else if (kind == WM_USER_CODE && e->string)
+        why = "its error string was not removed";
+    else if (kind == WM_USER_CLASS && e->ncodes > 0)
+        why = "its error codes were not removed";
+    else {
+        free(e->string);   /* a class's own string goes with it */
+        e->string = NULL;
+        if (kind == WM_USER_CODE) {
+            wm_user_err_t *c = wm_user_err_locked(e->cls);
+            if (c)
+                c->ncodes--;
+        }
+        e->kind = WM_USER_FREE;
+    }
+    pthread_mutex_unlock(&wm_err_lock);
+    if (why)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "%d: %s", v, why);
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Remove_error_class(int errorclass)
+{
+    return wm_user_err_remove("MPI_Remove_error_class", errorclass, WM_USER_CLASS);
+}
+WM_ALIAS(MPI_Remove_error_class)
+
+WM_API int PMPI_Remove_error_code(int errorcode)
+{
+    return wm_user_err_remove("MPI_Remove_error_code", errorcode, WM_USER_CODE);
+}
+WM_ALIAS(MPI_Remove_error_code)
+
+WM_API int PMPI_Remove_error_string(int errorcode)
+{
+    static const char fn[] = "MPI_Remove_error_string";
+    pthread_mutex_lock(&wm_err_lock);
+    wm_user_err_t *e = wm_user_err_locked(errorcode);
+    char *s = e ? e->string : NULL;
+    if (s)
+        e->string = NULL;
+    pthread_mutex_unlock(&wm_err_lock);
+    if (!s)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "%d has no added error string", errorcode);
+    free(s);
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Remove_error_string)

@@ -1,0 +1,171 @@
+/* Error handler objects: create, set, get, free, call (see wm_errhandler.h). Windows, files and
+ * sessions do not exist yet: their handlers can be created and freed, and the set/get/call entry
+ * points of those families stay generated stubs. */
+#include "mpi/wm_errhandler.h"
+#include "mpi/wm_internal.h"
+
+/* The object of a handle some holder keeps alive (no lookup: the user may have freed its own
+ * handles already). NULL for the predefined handlers. */
+static wm_errh_t *wm_errh_held(MPI_Errhandler eh)
+{
+    if (eh == MPI_ERRHANDLER_NULL || wm_errh_predefined(eh))
+        return NULL;
+    return (wm_errh_t *)((uintptr_t)eh & ~(uintptr_t)WM_OBJ_GEN_MASK);
+}
+
+/* A handle the user passes in: a live user handler, else NULL. */
+static wm_errh_t *wm_errh_lookup(MPI_Errhandler eh)
+{
+    return (wm_errh_t *)wm_obj_lookup((uintptr_t)eh, WM_OBJ_ERRH);
+}
+
+static void wm_errh_use(wm_errh_t *e)
+{
+    atomic_fetch_add_explicit(&e->uses, 1, memory_order_relaxed);
+}
+
+static void wm_errh_unuse(wm_errh_t *e)
+{
+    if (atomic_fetch_sub_explicit(&e->uses, 1, memory_order_acq_rel) == 1)
+        wm_obj_user_free(&e->obj);
+}
+
+void wm_errh_ref(MPI_Errhandler eh)
+{
+    wm_errh_t *e = wm_errh_held(eh);
+    if (e)
+        wm_errh_use(e);
+}
+
+void wm_errh_unref(MPI_Errhandler eh)
+{
+    wm_errh_t *e = wm_errh_held(eh);
+    if (e)
+        wm_errh_unuse(e);
+}
+
+void wm_errh_call(MPI_Errhandler eh, MPI_Comm comm, int code)
+{
+    wm_errh_t *e = wm_errh_held(eh);
+    if (!e || !e->fn)
+        return;
+    MPI_Comm h = comm;
+    int c = code;
+    ((MPI_Comm_errhandler_function *)e->fn)(&h, &c);
+}
+
+static int wm_errh_create(const char *fn, wm_errh_kind_t kind, void (*f)(void),
+                          MPI_Errhandler *errhandler)
+{
+    WM_CHECK_INIT(fn);
+    if (!f)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "the handler function is NULL");
+    if (!errhandler)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "errhandler is NULL");
+    wm_errh_t *e = wm_obj_create(WM_OBJ_ERRH, sizeof(*e), NULL);
+    if (!e)
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "no memory for an error handler");
+    e->kind = kind;
+    e->fn = f;
+    atomic_store_explicit(&e->uses, 1, memory_order_relaxed);
+    *errhandler = (MPI_Errhandler)e->obj.handle;
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                       MPI_Errhandler *errhandler)
+{
+    return wm_errh_create("MPI_Comm_create_errhandler", WM_ERRH_COMM,
+                          (void (*)(void))comm_errhandler_fn, errhandler);
+}
+WM_ALIAS(MPI_Comm_create_errhandler)
+
+WM_API int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                                      MPI_Errhandler *errhandler)
+{
+    return wm_errh_create("MPI_Win_create_errhandler", WM_ERRH_WIN,
+                          (void (*)(void))win_errhandler_fn, errhandler);
+}
+WM_ALIAS(MPI_Win_create_errhandler)
+
+WM_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                       MPI_Errhandler *errhandler)
+{
+    return wm_errh_create("MPI_File_create_errhandler", WM_ERRH_FILE,
+                          (void (*)(void))file_errhandler_fn, errhandler);
+}
+WM_ALIAS(MPI_File_create_errhandler)
+
+WM_API int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                          MPI_Errhandler *errhandler)
+{
+    return wm_errh_create("MPI_Session_create_errhandler", WM_ERRH_SESSION,
+                          (void (*)(void))session_errhandler_fn, errhandler);
+}
+WM_ALIAS(MPI_Session_create_errhandler)
+
+WM_API int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    static const char fn[] = "MPI_Comm_set_errhandler";
+    WM_COMM_CHECK(fn, comm, c);
+    if (!wm_errh_predefined(errhandler)) {
+        wm_errh_t *e = wm_errh_lookup(errhandler);
+        if (!e)
+            return wm_error(c, MPI_ERR_ERRHANDLER, fn, "invalid error handler %p",
+                            (void *)errhandler);
+        if (e->kind != WM_ERRH_COMM)
+            return wm_error(c, MPI_ERR_ARG, fn,
+                            "error handler %p was not made by MPI_Comm_create_errhandler",
+                            (void *)errhandler);
+        wm_errh_use(e);
+    }
+    MPI_Errhandler old = c->errh;
+    c->errh = errhandler;
+    wm_errh_unref(old);
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Comm_set_errhandler)
+
+/* The standard: the handle returned is a new reference the user frees with MPI_Errhandler_free. */
+WM_API int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    static const char fn[] = "MPI_Comm_get_errhandler";
+    WM_COMM_CHECK(fn, comm, c);
+    if (!errhandler)
+        return wm_error(c, MPI_ERR_ARG, fn, "errhandler is NULL");
+    MPI_Errhandler eh = c->errh;
+    wm_errh_ref(eh);
+    *errhandler = eh;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Comm_get_errhandler)
+
+WM_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    static const char fn[] = "MPI_Errhandler_free";
+    WM_CHECK_INIT(fn);
+    if (!errhandler)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "errhandler is NULL");
+    if (!wm_errh_predefined(*errhandler)) {
+        wm_errh_t *e = wm_errh_lookup(*errhandler);
+        if (!e)
+            return wm_error(NULL, MPI_ERR_ERRHANDLER, fn, "invalid error handler %p",
+                            (void *)*errhandler);
+        wm_errh_unuse(e);
+    }
+    /* predefined handlers are never freed; the handle becomes null for the caller */
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Errhandler_free)
+
+/* The standard: returns MPI_SUCCESS once the handler was called and returned (MPI_ERRORS_RETURN
+ * does nothing; the fatal handlers end the job). */
+WM_API int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    static const char fn[] = "MPI_Comm_call_errhandler";
+    WM_COMM_CHECK(fn, comm, c);
+    wm_error_raise(c, errorcode);
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Comm_call_errhandler)
