@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #if defined(__has_include)
 #if __has_include(<hwloc.h>)
@@ -59,7 +60,10 @@ static int wm_hw_guided_color(const char *name, const cpu_set_t *bind)
 {
     pthread_once(&wm_hw_once, wm_hw_load);
     hwloc_obj_type_t type;
-    if (!wm_hw_ok || hwloc_type_sscanf(name, &type, NULL, 0) < 0)
+    /* hwloc_type_sscanf accepts abbreviations ("no..." reads as NUMANode): only a type's full
+     * name is taken */
+    if (!wm_hw_ok || hwloc_type_sscanf(name, &type, NULL, 0) < 0 ||
+        strcasecmp(hwloc_obj_type_string(type), name) != 0)
         return MPI_UNDEFINED;
     hwloc_bitmap_t b = wm_hw_set(bind);
     if (!b)
