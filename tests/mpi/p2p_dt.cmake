@@ -10,3 +10,11 @@ foreach(np 2 4)
 endforeach()
 weft_mpi_test(NAME p2p_dt_core.nocma.np2 PROGRAM test_p2p_dt NP 2 TIMEOUT 60 ENV WEFT_SHM_CMA=0
   WEFT_SHM_CMA_MIN=1)
+
+# MPI programs: every send and receive call with derived datatypes, on every path.
+weft_mpi_program(p2p_dt p2p_dt.c)
+weft_mpi_tests(p2p_dt NPS 1 2 4 ARGS --weft)
+weft_mpi_test(NAME p2p_dt.small_eager.np2 PROGRAM p2p_dt NP 2 TIMEOUT 60 ARGS --weft
+  ENV WEFT_SHM_EAGER_MAX=256 WEFT_SHM_RING_SIZE=8192 WEFT_SHM_FRAG_SIZE=1024)
+weft_mpi_test(NAME p2p_dt.cma.np2 PROGRAM p2p_dt NP 2 TIMEOUT 60 ARGS --weft ENV WEFT_SHM_CMA_MIN=1)
+weft_mpi_test(NAME p2p_dt.cma.np4 PROGRAM p2p_dt NP 4 TIMEOUT 60 ARGS --weft ENV WEFT_SHM_CMA_MIN=1)
