@@ -18,3 +18,9 @@ weft_mpi_test(NAME p2p_dt.small_eager.np2 PROGRAM p2p_dt NP 2 TIMEOUT 60 ARGS --
   ENV WEFT_SHM_EAGER_MAX=256 WEFT_SHM_RING_SIZE=8192 WEFT_SHM_FRAG_SIZE=1024)
 weft_mpi_test(NAME p2p_dt.cma.np2 PROGRAM p2p_dt NP 2 TIMEOUT 60 ARGS --weft ENV WEFT_SHM_CMA_MIN=1)
 weft_mpi_test(NAME p2p_dt.cma.np4 PROGRAM p2p_dt NP 4 TIMEOUT 60 ARGS --weft ENV WEFT_SHM_CMA_MIN=1)
+
+# Premature release: datatypes and communicators freed while requests use them.
+weft_mpi_program(p2p_dt_release p2p_dt_release.c)
+weft_mpi_tests(p2p_dt_release NPS 1 2 4 ARGS --weft)
+weft_mpi_test(NAME p2p_dt_release.cma.np2 PROGRAM p2p_dt_release NP 2 TIMEOUT 60 ARGS --weft
+  ENV WEFT_SHM_CMA_MIN=1)
