@@ -63,7 +63,7 @@ void wm_request_release(wm_request_t *r)
     for (int i = 0; i < (int)WU_ARRAY_SIZE(r->objs); i++) {
         wm_obj_t *o = atomic_load_explicit(&r->objs[i], memory_order_relaxed);
         if (o) {
-            atomic_store_explicit(&r->objs[i], NULL, memory_order_relaxed);
+            atomic_store_explicit(&r->objs[i], NULL, memory_order_release);
             wm_obj_req_unref(o);
         }
     }
@@ -78,7 +78,7 @@ void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg)
         for (int i = 0; i < WM_REQ_CHUNK; i++) {
             wm_request_t *r = (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
             for (int j = 0; j < (int)WU_ARRAY_SIZE(r->objs); j++) {
-                wm_obj_t *o = atomic_load_explicit(&r->objs[j], memory_order_relaxed);
+                wm_obj_t *o = atomic_load_explicit(&r->objs[j], memory_order_acquire);
                 if (o)
                     mark(o, arg);
             }

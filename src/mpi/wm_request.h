@@ -56,7 +56,7 @@ static inline void wm_request_use(wm_request_t *r, int slot, wm_obj_t *o)
     if (o->predefined)
         return;
     wm_obj_req_ref(o);
-    atomic_store_explicit(&r->objs[slot], o, memory_order_relaxed);
+    atomic_store_explicit(&r->objs[slot], o, memory_order_release);
 }
 
 /* The collector's mark phase: call mark(o, arg) for every object some request in any pool names. */
