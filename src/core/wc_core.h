@@ -47,8 +47,14 @@ wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, in
 wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx);
 
 /* Typed forms: count elements laid out by dt (core/wc_dtype.h) starting at buf. The message is
- * the packed stream (count * dt->size bytes); a non-contiguous layout is packed and unpacked in
- * fragments by the pack engine. dt must stay valid until the request completes. */
+ * the packed stream (count * dt->size bytes), so layouts with the same type signature match
+ * whatever their shape. A contiguous layout costs what the byte forms cost; any other is packed
+ * straight into the transport's packets and unpacked straight out of them by a cursor in the
+ * request (eager, each fragment of the pipelined rendezvous, unexpected messages stored packed),
+ * never through a copy of the whole message. The single copy (CMA) is used when the sender is
+ * contiguous (the receiver scatters with an iovec per block); a non-contiguous sender takes the
+ * pipeline. A receive's capacity is its packed size: a longer message delivers what fits and
+ * completes with WU_ERR_TRUNCATE. dt must stay valid until the request completes. */
 wu_status_t wc_isend_dt(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
                         int dst, int tag, uint32_t ctx, wc_send_mode_t mode);
 wu_status_t wc_irecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
@@ -71,6 +77,8 @@ bool wc_iprobe(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_
                wc_message_t **msg_p);
 /* Receive a message taken by wc_iprobe(take=true). */
 wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *msg);
+wu_status_t wc_imrecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
+                         wc_message_t *msg);
 
 /* One explicit polling point: runs the progression engine once. */
 int wc_progress(void);

@@ -81,6 +81,12 @@ static inline unsigned wc_match_kind(int32_t src, int32_t tag)
     return (unsigned)(tag == WC_ANY_TAG) | ((unsigned)(src == WC_ANY_SOURCE) << 1);
 }
 
+/* Views an unexpected message of context ctx is linked into (see WC_CTX_EXACT). */
+static inline unsigned wc_match_views(uint32_t ctx)
+{
+    return (ctx & WC_CTX_EXACT) ? 1 : WC_KIND_COUNT;
+}
+
 static inline bool wc_match_bin_is(const wc_match_bin_t *b, uint32_t ctx, int32_t src, int32_t tag)
 {
     return b->ctx == ctx && b->src == src && b->tag == tag;
@@ -356,8 +362,8 @@ wu_status_t wc_match_unexpected_add(wc_match_t *m, wc_match_entry_t *msg)
 {
     /* Link into each bin as soon as it is found: a later lookup may rebuild the table (moving
      * linked bins is fine) or take over a bin that is still empty. */
-    unsigned k;
-    for (k = 0; k < WC_KIND_COUNT; k++) {
+    unsigned k, views = wc_match_views(msg->ctx);
+    for (k = 0; k < views; k++) {
         wc_match_bin_t *b = wc_match_bin_get(m, msg->ctx, (k & 2) ? WC_ANY_SOURCE : msg->src,
                                              (k & 1) ? WC_ANY_TAG : msg->tag);
         if (WU_UNLIKELY(b == NULL))
@@ -384,7 +390,7 @@ wc_match_entry_t *wc_match_unexpected_find(wc_match_t *m, uint32_t ctx, int32_t 
         return NULL;
     wc_match_entry_t *msg = wc_match_entry_of(b->unexp.next, wc_match_kind(src, tag));
     if (take) {
-        for (unsigned k = 0; k < WC_KIND_COUNT; k++)
+        for (unsigned k = 0, views = wc_match_views(ctx); k < views; k++)
             wu_list_del(&msg->link[k]);
         m->nunexp--;
     }

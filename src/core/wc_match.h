@@ -24,6 +24,14 @@
 #define WC_ANY_SOURCE (-1)
 #define WC_ANY_TAG    (-1)
 
+/* A context id with this bit set is matched exactly: its receives and probes never use
+ * WC_ANY_SOURCE or WC_ANY_TAG (the communicator was created with the info hints
+ * mpi_assert_no_any_source and mpi_assert_no_any_tag, or it carries the library's own collective
+ * traffic). An unexpected message of such a context is then linked into its exact view only: one
+ * hash insertion and one unlink instead of four. Looking one up with a wildcard finds nothing; the
+ * MPI layer refuses wildcards on such communicators. */
+#define WC_CTX_EXACT 0x40000000u
+
 typedef struct wc_match_entry {
     uint32_t ctx;
     int32_t  src;      /* a rank, or WC_ANY_SOURCE for a posted receive */

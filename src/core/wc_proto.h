@@ -4,6 +4,7 @@
  *   eager       EAGER(tag, ctx, len [, SYNC: sreq]) + payload          -> [SYNC: ACK(sreq)]
  *   rendezvous  RTS(tag, ctx, len, sreq, addr); receiver matches, then
  *                 single copy: get(addr, len) from the sender's memory  -> FIN(sreq)
+ *                              (contiguous senders only; the receiver may scatter)
  *                 pipelined:   CTS(sreq, rreq)  -> FRAG(rreq, offset)+payload ... (sender completes
  *                              when the last fragment is in the ring)
  */
@@ -22,7 +23,8 @@ typedef enum {
     WC_PKT_FRAG,
 } wc_pkt_type_t;
 
-#define WC_PKT_FLAG_SYNC 0x1
+#define WC_PKT_FLAG_SYNC   0x1
+#define WC_PKT_FLAG_PACKED 0x2   /* RTS: the sender's data is not contiguous: no single copy */
 
 typedef struct wc_hdr {
     uint8_t  type;

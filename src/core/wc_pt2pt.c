@@ -25,6 +25,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 /* An unexpected message: the eager payload copied out of the ring, or a rendezvous offer. */
 #define WC_MSG_INLINE 192
@@ -89,6 +90,22 @@ static void wc_message_put(wc_message_t *m)
 
 /* ---- sending packets -------------------------------------------------------------------------- */
 
+/* wx_fill_fn_t of a packed send: the pack engine writes the packet's payload straight into the
+ * ring record from the request's cursor (the eager packet from offset 0, a FRAG from its offset). */
+static void wc_pack_fill(void *arg, void *dst, size_t len)
+{
+    wc_request_t *req = arg;
+    wc_dtype_cursor_seek(&req->cur, req->op.hdr.type == WC_PKT_FRAG ? req->op.hdr.sreq : 0);
+    wc_dtype_pack(&req->cur, dst, len);
+}
+
+static inline wu_status_t wc_op_send(int dst, wc_sendop_t *op)
+{
+    if (WU_UNLIKELY(op->pack))
+        return wx_shm_send_fill(dst, &op->hdr, op->len, wc_pack_fill, op->req);
+    return wx_shm_send(dst, &op->hdr, op->payload, op->len);
+}
+
 /* Queue op behind dst's pending packets. Peer lock held. */
 static inline void wc_queue_locked(wc_peer_t *p, wc_sendop_t *op)
 {
@@ -104,7 +121,7 @@ static inline void wc_queue_locked(wc_peer_t *p, wc_sendop_t *op)
 static inline bool wc_out_locked(int dst, wc_peer_t *p, wc_sendop_t *op)
 {
     if (WU_LIKELY(wu_list_empty(&p->pending)) &&
-        WU_LIKELY(wx_shm_send(dst, &op->hdr, op->payload, op->len) == WU_OK))
+        WU_LIKELY(wc_op_send(dst, op) == WU_OK))
         return true;
     wc_queue_locked(p, op);
     return false;
@@ -131,6 +148,7 @@ static void wc_send_ctrl(int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t ad
     op->len = 0;
     op->req = NULL;
     op->pooled = true;
+    op->pack = false;
     wc_queue_locked(p, op);
     wt_spin_unlock(&p->lock);
 }
@@ -143,7 +161,8 @@ static inline void wc_frag_prepare(wc_request_t *req)
         n = wc_world.frag_size;
     req->op.hdr = (wc_hdr_t){ .type = WC_PKT_FRAG, .sreq = req->frag_off, .addr = req->frag_rreq,
                               .len = req->len };
-    req->op.payload = (const char *)req->buf + req->frag_off;
+    req->op.payload = req->dt ? NULL : (const char *)req->buf + req->frag_off;
+    req->op.pack = req->dt != NULL;
     req->op.len = n;
 }
 
@@ -175,7 +194,7 @@ static int wc_drain_locked(int dst, wc_peer_t *p, wu_list_t *done)
     wu_list_t *e;
     while ((e = wu_list_front(&p->pending)) != NULL) {
         wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
-        if (wx_shm_send(dst, &op->hdr, op->payload, op->len) != WU_OK)
+        if (wc_op_send(dst, op) != WU_OK)
             break;
         wu_list_del(e);
         did++;
@@ -250,12 +269,86 @@ static inline void wc_recv_status(wc_request_t *rreq, int src, const wc_hdr_t *h
     *n_p = n;
 }
 
+/* Write n packed bytes from data at packed offset off of rreq's buffer. */
+static inline void wc_recv_copy_in(wc_request_t *rreq, size_t off, const void *data, size_t n)
+{
+    if (WU_LIKELY(!rreq->dt)) {
+        memcpy((char *)rreq->buf + off, data, n);
+        return;
+    }
+    wc_dtype_cursor_seek(&rreq->cur, off);
+    wc_dtype_unpack(&rreq->cur, data, n);
+}
+
+/* The self path's rendezvous: the first n packed bytes of sreq's data into rreq's buffer, packing
+ * and unpacking through a small bounce buffer when both sides are non-contiguous. */
+static void wc_copy_local(wc_request_t *rreq, wc_request_t *sreq, size_t n)
+{
+    if (!sreq->dt) {
+        wc_recv_copy_in(rreq, 0, sreq->buf, n);
+        return;
+    }
+    wc_dtype_cursor_seek(&sreq->cur, 0);
+    if (!rreq->dt) {
+        wc_dtype_pack(&sreq->cur, rreq->buf, n);
+        return;
+    }
+    char bounce[4096];
+    wc_dtype_cursor_seek(&rreq->cur, 0);
+    for (size_t off = 0; off < n;) {
+        size_t k = n - off < sizeof(bounce) ? n - off : sizeof(bounce);
+        wc_dtype_pack(&sreq->cur, bounce, k);
+        wc_dtype_unpack(&rreq->cur, bounce, k);
+        off += k;
+    }
+}
+
+/* Single copy from a contiguous sender into a non-contiguous receive buffer: the local pieces are
+ * built from the layout, WC_IOV_BATCH at a time (adjacent blocks merged), one process_vm_readv per
+ * batch. */
+#define WC_IOV_BATCH 256
+static wu_status_t wc_cma_scatter(wc_request_t *rreq, int src, uint64_t addr, size_t n)
+{
+    const wc_dtype_t *dt = rreq->dt;
+    char *base = rreq->buf;
+    struct iovec iov[WC_IOV_BATCH];
+    uint64_t elem = 0, seg = 0, block = 0;
+    size_t left = n;
+    while (left) {
+        int k = 0;
+        size_t bytes = 0;
+        while (left && k < WC_IOV_BATCH) {
+            const wc_dtype_seg_t *sg = &dt->segs[seg];
+            char *mem = base + (int64_t)elem * dt->extent + sg->disp + (int64_t)block * sg->stride;
+            size_t len = sg->blocklen < left ? sg->blocklen : left;
+            if (k && (char *)iov[k - 1].iov_base + iov[k - 1].iov_len == mem)
+                iov[k - 1].iov_len += len;
+            else
+                iov[k++] = (struct iovec){ mem, len };
+            left -= len;
+            bytes += len;
+            if (++block == sg->count) {
+                block = 0;
+                if (++seg == dt->nsegs) {
+                    seg = 0;
+                    elem++;
+                }
+            }
+        }
+        wu_status_t st = wx_shm_getv(src, iov, k, addr, bytes);
+        if (st != WU_OK)
+            return st;
+        addr += bytes;
+    }
+    return WU_OK;
+}
+
 static void wc_recv_eager(wc_request_t *rreq, int src, const wc_hdr_t *hdr, const void *payload)
 {
     size_t n;
     wc_recv_status(rreq, src, hdr, &n);
     if (n)
-        memcpy(rreq->buf, payload, n);
+        wc_recv_copy_in(rreq, 0, payload, n);
     if (hdr->flags & WC_PKT_FLAG_SYNC)
         wc_send_ctrl(src, WC_PKT_ACK, hdr->sreq, 0);
     wc_request_done(rreq);
@@ -266,9 +359,10 @@ static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr)
     size_t n;
     wc_recv_status(rreq, src, hdr, &n);
     if (src == wc_world.rank) {
-        memcpy(rreq->buf, (const void *)(uintptr_t)hdr->addr, n);
-    } else if (wc_world.cma && hdr->len >= wc_world.cma_min) {
-        wu_status_t st = wx_shm_get(src, rreq->buf, hdr->addr, n);
+        wc_copy_local(rreq, (wc_request_t *)(uintptr_t)hdr->sreq, n);
+    } else if (wc_world.cma && hdr->len >= wc_world.cma_min && !(hdr->flags & WC_PKT_FLAG_PACKED)) {
+        wu_status_t st = rreq->dt ? wc_cma_scatter(rreq, src, hdr->addr, n)
+                                  : wx_shm_get(src, rreq->buf, hdr->addr, n);
         if (st != WU_OK)
             rreq->error = st;
     } else {
@@ -290,7 +384,7 @@ static void wc_recv_frag(const wc_hdr_t *hdr, const void *payload, size_t len)
     WU_TSAN_ACQUIRE(rreq);
     if (off < rreq->st_bytes) {
         size_t n = rreq->st_bytes - off;
-        memcpy((char *)rreq->buf + off, payload, n < len ? n : len);
+        wc_recv_copy_in(rreq, off, payload, n < len ? n : len);
     }
     rreq->arrived += len;
     if (rreq->arrived >= rreq->msg_len)
@@ -397,8 +491,27 @@ static void wc_pt2pt_prefetch(int src, const void *hdrp, int stage)
 
 /* ---- operations ----------------------------------------------------------------------------------- */
 
-wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
-                     wc_send_mode_t mode)
+/* Self-sent eager packet of a packed send: packed into a staging buffer of at most eager_max
+ * bytes, since the receive side may have to keep it as an unexpected message. */
+static wu_status_t wc_self_eager_packed(wc_request_t *req)
+{
+    char small[512];
+    size_t len = req->op.len;
+    char *tmp = len <= sizeof(small) ? small : malloc(len);
+    if (!tmp)
+        return WU_ERR_NO_MEMORY;
+    wc_dtype_pack(&req->cur, tmp, len);
+    wc_pt2pt_deliver(wc_world.rank, &req->op.hdr, tmp, len, NULL);
+    if (tmp != small)
+        free(tmp);
+    return WU_OK;
+}
+
+/* dt: NULL for len contiguous bytes at buf, else the non-contiguous layout of buf (len packed
+ * bytes, req->cur already on it). */
+static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, size_t len,
+                                         const wc_dtype_t *dt, int dst, int tag, uint32_t ctx,
+                                         wc_send_mode_t mode)
 {
     req->kind = WC_REQ_SEND;
     req->buf = (void *)buf;
@@ -406,6 +519,7 @@ wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, in
     req->peer = dst;
     req->error = WU_OK;
     req->sync = (mode == WC_SEND_SYNC);
+    req->dt = dt;
     wc_request_reset(req);
 
     wc_sendop_t *op = &req->op;
@@ -414,18 +528,27 @@ wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, in
     if (len <= wc_world.eager_max) {
         op->hdr = (wc_hdr_t){ .type = WC_PKT_EAGER, .flags = req->sync ? WC_PKT_FLAG_SYNC : 0,
                               .tag = tag, .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req };
-        op->payload = buf;
+        op->payload = dt ? NULL : buf;
+        op->pack = dt != NULL;
         op->len = len;
     } else {
-        op->hdr = (wc_hdr_t){ .type = WC_PKT_RTS, .tag = tag, .ctx = ctx, .len = len,
-                              .sreq = (uint64_t)(uintptr_t)req, .addr = (uint64_t)(uintptr_t)buf };
+        op->hdr = (wc_hdr_t){ .type = WC_PKT_RTS, .flags = dt ? WC_PKT_FLAG_PACKED : 0, .tag = tag,
+                              .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req,
+                              .addr = (uint64_t)(uintptr_t)buf };
         op->payload = NULL;
+        op->pack = false;
         op->len = 0;
     }
     bool completes = wc_sent_completes(op);
     WU_TSAN_RELEASE(req);   /* the peer's FIN, ACK or CTS for req may be handled by another thread */
     if (dst == wc_world.rank) {
-        wc_pt2pt_deliver(dst, &op->hdr, op->payload, op->len, NULL);
+        if (WU_UNLIKELY(op->pack)) {
+            wu_status_t st = wc_self_eager_packed(req);
+            if (st != WU_OK)
+                return st;
+        } else {
+            wc_pt2pt_deliver(dst, &op->hdr, op->payload, op->len, NULL);
+        }
         if (completes)
             wc_request_done(req);
         return WU_OK;
@@ -439,11 +562,18 @@ wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, in
     return WU_OK;
 }
 
-static inline void wc_recv_init(wc_request_t *req, void *buf, size_t len)
+wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
+                     wc_send_mode_t mode)
+{
+    return wc_isend_start(req, buf, len, NULL, dst, tag, ctx, mode);
+}
+
+static inline void wc_recv_init(wc_request_t *req, void *buf, size_t len, const wc_dtype_t *dt)
 {
     req->kind = WC_REQ_RECV;
     req->buf = buf;
     req->len = len;
+    req->dt = dt;
     req->error = WU_OK;
     req->cancelled = 0;
     req->st_bytes = 0;
@@ -451,9 +581,10 @@ static inline void wc_recv_init(wc_request_t *req, void *buf, size_t len)
     wc_request_reset(req);
 }
 
-wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx)
+static inline wu_status_t wc_irecv_start(wc_request_t *req, void *buf, size_t len,
+                                         const wc_dtype_t *dt, int src, int tag, uint32_t ctx)
 {
-    wc_recv_init(req, buf, len);
+    wc_recv_init(req, buf, len, dt);
     req->match.ctx = ctx;
     req->match.src = src;
     req->match.tag = tag;
@@ -467,6 +598,11 @@ wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag,
     wu_status_t st = wc_match_post(wc_p2p.match, &req->match);
     wt_spin_unlock(&wc_p2p.match_lock);
     return st;
+}
+
+wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx)
+{
+    return wc_irecv_start(req, buf, len, NULL, src, tag, ctx);
 }
 
 bool wc_cancel_recv(wc_request_t *req)
@@ -511,7 +647,7 @@ bool wc_iprobe(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_
 
 wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *msg)
 {
-    wc_recv_init(req, buf, len);
+    wc_recv_init(req, buf, len, NULL);
     wc_recv_matched_msg(req, msg);
     return WU_OK;
 }
@@ -580,19 +716,39 @@ void wc_pt2pt_finalize(void)
 }
 
 /* ---- typed operations ------------------------------------------------------------------------- */
+/* Contiguity is decided here, once per call, from the layout's flag: a contiguous layout is the
+ * byte path above with nothing more; any other gets a cursor that packs or unpacks its data in
+ * place, packet by packet (wc_pack_fill, wc_recv_copy_in). */
 
 wu_status_t wc_isend_dt(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
                         int dst, int tag, uint32_t ctx, wc_send_mode_t mode)
 {
-    if (!dt->contig)
-        return WU_ERR_UNSUPPORTED;
-    return wc_isend(req, (const char *)buf + dt->contig_off, count * dt->size, dst, tag, ctx, mode);
+    if (WU_LIKELY(dt->contig))
+        return wc_isend_start(req, (const char *)buf + dt->contig_off, count * dt->size, NULL, dst,
+                              tag, ctx, mode);
+    wc_dtype_cursor_init(&req->cur, dt, buf, count);
+    return wc_isend_start(req, buf, count * dt->size, dt, dst, tag, ctx, mode);
 }
 
 wu_status_t wc_irecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
                         int src, int tag, uint32_t ctx)
 {
-    if (!dt->contig)
-        return WU_ERR_UNSUPPORTED;
-    return wc_irecv(req, (char *)buf + dt->contig_off, count * dt->size, src, tag, ctx);
+    if (WU_LIKELY(dt->contig))
+        return wc_irecv_start(req, (char *)buf + dt->contig_off, count * dt->size, NULL, src, tag,
+                              ctx);
+    wc_dtype_cursor_init(&req->cur, dt, buf, count);
+    return wc_irecv_start(req, buf, count * dt->size, dt, src, tag, ctx);
+}
+
+wu_status_t wc_imrecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
+                         wc_message_t *msg)
+{
+    if (WU_LIKELY(dt->contig)) {
+        wc_recv_init(req, (char *)buf + dt->contig_off, count * dt->size, NULL);
+    } else {
+        wc_dtype_cursor_init(&req->cur, dt, buf, count);
+        wc_recv_init(req, buf, count * dt->size, dt);
+    }
+    wc_recv_matched_msg(req, msg);
+    return WU_OK;
 }

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/wc_dtype.h"
 #include "core/wc_match.h"
 #include "core/wc_proto.h"
 
@@ -39,6 +40,7 @@ typedef struct wc_sendop {
     size_t    len;
     struct wc_request *req;   /* request completed or advanced when the packet leaves, or NULL */
     bool      pooled;         /* allocated from the control-packet pool */
+    bool      pack;           /* the payload is packed by req's cursor (payload unused) */
 } wc_sendop_t;
 
 typedef struct wc_request {
@@ -63,6 +65,10 @@ typedef struct wc_request {
     size_t            frag_off;      /* pipelined send: next offset */
     uint64_t          frag_rreq;     /* pipelined send: the receiver's request */
     wc_sendop_t       op;            /* send: the packet of this request while queued */
+    /* Typed data: dt non-NULL when buf holds a non-contiguous layout; len is then packed bytes
+     * and cur (on buf, dt, count elements) streams them. NULL: buf is len contiguous bytes. */
+    const wc_dtype_t *dt;
+    wc_dtype_cursor_t cur;
 } wc_request_t;
 
 #define WC_REQ_PENDING  ((uintptr_t)0)

@@ -1,4 +1,4 @@
-/* Buffered sends: the message is copied into the attached buffer (or, with MPI_BUFFER_AUTOMATIC,
+/* Buffered sends: the message is packed into the attached buffer (or, with MPI_BUFFER_AUTOMATIC,
  * into memory of our own) and sent from there; the call returns at once. Blocks of the attached
  * buffer are kept in address order; allocation is first fit. Each block costs its data plus
  * MPI_BSEND_OVERHEAD bytes, as the standard tells users to budget. */
@@ -86,34 +86,11 @@ static void wm_bsend_complete_cb(wc_request_t *core)
     wm_request_release(r);
 }
 
-static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
-                          int tag, MPI_Comm comm, MPI_Request *request)
+/* Pack the data into its block: the message leaves from the attached buffer as bytes, so the
+ * datatype is not needed after this (the detached core request names no object). */
+int wm_bsend_post(wm_comm_t *c, const char *fn, const void *buf, MPI_Count count,
+                  const wm_datatype_t *ti, int dest, int tag)
 {
-    WM_CHECK_INIT(fn);
-    wm_comm_t *c = wm_comm_get(comm);
-    if (!c)
-        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)comm);
-    const wm_datatype_t *ti;
-    int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
-    if (rc)
-        return rc;
-    if ((dest < 0 || dest >= c->remote_size) && dest != MPI_PROC_NULL)
-        return wm_error(c, MPI_ERR_RANK, fn, "invalid destination rank %d (%s has %d ranks)", dest,
-                        c->name, c->remote_size);
-    if (tag < 0 || tag > WM_TAG_UB)
-        return wm_error(c, MPI_ERR_TAG, fn, "invalid tag %d (valid: 0 to %d)", tag, WM_TAG_UB);
-    if (request) {
-        wm_request_t *u = wm_request_alloc();
-        if (!u)
-            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
-        u->kind = WM_REQ_DONE;    /* complete as soon as the data is buffered */
-        u->comm = c;
-        u->active = true;
-        u->peer = dest;
-        *request = (MPI_Request)u;
-    }
-    if (dest == MPI_PROC_NULL)
-        return MPI_SUCCESS;
     size_t bytes = (size_t)count * ti->layout.size;
     wt_mutex_lock(&wm_bsend.lock);
     if (!wm_bsend.buf && !wm_bsend.automatic) {
@@ -127,7 +104,14 @@ static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Dataty
                         "attached buffer of %zu bytes has no room for %zu bytes + MPI_BSEND_OVERHEAD",
                         wm_bsend.size, bytes);
     }
-    memcpy(b->data, buf, bytes);
+    if (ti->layout.contig) {
+        if (bytes)
+            memcpy(b->data, (const char *)buf + ti->layout.contig_off, bytes);
+    } else {
+        wc_dtype_cursor_t cur;
+        wc_dtype_cursor_init(&cur, &ti->layout, buf, (uint64_t)count);
+        wc_dtype_pack(&cur, b->data, bytes);
+    }
     wm_request_t *r = wm_request_alloc();
     if (!r) {
         wm_bblock_free(b);
@@ -145,12 +129,47 @@ static int wm_bsend_start(const char *fn, const void *buf, int count, MPI_Dataty
     return MPI_SUCCESS;
 }
 
+static int wm_bsend_start(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type,
+                          int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    WM_COMM_CHECK(fn, comm, c);
+    const wm_datatype_t *ti;
+    int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
+    if (rc)
+        return rc;
+    if ((dest < 0 || dest >= c->remote_size) && dest != MPI_PROC_NULL)
+        return wm_error(c, MPI_ERR_RANK, fn, "invalid destination rank %d (%s has %d ranks)", dest,
+                        c->name, c->remote_size);
+    if (tag < 0 || tag > WM_TAG_UB)
+        return wm_error(c, MPI_ERR_TAG, fn, "invalid tag %d (valid: 0 to %d)", tag, WM_TAG_UB);
+    if (dest != MPI_PROC_NULL && (rc = wm_bsend_post(c, fn, buf, count, ti, dest, tag)))
+        return rc;
+    if (request) {
+        wm_request_t *u = wm_request_alloc();
+        if (!u)
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+        u->kind = WM_REQ_DONE;    /* complete as soon as the data is buffered */
+        u->comm = c;
+        u->active = true;
+        u->peer = dest;
+        *request = (MPI_Request)u;
+    }
+    return MPI_SUCCESS;
+}
+
 WM_API int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                       MPI_Comm comm)
 {
     return wm_bsend_start("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
 }
 WM_ALIAS(MPI_Bsend)
+
+WM_API int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm)
+{
+    return wm_bsend_start("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, NULL);
+}
+WM_ALIAS(MPI_Bsend_c)
 
 WM_API int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                        MPI_Comm comm, MPI_Request *request)
@@ -160,6 +179,15 @@ WM_API int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int de
     return wm_bsend_start("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
 }
 WM_ALIAS(MPI_Ibsend)
+
+WM_API int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                         int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Ibsend_c", "request is NULL");
+    return wm_bsend_start("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
+}
+WM_ALIAS(MPI_Ibsend_c)
 
 WM_API int PMPI_Buffer_attach(void *buffer, int size)
 {

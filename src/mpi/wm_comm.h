@@ -8,14 +8,18 @@
 #include "mpi/wm_object.h"
 #include "util/wu_compiler.h"
 
-/* Communicators.
+/* Communicators (docs/communicators.md).
  * Concurrency contract: a communicator's fields are written only while it is being created (by
- * the creating thread, before its handle is returned) and by Comm_set_name/set_errhandler/
- * set_info; any thread may read them.
+ * the creating thread, before its handle is returned; the context id of a Comm_idup by the core
+ * when its request completes, before the user may use the handle) and by Comm_set_name/
+ * set_errhandler/set_info (the application does not race those with other uses); any thread may
+ * read them.
  */
 /* ---- communicators ---- */
-/* Context ids: point-to-point traffic of a communicator uses ctx, its collectives ctx|WM_CTX_COLL. */
-#define WM_CTX_COLL 0x80000000u
+/* Context ids: point-to-point traffic of a communicator uses ctx, its collectives ctx|WM_CTX_COLL.
+ * The library's own traffic never receives with a wildcard, so collective contexts are matched
+ * exactly (WC_CTX_EXACT, core/wc_match.h): an early collective message costs one hash insertion. */
+#define WM_CTX_COLL (0x80000000u | WC_CTX_EXACT)
 #define WM_CTX_WORLD 0u
 #define WM_CTX_SELF  2u
 
@@ -28,7 +32,10 @@ typedef struct wm_comm {
     int            remote_size;
     const int     *remote_world_ranks;
     bool           inter;
-    MPI_Errhandler errh;
+    MPI_Errhandler errh;          /* a reference held (wm_errh_ref), dropped by destroy */
+    MPI_Info       info;          /* hints of Comm_set_info & co: a handle owned by the
+                                     communicator, MPI_INFO_NULL for none */
+    int           *ranks_mem;     /* malloc'd block behind world_ranks/remote_world_ranks */
     char           name[MPI_MAX_OBJECT_NAME];
 } wm_comm_t;
 
@@ -81,5 +88,51 @@ static inline int wm_comm_peer_rank(const wm_comm_t *c, int world)
     return MPI_UNDEFINED;
 }
 
+/* ---- communicator management (wm_comm*.c) ---- */
+
+/* Tags of the library's messages on a communicator's collective context (wm_internal.h ranges):
+ * communicator management keeps to WM_TAG_COMM_BASE + 0..255; Comm_create_group and
+ * Intercomm_create carry the user's tag as WM_TAG_USER_BIT | tag (above every user and library
+ * tag: user tags stop at WM_TAG_UB 0x3fffffff). */
+enum {
+    WM_TAG_CTXID = 0x3fff0001,          /* context id from the allocating leader */
+    WM_TAG_SPLIT_GATHER,
+    WM_TAG_SPLIT_BCAST,
+    WM_TAG_CREATE_BCAST,
+    WM_TAG_INTER_LEADERS,               /* leader <-> leader of an intercommunicator */
+    WM_TAG_INTER_BCAST,                 /* leader -> its local group */
+    WM_TAG_HW_GATHER,
+    WM_TAG_HW_BCAST,
+};
+#define WM_TAG_USER_BIT 0x40000000
+
+/* A new communicator: local group `local` (n world ranks), and for an intercommunicator the
+ * remote group `remote` (rn); both copied. Inherits parent's error handler. NULL: no memory. */
+wm_comm_t *wm_comm_new(const wm_comm_t *parent, uint32_t ctx, const int *local, int n,
+                       const int *remote, int rn, bool inter);
+
+/* Context id agreed by every member of c (both groups of an intercommunicator): blocking. */
+uint32_t wm_ctx_agree(wm_comm_t *c);
+
+/* Blocking internal messages of len bytes to/from a world rank. */
+wu_status_t wm_cx_send(const void *buf, size_t len, int world_dst, int tag, uint32_t ctx);
+wu_status_t wm_cx_recv(void *buf, size_t len, int world_src, int tag, uint32_t ctx);
+/* Binomial broadcast of len bytes among the n processes ranks[] (world ranks), me and root
+ * indices into it. */
+wu_status_t wm_cx_bcast(void *buf, size_t len, const int *ranks, int n, int me, int root, int tag,
+                        uint32_t ctx);
+/* Gather len bytes from each of the n processes to root (into buf[i * len] at root; the caller's
+ * own block must already be in place there). */
+wu_status_t wm_cx_gather(void *buf, size_t len, const int *ranks, int n, int me, int root, int tag,
+                         uint32_t ctx);
+
+/* c's local group as world ranks (NULL world_ranks expanded): a malloc'd array, NULL on no memory. */
+int *wm_comm_local_ranks(const wm_comm_t *c);
+
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two lists of world ranks. */
+int wm_ranks_compare(const int *a, int na, const int *b, int nb);
+
+/* Comm_split's work (also Split_type's): color MPI_UNDEFINED gives *out = NULL. */
+int wm_comm_split(wm_comm_t *c, int color, int key, wm_comm_t **out);
 
 #endif

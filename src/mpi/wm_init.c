@@ -1,5 +1,6 @@
 /* MPI_Init and friends: world set-up and teardown, thread level, abort. */
 #include "mpi/wm_internal.h"
+#include "mpi/wm_group.h"
 #include "thread/wt_thread.h"
 #include "util/wu_log.h"
 
@@ -26,13 +27,14 @@ static int wm_init_common(const char *fn, int required, int *provided)
 
     wm_comm_world = (wm_comm_t){ .ctx = WM_CTX_WORLD, .rank = wc_world.rank,
                                  .size = wc_world.size, .remote_size = wc_world.size, .errh = MPI_ERRORS_ARE_FATAL,
-                                 .name = "MPI_COMM_WORLD" };
+                                 .info = MPI_INFO_NULL, .name = "MPI_COMM_WORLD" };
     wm_obj_init_predefined(&wm_comm_world.obj, WM_OBJ_COMM, (uintptr_t)MPI_COMM_WORLD, NULL);
     wm_comm_self = (wm_comm_t){ .ctx = WM_CTX_SELF, .rank = 0, .size = 1, .remote_size = 1,
                                 .world_ranks = &wc_world.rank,
                                 .remote_world_ranks = &wc_world.rank, .errh = MPI_ERRORS_ARE_FATAL,
-                                .name = "MPI_COMM_SELF" };
+                                .info = MPI_INFO_NULL, .name = "MPI_COMM_SELF" };
     wm_obj_init_predefined(&wm_comm_self.obj, WM_OBJ_COMM, (uintptr_t)MPI_COMM_SELF, NULL);
+    wm_group_init();
     wm_state.initialized = 1;
     if (provided)
         *provided = wm_state.thread_level;

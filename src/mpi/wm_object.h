@@ -28,6 +28,9 @@
  *   - wm_obj_lookup: any thread, no lock, no write. A lookup racing with the user's own free of the
  *     same handle is the application's race; it sees either the live object or an error.
  *   - wm_obj_req_ref/unref: any thread; no-ops (GC build) or one atomic (refcount build).
+ *   - A request names and un-names its objects with release stores and the mark phase reads the
+ *     names with acquire loads (plain moves on x86): whatever the request's owner did with an
+ *     object before releasing the request happens before the collector destroys it.
  */
 #ifndef WM_OBJECT_H
 #define WM_OBJECT_H

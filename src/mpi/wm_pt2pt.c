@@ -1,5 +1,8 @@
-/* Point-to-point entry points: blocking and nonblocking sends and receives, sendrecv, probes.
- * Blocking calls keep their core request on the stack; nonblocking ones take one from the pool. */
+/* Point-to-point entry points: blocking and nonblocking sends and receives, sendrecv, probes, and
+ * their large-count (_c) forms. Every call hands the core count elements of the datatype's layout
+ * (wc_isend_dt, wc_irecv_dt): contiguous layouts cost nothing more, others are packed in flight.
+ * Blocking calls keep their core request on the stack unless a user communicator or datatype
+ * must be named; nonblocking ones take one from the pool and name both. */
 #include "mpi/wm_internal.h"
 
 #include <sched.h>
@@ -63,6 +66,32 @@ static int wm_recv_finish(wm_comm_t *c, const char *fn, const wc_request_t *r, M
     return rc ? wm_error_raise(c, rc) : MPI_SUCCESS;
 }
 
+/* Blocking calls on predefined objects keep their core request on the stack. On a user
+ * communicator or datatype they run on a pooled request that names the objects, so the collector
+ * keeps them while the call is inside (another thread may free them meanwhile; docs/objects.md). */
+static inline bool wm_all_predefined(const wm_comm_t *c, const wm_datatype_t *ti)
+{
+    return c->obj.predefined & ti->obj.predefined;
+}
+
+static wm_request_t *wm_request_named(wm_comm_t *c, const wm_datatype_t *ti)
+{
+    wm_request_t *r = wm_request_alloc();
+    if (WU_UNLIKELY(!r))
+        return NULL;
+    r->comm = c;
+    r->ti = ti;
+    wm_request_use(r, WM_REQ_OBJ_COMM, &c->obj);
+    wm_request_use(r, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
+    return r;
+}
+
+static inline int wm_core_error(wm_comm_t *c, const char *fn, int st)
+{
+    return wm_error(c, wm_status_to_class((wu_status_t)st), fn, "%s",
+                    wu_status_str((wu_status_t)st));
+}
+
 static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                    int tag, MPI_Comm comm, wc_send_mode_t mode)
 {
@@ -75,11 +104,23 @@ static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatyp
         return rc;
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    wc_request_t r;
-    wc_isend(&r, buf, (size_t)count * ti->layout.size, wm_comm_peer_world(c, dest), tag, c->ctx, mode);
-    wc_wait(&r);
-    if (WU_UNLIKELY(r.error != WU_OK))
-        return wm_error(c, wm_status_to_class(r.error), fn, "%s", wu_status_str(r.error));
+    wc_request_t stack, *r = &stack;
+    wm_request_t *named = NULL;
+    if (WU_UNLIKELY(!wm_all_predefined(c, ti))) {
+        if (!(named = wm_request_named(c, ti)))
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+        r = &named->core;
+    }
+    int st = wc_isend_dt(r, buf, (uint64_t)count, &ti->layout, wm_comm_peer_world(c, dest), tag,
+                         c->ctx, mode);
+    if (WU_LIKELY(st == WU_OK)) {
+        wc_wait(r);
+        st = r->error;
+    }
+    if (named)
+        wm_request_release(named);
+    if (WU_UNLIKELY(st != WU_OK))
+        return wm_core_error(c, fn, st);
     return MPI_SUCCESS;
 }
 
@@ -97,35 +138,43 @@ static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
         wm_proc_null_status(status);
         return MPI_SUCCESS;
     }
-    wc_request_t r;
-    rc = wc_irecv(&r, buf, (size_t)count * ti->layout.size, wm_core_source(c, source), wm_core_tag(tag),
-                  c->ctx);
-    if (WU_UNLIKELY(rc != WU_OK))
-        return wm_error(c, wm_status_to_class(rc), fn, "%s", wu_status_str(rc));
-    wc_wait(&r);
-    return wm_recv_finish(c, fn, &r, status);
+    wc_request_t stack, *r = &stack;
+    wm_request_t *named = NULL;
+    if (WU_UNLIKELY(!wm_all_predefined(c, ti))) {
+        if (!(named = wm_request_named(c, ti)))
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+        r = &named->core;
+    }
+    int st = wc_irecv_dt(r, buf, (uint64_t)count, &ti->layout, wm_core_source(c, source),
+                         wm_core_tag(tag), c->ctx);
+    if (WU_LIKELY(st == WU_OK)) {
+        wc_wait(r);
+        rc = wm_recv_finish(c, fn, r, status);
+    } else {
+        rc = wm_core_error(c, fn, st);
+    }
+    if (named)
+        wm_request_release(named);
+    return rc;
 }
 
-WM_API int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm comm)
-{
-    return wm_send("MPI_Send", buf, count, datatype, dest, tag, comm, WC_SEND_STANDARD);
-}
-WM_ALIAS(MPI_Send)
+#define WM_BLOCKING_SEND(NAME, MODE)                                                             \
+    WM_API int P##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,     \
+                       MPI_Comm comm)                                                            \
+    {                                                                                            \
+        return wm_send(#NAME, buf, count, datatype, dest, tag, comm, MODE);                      \
+    }                                                                                            \
+    WM_ALIAS(NAME)                                                                               \
+    WM_API int P##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
+                           int tag, MPI_Comm comm)                                               \
+    {                                                                                            \
+        return wm_send(#NAME "_c", buf, count, datatype, dest, tag, comm, MODE);                 \
+    }                                                                                            \
+    WM_ALIAS(NAME##_c)
 
-WM_API int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm)
-{
-    return wm_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, WC_SEND_SYNC);
-}
-WM_ALIAS(MPI_Ssend)
-
-WM_API int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm)
-{
-    return wm_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, WC_SEND_READY);
-}
-WM_ALIAS(MPI_Rsend)
+WM_BLOCKING_SEND(MPI_Send, WC_SEND_STANDARD)
+WM_BLOCKING_SEND(MPI_Ssend, WC_SEND_SYNC)
+WM_BLOCKING_SEND(MPI_Rsend, WC_SEND_READY)
 
 WM_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm, MPI_Status *status)
@@ -134,7 +183,15 @@ WM_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, in
 }
 WM_ALIAS(MPI_Recv)
 
-/* Build a pooled request from checked arguments; persistent ones are not started. */
+WM_API int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, MPI_Status *status)
+{
+    return wm_recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
+}
+WM_ALIAS(MPI_Recv_c)
+
+/* Build a pooled request from checked arguments; persistent ones are not started. A persistent
+ * request names its communicator and datatype for its whole life. */
 static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Count count,
                            MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                            wc_send_mode_t mode, bool persistent, MPI_Request *request)
@@ -144,7 +201,7 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
         return rc;
-    rc = kind == WM_REQ_SEND ? wm_check_dest(c, fn, peer, tag) : wm_check_source(c, fn, peer, tag);
+    rc = kind == WM_REQ_RECV ? wm_check_source(c, fn, peer, tag) : wm_check_dest(c, fn, peer, tag);
     if (WU_UNLIKELY(rc))
         return rc;
     if (WU_UNLIKELY(!request))
@@ -154,7 +211,9 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
     r->kind = (uint8_t)kind;
     r->comm = c;
+    r->ti = ti;
     wm_request_use(r, WM_REQ_OBJ_COMM, &c->obj);
+    wm_request_use(r, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
     r->buf = buf;
     r->count = count;
     r->type = type;
@@ -170,41 +229,105 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
     return MPI_SUCCESS;
 }
 
-#define WM_ISEND(NAME, MODE, PERSISTENT)                                                         \
+#define WM_ISEND(NAME, KIND, MODE, PERSISTENT)                                                   \
     WM_API int P##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,     \
                        MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                            \
-        return wm_request_make(#NAME, WM_REQ_SEND, (void *)buf, count, datatype, dest, tag, comm, \
+        return wm_request_make(#NAME, KIND, (void *)buf, count, datatype, dest, tag, comm, MODE, \
+                               PERSISTENT, request);                                             \
+    }                                                                                            \
+    WM_ALIAS(NAME)                                                                               \
+    WM_API int P##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
+                           int tag, MPI_Comm comm, MPI_Request *request)                         \
+    {                                                                                            \
+        return wm_request_make(#NAME "_c", KIND, (void *)buf, count, datatype, dest, tag, comm,  \
                                MODE, PERSISTENT, request);                                       \
     }                                                                                            \
-    WM_ALIAS(NAME)
+    WM_ALIAS(NAME##_c)
 
-WM_ISEND(MPI_Isend, WC_SEND_STANDARD, false)
-WM_ISEND(MPI_Issend, WC_SEND_SYNC, false)
-WM_ISEND(MPI_Irsend, WC_SEND_READY, false)
-WM_ISEND(MPI_Send_init, WC_SEND_STANDARD, true)
+WM_ISEND(MPI_Isend, WM_REQ_SEND, WC_SEND_STANDARD, false)
+WM_ISEND(MPI_Issend, WM_REQ_SEND, WC_SEND_SYNC, false)
+WM_ISEND(MPI_Irsend, WM_REQ_SEND, WC_SEND_READY, false)
+WM_ISEND(MPI_Send_init, WM_REQ_SEND, WC_SEND_STANDARD, true)
+WM_ISEND(MPI_Ssend_init, WM_REQ_SEND, WC_SEND_SYNC, true)
+WM_ISEND(MPI_Rsend_init, WM_REQ_SEND, WC_SEND_READY, true)
+/* A persistent buffered send is a WM_REQ_DONE request that buffers its data at every start. */
+WM_ISEND(MPI_Bsend_init, WM_REQ_DONE, WC_SEND_STANDARD, true)
 
-WM_API int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                      MPI_Comm comm, MPI_Request *request)
-{
-    return wm_request_make("MPI_Irecv", WM_REQ_RECV, buf, count, datatype, source, tag, comm,
-                           WC_SEND_STANDARD, false, request);
-}
-WM_ALIAS(MPI_Irecv)
+#define WM_IRECV(NAME, PERSISTENT)                                                               \
+    WM_API int P##NAME(void *buf, int count, MPI_Datatype datatype, int source, int tag,         \
+                       MPI_Comm comm, MPI_Request *request)                                      \
+    {                                                                                            \
+        return wm_request_make(#NAME, WM_REQ_RECV, buf, count, datatype, source, tag, comm,      \
+                               WC_SEND_STANDARD, PERSISTENT, request);                           \
+    }                                                                                            \
+    WM_ALIAS(NAME)                                                                               \
+    WM_API int P##NAME##_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,        \
+                           int tag, MPI_Comm comm, MPI_Request *request)                         \
+    {                                                                                            \
+        return wm_request_make(#NAME "_c", WM_REQ_RECV, buf, count, datatype, source, tag, comm, \
+                               WC_SEND_STANDARD, PERSISTENT, request);                           \
+    }                                                                                            \
+    WM_ALIAS(NAME##_c)
 
-WM_API int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                          MPI_Comm comm, MPI_Request *request)
-{
-    return wm_request_make("MPI_Recv_init", WM_REQ_RECV, buf, count, datatype, source, tag, comm,
-                           WC_SEND_STANDARD, true, request);
-}
-WM_ALIAS(MPI_Recv_init)
+WM_IRECV(MPI_Irecv, false)
+WM_IRECV(MPI_Recv_init, true)
 
 /* ---- sendrecv ---- */
 
-static int wm_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                       int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+/* Checked arguments. The send side is scount elements of slayout (sti names the datatype). */
+static int wm_sendrecv_core(const char *fn, wm_comm_t *c, const void *sendbuf, MPI_Count scount,
+                            const wc_dtype_t *slayout, const wm_datatype_t *sti, int dest,
+                            int sendtag, void *recvbuf, MPI_Count rcount, const wm_datatype_t *rti,
+                            int source, int recvtag, MPI_Status *status)
+{
+    wc_request_t ss, rs, *s = &ss, *r = &rs;
+    wm_request_t *sn = NULL, *rn = NULL;
+    int st = WU_OK, rc = MPI_SUCCESS;
+    if (WU_UNLIKELY(!(c->obj.predefined & sti->obj.predefined & rti->obj.predefined))) {
+        sn = wm_request_named(c, sti);
+        rn = wm_request_named(c, rti);
+        if (!sn || !rn) {
+            if (sn)
+                wm_request_release(sn);
+            if (rn)
+                wm_request_release(rn);
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+        }
+        s = &sn->core;
+        r = &rn->core;
+    }
+    if (source != MPI_PROC_NULL)
+        st = wc_irecv_dt(r, recvbuf, (uint64_t)rcount, &rti->layout, wm_core_source(c, source),
+                         wm_core_tag(recvtag), c->ctx);
+    if (st == WU_OK && dest != MPI_PROC_NULL) {
+        st = wc_isend_dt(s, sendbuf, (uint64_t)scount, slayout, wm_comm_peer_world(c, dest),
+                         sendtag, c->ctx, WC_SEND_STANDARD);
+        if (st == WU_OK) {
+            wc_wait(s);
+            st = s->error;
+        }
+    }
+    if (source == MPI_PROC_NULL) {
+        wm_proc_null_status(status);
+        if (st != WU_OK)
+            rc = wm_core_error(c, fn, st);
+    } else {
+        /* a posted receive must finish before its request goes */
+        wc_wait(r);
+        rc = st == WU_OK ? wm_recv_finish(c, fn, r, status) : wm_core_error(c, fn, st);
+    }
+    if (sn) {
+        wm_request_release(sn);
+        wm_request_release(rn);
+    }
+    return rc;
+}
+
+static int wm_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                       MPI_Comm comm, MPI_Status *status)
 {
     WM_COMM_CHECK(fn, comm, c);
     const wm_datatype_t *sti, *rti;
@@ -214,21 +337,8 @@ static int wm_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_D
         (rc = wm_check_buffer_args(c, fn, recvbuf, recvcount, recvtype, &rti)) ||
         (rc = wm_check_source(c, fn, source, recvtag)))
         return rc;
-    wc_request_t s, r;
-    if (source != MPI_PROC_NULL)
-        wc_irecv(&r, recvbuf, (size_t)recvcount * rti->layout.size, wm_core_source(c, source),
-                 wm_core_tag(recvtag), c->ctx);
-    if (dest != MPI_PROC_NULL) {
-        wc_isend(&s, sendbuf, (size_t)sendcount * sti->layout.size, wm_comm_peer_world(c, dest),
-                 sendtag, c->ctx, WC_SEND_STANDARD);
-        wc_wait(&s);
-    }
-    if (source == MPI_PROC_NULL) {
-        wm_proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    wc_wait(&r);
-    return wm_recv_finish(c, fn, &r, status);
+    return wm_sendrecv_core(fn, c, sendbuf, sendcount, &sti->layout, sti, dest, sendtag, recvbuf,
+                            recvcount, rti, source, recvtag, status);
 }
 
 WM_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
@@ -240,31 +350,65 @@ WM_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
 }
 WM_ALIAS(MPI_Sendrecv)
 
+WM_API int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                           MPI_Status *status)
+{
+    return wm_sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                       recvcount, recvtype, source, recvtag, comm, status);
+}
+WM_ALIAS(MPI_Sendrecv_c)
+
+/* The outgoing data is packed into a temporary (the only copy), sent as bytes, and the incoming
+ * message is received straight into buf with the datatype. */
+static const wc_dtype_t wm_layout_bytes = { .size = 1, .extent = 1, .contig = true };
+
+static int wm_sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                               int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                               MPI_Status *status)
+{
+    WM_COMM_CHECK(fn, comm, c);
+    const wm_datatype_t *ti;
+    int rc;
+    if ((rc = wm_check_buffer_args(c, fn, buf, count, datatype, &ti)) ||
+        (rc = wm_check_dest(c, fn, dest, sendtag)) ||
+        (rc = wm_check_source(c, fn, source, recvtag)))
+        return rc;
+    size_t bytes = dest == MPI_PROC_NULL ? 0 : (size_t)count * ti->layout.size;
+    void *tmp = malloc(bytes ? bytes : 1);
+    if (!tmp)
+        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a %zu-byte staging buffer", bytes);
+    if (bytes && ti->layout.contig) {
+        memcpy(tmp, (char *)buf + ti->layout.contig_off, bytes);
+    } else if (bytes) {
+        wc_dtype_cursor_t cur;
+        wc_dtype_cursor_init(&cur, &ti->layout, buf, (uint64_t)count);
+        wc_dtype_pack(&cur, tmp, bytes);
+    }
+    rc = wm_sendrecv_core(fn, c, tmp, (MPI_Count)bytes, &wm_layout_bytes, ti, dest, sendtag, buf,
+                          count, ti, source, recvtag, status);
+    free(tmp);
+    return rc;
+}
+
 WM_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                                  int sendtag, int source, int recvtag, MPI_Comm comm,
                                  MPI_Status *status)
 {
-    static const char fn[] = "MPI_Sendrecv_replace";
-    WM_COMM_CHECK(fn, comm, c);
-    const wm_datatype_t *ti;
-    int rc = wm_check_buffer_args(c, fn, buf, count, datatype, &ti);
-    if (rc)
-        return rc;
-    size_t bytes = (size_t)count * ti->layout.size;
-    void *tmp = malloc(bytes ? bytes : 1);
-    if (!tmp)
-        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a %zu-byte staging buffer", bytes);
-    MPI_Status st;
-    rc = wm_sendrecv(fn, buf, count, datatype, dest, sendtag, tmp, count, datatype, source,
-                     recvtag, comm, &st);
-    if (rc == MPI_SUCCESS || (rc & 0x7f) == MPI_ERR_TRUNCATE)
-        memcpy(buf, tmp, (size_t)wm_status_bytes(&st));
-    free(tmp);
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
-    return rc;
+    return wm_sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag,
+                               source, recvtag, comm, status);
 }
 WM_ALIAS(MPI_Sendrecv_replace)
+
+WM_API int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                   int sendtag, int source, int recvtag, MPI_Comm comm,
+                                   MPI_Status *status)
+{
+    return wm_sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag,
+                               source, recvtag, comm, status);
+}
+WM_ALIAS(MPI_Sendrecv_replace_c)
 
 /* ---- probes ---- */
 
@@ -362,10 +506,9 @@ static int wm_message_take(const char *fn, MPI_Message *message, wm_message_t **
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                      MPI_Status *status)
+static int wm_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                    MPI_Message *message, MPI_Status *status)
 {
-    static const char fn[] = "MPI_Mrecv";
     wm_message_t *m;
     int rc = wm_message_take(fn, message, &m);
     if (rc)
@@ -376,29 +519,53 @@ WM_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *
         return MPI_SUCCESS;
     }
     const wm_datatype_t *ti;
-    if ((rc = wm_check_buffer_args(m->comm, fn, buf, count, datatype, &ti)))
-        return rc;
-    wc_request_t r;
-    wc_imrecv(&r, buf, (size_t)count * ti->layout.size, m->msg);
     wm_comm_t *c = m->comm;
+    if ((rc = wm_check_buffer_args(c, fn, buf, count, datatype, &ti)))
+        return rc;
+    wc_request_t stack, *r = &stack;
+    wm_request_t *named = NULL;
+    if (WU_UNLIKELY(!wm_all_predefined(c, ti))) {
+        if (!(named = wm_request_named(c, ti)))
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+        r = &named->core;
+    }
+    wc_imrecv_dt(r, buf, (uint64_t)count, &ti->layout, m->msg);
     m->magic = 0;
     free(m);
     *message = MPI_MESSAGE_NULL;
-    wc_wait(&r);
-    return wm_recv_finish(c, fn, &r, status);
+    wc_wait(r);
+    rc = wm_recv_finish(c, fn, r, status);
+    if (named)
+        wm_request_release(named);
+    return rc;
+}
+
+WM_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                      MPI_Status *status)
+{
+    return wm_mrecv("MPI_Mrecv", buf, count, datatype, message, status);
 }
 WM_ALIAS(MPI_Mrecv)
 
-WM_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                       MPI_Request *request)
+WM_API int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                        MPI_Status *status)
 {
-    static const char fn[] = "MPI_Imrecv";
+    return wm_mrecv("MPI_Mrecv_c", buf, count, datatype, message, status);
+}
+WM_ALIAS(MPI_Mrecv_c)
+
+static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Message *message, MPI_Request *request)
+{
     wm_message_t *m;
     int rc = wm_message_take(fn, message, &m);
     if (rc)
         return rc;
     if (!request)
         return wm_error(NULL, MPI_ERR_ARG, fn, "request is NULL");
+    const wm_datatype_t *ti = NULL;
+    if (m && (rc = wm_check_buffer_args(m->comm, fn, buf, count, datatype, &ti)))
+        return rc;
     wm_request_t *r = wm_request_alloc();
     if (!r)
         return wm_error(NULL, MPI_ERR_NO_MEM, fn, "no memory for a request");
@@ -415,16 +582,27 @@ WM_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message 
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
-    const wm_datatype_t *ti;
-    if ((rc = wm_check_buffer_args(m->comm, fn, buf, count, datatype, &ti))) {
-        wm_request_release(r);
-        return rc;
-    }
-    wc_imrecv(&r->core, buf, (size_t)count * ti->layout.size, m->msg);
+    r->ti = ti;
+    wm_request_use(r, WM_REQ_OBJ_COMM, &m->comm->obj);
+    wm_request_use(r, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
+    wc_imrecv_dt(&r->core, buf, (uint64_t)count, &ti->layout, m->msg);
     m->magic = 0;
     free(m);
     *message = MPI_MESSAGE_NULL;
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }
+
+WM_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                       MPI_Request *request)
+{
+    return wm_imrecv("MPI_Imrecv", buf, count, datatype, message, request);
+}
 WM_ALIAS(MPI_Imrecv)
+
+WM_API int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                         MPI_Request *request)
+{
+    return wm_imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
+}
+WM_ALIAS(MPI_Imrecv_c)

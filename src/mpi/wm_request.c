@@ -63,7 +63,7 @@ void wm_request_release(wm_request_t *r)
     for (int i = 0; i < (int)WU_ARRAY_SIZE(r->objs); i++) {
         wm_obj_t *o = atomic_load_explicit(&r->objs[i], memory_order_relaxed);
         if (o) {
-            atomic_store_explicit(&r->objs[i], NULL, memory_order_relaxed);
+            atomic_store_explicit(&r->objs[i], NULL, memory_order_release);
             wm_obj_req_unref(o);
         }
     }
@@ -78,7 +78,7 @@ void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg)
         for (int i = 0; i < WM_REQ_CHUNK; i++) {
             wm_request_t *r = (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
             for (int j = 0; j < (int)WU_ARRAY_SIZE(r->objs); j++) {
-                wm_obj_t *o = atomic_load_explicit(&r->objs[j], memory_order_relaxed);
+                wm_obj_t *o = atomic_load_explicit(&r->objs[j], memory_order_acquire);
                 if (o)
                     mark(o, arg);
             }
@@ -95,8 +95,7 @@ static void wm_request_release_cb(wc_request_t *core)
 
 int wm_request_start(wm_request_t *r, const char *func)
 {
-    const wm_datatype_t *ti = wm_type_get(r->type);
-    size_t bytes = (size_t)r->count * ti->layout.size;
+    const wm_datatype_t *ti = r->ti;   /* not the handle: the user may have freed it */
     wm_comm_t *c = r->comm;
     wu_status_t st;
 
@@ -107,12 +106,18 @@ int wm_request_start(wm_request_t *r, const char *func)
     }
     r->proc_null = false;
     if (r->kind == WM_REQ_SEND) {
-        st = wc_isend(&r->core, r->buf, bytes, wm_comm_peer_world(c, r->peer), r->tag, c->ctx,
-                      r->mode);
-    } else {
+        st = wc_isend_dt(&r->core, r->buf, (uint64_t)r->count, &ti->layout,
+                         wm_comm_peer_world(c, r->peer), r->tag, c->ctx, r->mode);
+    } else if (r->kind == WM_REQ_RECV) {
         int src = r->peer == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_peer_world(c, r->peer);
-        st = wc_irecv(&r->core, r->buf, bytes, src, r->tag == MPI_ANY_TAG ? WC_ANY_TAG : r->tag,
-                      c->ctx);
+        st = wc_irecv_dt(&r->core, r->buf, (uint64_t)r->count, &ti->layout, src,
+                         r->tag == MPI_ANY_TAG ? WC_ANY_TAG : r->tag, c->ctx);
+    } else {
+        /* persistent buffered send: complete once the data is in the attached buffer */
+        int rc = wm_bsend_post(c, func, r->buf, r->count, ti, r->peer, r->tag);
+        if (rc != MPI_SUCCESS)
+            r->active = false;
+        return rc;
     }
     if (st != WU_OK) {
         r->active = false;

@@ -15,7 +15,8 @@
 typedef enum {
     WM_REQ_SEND = 1,
     WM_REQ_RECV,
-    WM_REQ_DONE,       /* completed at start: MPI_PROC_NULL */
+    WM_REQ_DONE,       /* completed at start: MPI_PROC_NULL, buffered sends (persistent ones
+                          buffer their data at every start) */
 } wm_req_kind_t;
 
 typedef struct wm_request {
@@ -34,6 +35,7 @@ typedef struct wm_request {
     void          *buf;
     MPI_Count      count;
     MPI_Datatype   type;
+    const struct wm_datatype *ti;   /* the datatype (named in objs[] if it is a user one) */
     int            peer;         /* communicator rank, or MPI_ANY_SOURCE / MPI_PROC_NULL */
     int            tag;
     wc_send_mode_t mode;
@@ -54,7 +56,7 @@ static inline void wm_request_use(wm_request_t *r, int slot, wm_obj_t *o)
     if (o->predefined)
         return;
     wm_obj_req_ref(o);
-    atomic_store_explicit(&r->objs[slot], o, memory_order_relaxed);
+    atomic_store_explicit(&r->objs[slot], o, memory_order_release);
 }
 
 /* The collector's mark phase: call mark(o, arg) for every object some request in any pool names. */
@@ -83,6 +85,10 @@ int wm_request_error(const wm_request_t *r, const char *func);
 void wm_request_retire(wm_request_t *r, MPI_Request *h);
 
 void wm_bsend_init(void);
+/* A buffered send of checked arguments to communicator rank dest (not MPI_PROC_NULL): the data is
+ * packed into the attached buffer and leaves from there. Returns an MPI error code (raised). */
+int wm_bsend_post(wm_comm_t *c, const char *fn, const void *buf, MPI_Count count,
+                  const struct wm_datatype *ti, int dest, int tag);
 
 /* status helpers: bytes and cancelled flag live in MPI_internal[] */
 static inline void wm_status_set(MPI_Status *s, int source, int tag, int error, MPI_Count bytes,

@@ -447,6 +447,23 @@ wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t le
     return WU_OK;
 }
 
+wu_status_t wx_shm_send_fill(int dst, const void *hdr, size_t len, wx_fill_fn_t fill, void *arg)
+{
+    if (WU_UNLIKELY((unsigned)dst >= (unsigned)wx_shm.size || dst == wx_shm.rank ||
+                    len > wx_shm.max_payload))
+        return wx_shm_send_invalid(dst, len);
+    wx_shm_tx_t *tx = &wx_shm.tx[dst];
+    wx_shm_rec_t *rec = wx_shm_tx_reserve(tx, (uint32_t)len);
+    if (!rec)
+        return WU_ERR_AGAIN;
+    if (len)
+        fill(arg, rec->payload, len);
+    wx_shm_tx_commit(tx, rec, hdr, (uint32_t)len);
+    if (WU_UNLIKELY(atomic_load_explicit(&wx_shm.info[dst].db.armed, memory_order_relaxed)))
+        wx_shm_doorbell_ring(dst);
+    return WU_OK;
+}
+
 uint32_t wx_shm_ctx_alloc(uint32_t n)
 {
     wx_shm_seg_hdr_t *h = (wx_shm_seg_hdr_t *)wx_shm.seg;

@@ -45,6 +45,14 @@ size_t wx_shm_max_payload(void);
  * nothing was written, retry after progress. */
 wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t len);
 
+/* Writes len payload bytes at dst (inside a ring record not yet published). */
+typedef void (*wx_fill_fn_t)(void *arg, void *dst, size_t len);
+
+/* wx_shm_send with the payload written by fill(arg, dst, len) straight into the ring record (a
+ * pack engine streaming non-contiguous data: no copy through a contiguous buffer). fill is called
+ * only when there is room, before the record is published; WU_ERR_AGAIN: it was not called. */
+wu_status_t wx_shm_send_fill(int dst, const void *hdr, size_t len, wx_fill_fn_t fill, void *arg);
+
 /* Deliver arrived packets (at most a small batch per ring) through the callback.
  * Returns the number of packets delivered. */
 int wx_shm_progress(void);
@@ -73,5 +81,11 @@ bool wx_shm_has_cma(void);
  * remote buffer alive until the reader says it is done (the FIN packet). WU_ERR_UNSUPPORTED when
  * wx_shm_has_cma() is false; WU_ERR_IO if the kernel refuses (logged). */
 wu_status_t wx_shm_get(int src, void *buf, uint64_t remote_addr, size_t len);
+
+/* wx_shm_get into the niov local pieces of iov (their lengths sum to len) from the contiguous
+ * remote range [remote_addr, remote_addr + len): one process_vm_readv per at most 1024 pieces
+ * (IOV_MAX) or wx_shm_get_chunk bytes. iov is left modified. */
+struct iovec;
+wu_status_t wx_shm_getv(int src, struct iovec *iov, int niov, uint64_t remote_addr, size_t len);
 
 #endif

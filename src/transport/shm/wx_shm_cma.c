@@ -66,3 +66,60 @@ wu_status_t wx_shm_get(int src, void *buf, uint64_t remote_addr, size_t len)
     }
     return WU_OK;
 }
+
+#define WX_SHM_IOV_BATCH 1024   /* IOV_MAX on Linux */
+
+wu_status_t wx_shm_getv(int src, struct iovec *iov, int niov, uint64_t remote_addr, size_t len)
+{
+    if (WU_UNLIKELY(!wx_shm.cma || (unsigned)src >= (unsigned)wx_shm.size)) {
+        wu_log_error("wx_shm_getv from rank %d of %d: %s", src, wx_shm.size,
+                     wx_shm.cma ? "no such rank" : "CMA is off");
+        return wx_shm.cma ? WU_ERR_INVALID : WU_ERR_UNSUPPORTED;
+    }
+    pid_t pid = (pid_t)wx_shm.info[src].pid;
+    int i = 0;
+    while (len > 0 && i < niov) {
+        /* A batch: at most WX_SHM_IOV_BATCH local pieces and wx_shm_get_chunk bytes. */
+        int k = 0;
+        size_t chunk = 0;
+        while (i + k < niov && k < WX_SHM_IOV_BATCH && chunk + iov[i + k].iov_len <= wx_shm_get_chunk)
+            chunk += iov[i + k++].iov_len;
+        if (k == 0) {   /* one piece larger than a chunk: read its first chunk */
+            struct iovec part = { iov[i].iov_base, wx_shm_get_chunk };
+            struct iovec remote = { (void *)(uintptr_t)remote_addr, wx_shm_get_chunk };
+            ssize_t n = process_vm_readv(pid, &part, 1, &remote, 1, 0);
+            if (n <= 0) {
+                if (n < 0 && errno == EINTR)
+                    continue;
+                goto fail;
+            }
+            iov[i].iov_base = (char *)iov[i].iov_base + n;
+            iov[i].iov_len -= (size_t)n;
+            remote_addr += (uint64_t)n;
+            len -= (size_t)n;
+            continue;
+        }
+        struct iovec remote = { (void *)(uintptr_t)remote_addr, chunk };
+        ssize_t n = process_vm_readv(pid, &iov[i], (unsigned long)k, &remote, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            goto fail;
+        }
+        remote_addr += (uint64_t)n;
+        len -= (size_t)n;
+        /* Step over what arrived; the kernel may stop early, in the middle of a piece. */
+        size_t got = (size_t)n;
+        while (got > 0 && got >= iov[i].iov_len)
+            got -= iov[i++].iov_len;
+        if (got) {
+            iov[i].iov_base = (char *)iov[i].iov_base + got;
+            iov[i].iov_len -= got;
+        }
+    }
+    return WU_OK;
+fail:
+    wu_log_error("process_vm_readv of %d pieces at 0x%llx from rank %d (pid %d): %s", niov - i,
+                 (unsigned long long)remote_addr, src, (int)pid, strerror(errno));
+    return WU_ERR_IO;
+}

@@ -101,8 +101,9 @@ static inline void wx_shm_stamp_clear(char *data, uint32_t off)
     __atomic_store_n((uint64_t *)(data + off), 0, __ATOMIC_RELAXED);
 }
 
-/* Copy one packet into the ring. false: not enough free space, nothing written. */
-static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *payload, uint32_t len)
+/* Reserve a record of len payload bytes (the caller fills rec->payload, then wx_shm_tx_commit).
+ * NULL: not enough free space, nothing written. */
+static inline wx_shm_rec_t *wx_shm_tx_reserve(wx_shm_tx_t *tx, uint32_t len)
 {
     uint32_t rec_bytes = (uint32_t)WX_SHM_REC_BYTES(len);
     uint32_t off = tx->off;
@@ -112,7 +113,7 @@ static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *
     if (WU_UNLIKELY(tx->tail - tx->head_cache + need > tx->size)) {
         tx->head_cache = __atomic_load_n(&tx->ctl->head, __ATOMIC_ACQUIRE);
         if (tx->tail - tx->head_cache + need > tx->size)
-            return false;
+            return NULL;
     }
     if (WU_UNLIKELY(pad)) {
         wx_shm_rec_t *skip = (wx_shm_rec_t *)(tx->data + off);
@@ -120,20 +121,35 @@ static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *
         wx_shm_stamp_clear(tx->data, 0);
         wx_shm_stamp_release(skip, tx->tail);
         tx->tail += pad;
-        off = 0;
+        tx->off = 0;
     }
-    wx_shm_rec_t *rec = (wx_shm_rec_t *)(tx->data + off);
-    uint32_t next = off + rec_bytes;
+    return (wx_shm_rec_t *)(tx->data + tx->off);
+}
+
+/* Publish the record reserved by wx_shm_tx_reserve, its header and payload written. */
+static inline void wx_shm_tx_commit(wx_shm_tx_t *tx, wx_shm_rec_t *rec, const void *hdr, uint32_t len)
+{
+    uint32_t rec_bytes = (uint32_t)WX_SHM_REC_BYTES(len);
+    uint32_t next = tx->off + rec_bytes;
     if (next == tx->size)
         next = 0;
     wx_shm_stamp_clear(tx->data, next);
     rec->len = len;
     memcpy(rec->hdr, hdr, WX_HDR_SIZE);
-    if (len)
-        memcpy(rec->payload, payload, len);
     wx_shm_stamp_release(rec, tx->tail);
     tx->tail += rec_bytes;
     tx->off = next;
+}
+
+/* Copy one packet into the ring. false: not enough free space, nothing written. */
+static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *payload, uint32_t len)
+{
+    wx_shm_rec_t *rec = wx_shm_tx_reserve(tx, len);
+    if (WU_UNLIKELY(!rec))
+        return false;
+    if (len)
+        memcpy(rec->payload, payload, len);
+    wx_shm_tx_commit(tx, rec, hdr, len);
     return true;
 }
 

@@ -1,0 +1,209 @@
+/* MPI_Comm_split_type: MPI_COMM_TYPE_SHARED (every rank of a job shares one node here),
+ * MPI_COMM_TYPE_HW_GUIDED (info "mpi_hw_resource_type": "mpi_shared_memory" or an hwloc object
+ * type such as "Package", "NUMANode", "L3Cache", "Core"), MPI_COMM_TYPE_HW_UNGUIDED and
+ * MPI_COMM_TYPE_RESOURCE_GUIDED ("mpi_pset_name" "mpi://WORLD" or "mpi://SELF").
+ *
+ * A process belongs to the resource of a type whose CPUs include all the CPUs it may run on (its
+ * binding); a process whose binding spans several resources of the type, or a type this machine
+ * does not have, gets MPI_COMM_NULL. The hwloc topology is loaded once, on first use. */
+#include "mpi/wm_internal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#if defined(__has_include)
+#if __has_include(<hwloc.h>)
+#define WM_HAVE_HWLOC 1
+#include <hwloc.h>
+#endif
+#endif
+
+/* ---- the binding ---- */
+
+static int wm_binding(cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    return sched_getaffinity(0, sizeof(*set), set);
+}
+
+#ifdef WM_HAVE_HWLOC
+static hwloc_topology_t wm_hw_topo;
+static bool wm_hw_ok;
+static pthread_once_t wm_hw_once = PTHREAD_ONCE_INIT;
+
+static void wm_hw_load(void)
+{
+    if (hwloc_topology_init(&wm_hw_topo) < 0)
+        return;
+    if (hwloc_topology_load(wm_hw_topo) < 0) {
+        hwloc_topology_destroy(wm_hw_topo);
+        return;
+    }
+    wm_hw_ok = true;
+}
+
+static hwloc_bitmap_t wm_hw_set(const cpu_set_t *set)
+{
+    hwloc_bitmap_t b = hwloc_bitmap_alloc();
+    if (b)
+        for (int i = 0; i < CPU_SETSIZE; i++)
+            if (CPU_ISSET(i, set))
+                hwloc_bitmap_set(b, (unsigned)i);
+    return b;
+}
+
+/* Color of the resource of hwloc type `name` holding the binding, or MPI_UNDEFINED. */
+static int wm_hw_guided_color(const char *name, const cpu_set_t *bind)
+{
+    pthread_once(&wm_hw_once, wm_hw_load);
+    hwloc_obj_type_t type;
+    /* hwloc_type_sscanf accepts abbreviations ("no..." reads as NUMANode): only a type's full
+     * name is taken */
+    if (!wm_hw_ok || hwloc_type_sscanf(name, &type, NULL, 0) < 0 ||
+        strcasecmp(hwloc_obj_type_string(type), name) != 0)
+        return MPI_UNDEFINED;
+    hwloc_bitmap_t b = wm_hw_set(bind);
+    if (!b)
+        return MPI_UNDEFINED;
+    int color = MPI_UNDEFINED;
+    for (hwloc_obj_t o = hwloc_get_next_obj_by_type(wm_hw_topo, type, NULL); o;
+         o = hwloc_get_next_obj_by_type(wm_hw_topo, type, o)) {
+        if (o->cpuset && !hwloc_bitmap_iszero(b) && hwloc_bitmap_isincluded(b, o->cpuset)) {
+            color = (int)o->logical_index;
+            break;
+        }
+    }
+    hwloc_bitmap_free(b);
+    return color;
+}
+
+/* Unguided: the largest resource holding this process that holds only some of the n processes
+ * (their bindings in binds[]), walking down from the machine. Every process inside that resource
+ * makes the same walk above it, so they agree. */
+static int wm_hw_unguided_color(const cpu_set_t *binds, int n, int me)
+{
+    pthread_once(&wm_hw_once, wm_hw_load);
+    if (!wm_hw_ok)
+        return MPI_UNDEFINED;
+    hwloc_bitmap_t *bs = calloc((size_t)n, sizeof(*bs));
+    if (!bs)
+        return MPI_UNDEFINED;
+    int color = MPI_UNDEFINED;
+    for (int i = 0; i < n; i++)
+        if (!(bs[i] = wm_hw_set(&binds[i])))
+            goto out;
+    hwloc_obj_t o = hwloc_get_root_obj(wm_hw_topo);
+    while (o && color == MPI_UNDEFINED) {
+        hwloc_obj_t child = NULL;
+        for (unsigned k = 0; k < o->arity; k++)
+            if (o->children[k]->cpuset && hwloc_bitmap_isincluded(bs[me], o->children[k]->cpuset)) {
+                child = o->children[k];
+                break;
+            }
+        o = child;
+        if (!o)
+            break;
+        int inside = 0;
+        for (int i = 0; i < n; i++)
+            inside += !hwloc_bitmap_iszero(bs[i]) && hwloc_bitmap_isincluded(bs[i], o->cpuset);
+        if (inside < n)
+            color = (int)(o->depth * 65536 + o->logical_index);
+    }
+out:
+    for (int i = 0; i < n; i++)
+        if (bs[i])
+            hwloc_bitmap_free(bs[i]);
+    free(bs);
+    return color;
+}
+#else
+static int wm_hw_guided_color(const char *name, const cpu_set_t *bind)
+{
+    (void)bind;
+    return strcmp(name, "Machine") == 0 ? 0 : MPI_UNDEFINED;
+}
+static int wm_hw_unguided_color(const cpu_set_t *binds, int n, int me)
+{
+    return MPI_UNDEFINED;
+}
+#endif
+
+/* The value of key in info, or "" if info is MPI_INFO_NULL, lacks the key or cannot be read. */
+static void wm_info_value(MPI_Info info, const char *key, char *val, int len)
+{
+    val[0] = '\0';
+    if (info == MPI_INFO_NULL)
+        return;
+    int flag = 0, buflen = len;
+    if (PMPI_Info_get_string(info, key, &buflen, val, &flag) != MPI_SUCCESS || !flag)
+        val[0] = '\0';
+}
+
+WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_split_type";
+    WM_COMM_CHECK(fn, comm, c);
+    if (!newcomm)
+        return wm_error(c, MPI_ERR_ARG, fn, "newcomm is NULL");
+    if (c->inter)
+        return wm_error(c, MPI_ERR_COMM, fn, "%s is an intercommunicator", c->name);
+    int color = MPI_UNDEFINED;
+    char val[256];
+    cpu_set_t bind;
+    switch (split_type) {
+    case MPI_UNDEFINED:
+        break;
+    case MPI_COMM_TYPE_SHARED:
+        color = 0;   /* one node: the shared-memory transport reaches every rank */
+        break;
+    case MPI_COMM_TYPE_HW_GUIDED:
+        wm_info_value(info, "mpi_hw_resource_type", val, sizeof(val));
+        if (strcmp(val, "mpi_shared_memory") == 0)
+            color = 0;
+        else if (val[0] && wm_binding(&bind) == 0)
+            color = wm_hw_guided_color(val, &bind);
+        break;
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        wm_info_value(info, "mpi_pset_name", val, sizeof(val));
+        if (strcmp(val, "mpi://WORLD") == 0)
+            color = 0;
+        else if (strcmp(val, "mpi://SELF") == 0)
+            color = c->rank;
+        break;
+    case MPI_COMM_TYPE_HW_UNGUIDED: {
+        /* everybody's binding, gathered at rank 0 and broadcast */
+        int *ranks = wm_comm_local_ranks(c);
+        cpu_set_t *binds = calloc((size_t)c->size, sizeof(cpu_set_t));
+        if (!ranks || !binds) {
+            free(ranks);
+            free(binds);
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
+        }
+        wm_binding(&binds[c->rank]);
+        uint32_t coll = c->ctx | WM_CTX_COLL;
+        wu_status_t st = wm_cx_gather(binds, sizeof(cpu_set_t), ranks, c->size, c->rank, 0, WM_TAG_HW_GATHER, coll);
+        if (st == WU_OK)
+            st = wm_cx_bcast(binds, sizeof(cpu_set_t) * (size_t)c->size, ranks, c->size, c->rank, 0,
+                             WM_TAG_HW_BCAST, coll);
+        if (st == WU_OK)
+            color = wm_hw_unguided_color(binds, c->size, c->rank);
+        free(ranks);
+        free(binds);
+        if (st != WU_OK)
+            return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
+        break;
+    }
+    default:
+        return wm_error(c, MPI_ERR_ARG, fn, "split_type %d is not a known MPI_COMM_TYPE_*", split_type);
+    }
+    wm_comm_t *d = NULL;
+    int rc = wm_comm_split(c, color, key, &d);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *newcomm = d ? wm_comm_handle(d) : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Comm_split_type)
