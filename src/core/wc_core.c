@@ -30,6 +30,7 @@ wu_status_t wc_init(bool thread_multiple)
         return st;
     wc_world.rank = rank;
     wc_world.size = size;
+    wc_world.appnum = wi_pmi_appnum();
     wc_world.singleton = singleton;
     char prefix[32];
     snprintf(prefix, sizeof(prefix), "weft:%d", rank);

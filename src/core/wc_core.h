@@ -20,6 +20,7 @@ typedef struct wc_world {
     int  rank;
     int  size;
     bool singleton;
+    int  appnum;         /* the launcher's MPMD section of this process (MPI_APPNUM) */
     bool cma;            /* process_vm_readv works between the ranks */
     size_t cma_min;      /* rendezvous of at least this many bytes use it (0: none) */
     size_t eager_max;

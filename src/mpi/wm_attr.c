@@ -167,13 +167,14 @@ static int wm_attr_tag_ub = WM_TAG_UB;
 static int wm_attr_host = MPI_PROC_NULL;          /* no host is special */
 static int wm_attr_io = MPI_ANY_SOURCE;           /* every rank can do I/O */
 static int wm_attr_wtime_global = 1;              /* one node, one clock */
-static int wm_attr_appnum;                        /* the launcher's PMI appnum is not read yet */
+static int wm_attr_appnum;
 static int wm_attr_universe;
 static pthread_once_t wm_attr_universe_once = PTHREAD_ONCE_INIT;
 
 static void wm_attr_universe_setup(void)
 {
     wm_attr_universe = wc_world.size;   /* no process can be spawned: the universe is the job */
+    wm_attr_appnum = wc_world.appnum;
 }
 
 /* The value of a predefined communicator key, or NULL if key is none. */
@@ -184,7 +185,9 @@ static void *wm_attr_predefined(int key)
     case MPI_HOST: return &wm_attr_host;
     case MPI_IO: return &wm_attr_io;
     case MPI_WTIME_IS_GLOBAL: return &wm_attr_wtime_global;
-    case MPI_APPNUM: return &wm_attr_appnum;
+    case MPI_APPNUM:
+        pthread_once(&wm_attr_universe_once, wm_attr_universe_setup);
+        return &wm_attr_appnum;
     case MPI_UNIVERSE_SIZE:
         pthread_once(&wm_attr_universe_once, wm_attr_universe_setup);
         return &wm_attr_universe;

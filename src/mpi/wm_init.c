@@ -62,6 +62,8 @@ WM_API int PMPI_Finalize(void)
 {
     static const char fn[] = "MPI_Finalize";
     WM_CHECK_INIT(fn);
+    /* MPI_COMM_SELF's attributes are deleted first, while everything still works (MPI 4.0 11.2.4) */
+    wm_attr_finalize();
     /* Every rank reaches here after completing its own communication; the barrier makes sure the
      * last control packets (FIN, ACK) of every pair were consumed before the rings go away. */
     int rc = wm_barrier(&wm_comm_world);

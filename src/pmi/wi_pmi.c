@@ -34,6 +34,7 @@ static struct {
     size_t keylen_max, vallen_max;           /* from get_maxes, including the terminating NUL */
     char kvsname_wire[256];                  /* as the server spells it */
     char kvsname[WI_PMI_KVSNAME_MAX + 1];    /* file-name-safe copy */
+    int appnum;                              /* MPMD section of this process (get_appnum), or 0 */
     char rbuf[WI_PMI_LINE_MAX];              /* received bytes not yet consumed */
     size_t rlen;
     wi_pmi_kv_t *local;                      /* singleton table */
@@ -270,7 +271,17 @@ static wu_status_t wi_pmi_init_wire(void)
         return WU_ERR_PMI;
     }
     wi_pmi_set_kvsname(wi_pmi.kvsname_wire);
+    /* The MPMD section; a launcher that does not answer leaves it 0 (one application). */
+    int rc = 0;
+    if (wi_pmi_call("cmd=get_appnum\n", "appnum", line, sizeof(line), &rc) == WU_OK && rc == 0 &&
+        wi_pmi_field(line, "appnum", val, sizeof(val)))
+        wi_pmi.appnum = atoi(val);
     return WU_OK;
+}
+
+int wi_pmi_appnum(void)
+{
+    return wi_pmi.appnum;
 }
 
 wu_status_t wi_pmi_init(int *rank_p, int *size_p, bool *singleton_p)

@@ -36,6 +36,9 @@ wu_status_t wi_pmi_init(int *rank_p, int *size_p, bool *singleton_p);
 #define WI_PMI_KVSNAME_MAX 128
 const char *wi_pmi_kvsname(void);
 
+/* The MPMD section this process belongs to (PMI get_appnum; 0 for a singleton); valid after init. */
+int wi_pmi_appnum(void);
+
 wu_status_t wi_pmi_put(const char *key, const char *val);   /* in this rank's namespace */
 wu_status_t wi_pmi_get(int rank, const char *key, char *val, size_t len);  /* key put by rank */
 wu_status_t wi_pmi_fence(void);                   /* commit + barrier over the job */
