@@ -89,7 +89,8 @@ int main(int argc, char **argv)
     MPI_Comm parent = MPI_COMM_WORLD;
     MT_CALL(MPI_Comm_get_parent(&parent));
     MT_TRUE(parent == MPI_COMM_NULL, "Comm_get_parent expected MPI_COMM_NULL");
-    MT_CLASS_EQ("Comm_remote_size of an intracommunicator", MPI_ERR_COMM, MPI_Comm_remote_size(cs[1], &s));
+    if (mt_weft)
+        MT_CLASS_EQ("Comm_remote_size of an intracommunicator", MPI_ERR_COMM, MPI_Comm_remote_size(cs[1], &s));
 
     /* info hints: only where the info functions are there */
     MPI_Info info;
@@ -132,13 +133,13 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Irecv(&v, 1, MPI_INT, (mt_rank + mt_size - 1) % mt_size, 5, cs[3], &rq));
     MPI_Comm keep = cs[3];
     MT_CALL(MPI_Comm_free(&cs[3]));
-    MT_CALL(MPI_Send(&one, 1, MPI_INT, (mt_rank + 1) % mt_size, 5, cs[1]));
-    MPI_Request sr;
-    MT_CALL(MPI_Isend(&one, 1, MPI_INT, (mt_rank + 1) % mt_size, 5, MPI_COMM_WORLD, &sr));
+    MPI_Request sr[2];
+    MT_CALL(MPI_Isend(&one, 1, MPI_INT, (mt_rank + 1) % mt_size, 5, cs[1], &sr[0]));
+    MT_CALL(MPI_Isend(&one, 1, MPI_INT, (mt_rank + 1) % mt_size, 5, MPI_COMM_WORLD, &sr[1]));
     int w = -1;
     MT_CALL(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 5, cs[1], MPI_STATUS_IGNORE));
     MT_CALL(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    MT_CALL(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+    MT_CALL(MPI_Waitall(2, sr, MPI_STATUSES_IGNORE));
     MT_EQ("receive on a communicator freed while it was pending (sent on nothing yet)", -1, v);
     /* nobody sent on the freed duplicate: cancel the receive */
     MT_CALL(MPI_Cancel(&rq));
@@ -148,18 +149,19 @@ int main(int argc, char **argv)
     MT_TRUE(flag, "receive on a freed communicator expected cancelled");
 
     /* errors: freed handle, predefined communicators, MPI_COMM_NULL */
-    MT_CLASS_EQ("Comm_rank of a freed communicator", MPI_ERR_COMM, MPI_Comm_rank(keep, &r));
-    MT_CLASS_EQ("Comm_dup of a freed communicator", MPI_ERR_COMM, MPI_Comm_dup(keep, &dd));
-    MT_CLASS_EQ("Comm_free of a freed communicator", MPI_ERR_COMM, MPI_Comm_free(&keep));
-    MT_CLASS_EQ("Send on a freed communicator", MPI_ERR_COMM, MPI_Send(&one, 1, MPI_INT, 0, 0, keep));
-    MPI_Comm w2 = MPI_COMM_WORLD, s2 = MPI_COMM_SELF, nul = MPI_COMM_NULL;
-    MT_CLASS_EQ("Comm_free(MPI_COMM_WORLD)", MPI_ERR_COMM, MPI_Comm_free(&w2));
-    MT_CLASS_EQ("Comm_free(MPI_COMM_SELF)", MPI_ERR_COMM, MPI_Comm_free(&s2));
-    MT_CLASS_EQ("Comm_free(MPI_COMM_NULL)", MPI_ERR_COMM, MPI_Comm_free(&nul));
-    MT_CLASS_EQ("Comm_compare with a freed communicator", MPI_ERR_COMM, MPI_Comm_compare(keep, cs[1], &res));
-    MT_CLASS_EQ("Comm_set_name of a freed communicator", MPI_ERR_COMM, MPI_Comm_set_name(keep, "x"));
-    MT_CLASS_EQ("Comm_group of a freed communicator", MPI_ERR_COMM, MPI_Comm_group(keep, &(MPI_Group){0}));
-
+    if (mt_weft) { /* using a freed handle is erroneous: Weft reports it */
+        MT_CLASS_EQ("Comm_rank of a freed communicator", MPI_ERR_COMM, MPI_Comm_rank(keep, &r));
+        MT_CLASS_EQ("Comm_dup of a freed communicator", MPI_ERR_COMM, MPI_Comm_dup(keep, &dd));
+        MT_CLASS_EQ("Comm_free of a freed communicator", MPI_ERR_COMM, MPI_Comm_free(&keep));
+        MT_CLASS_EQ("Send on a freed communicator", MPI_ERR_COMM, MPI_Send(&one, 1, MPI_INT, 0, 0, keep));
+        MPI_Comm w2 = MPI_COMM_WORLD, s2 = MPI_COMM_SELF, nul = MPI_COMM_NULL;
+        MT_CLASS_EQ("Comm_free(MPI_COMM_WORLD)", MPI_ERR_COMM, MPI_Comm_free(&w2));
+        MT_CLASS_EQ("Comm_free(MPI_COMM_SELF)", MPI_ERR_COMM, MPI_Comm_free(&s2));
+        MT_CLASS_EQ("Comm_free(MPI_COMM_NULL)", MPI_ERR_COMM, MPI_Comm_free(&nul));
+        MT_CLASS_EQ("Comm_compare with a freed communicator", MPI_ERR_COMM, MPI_Comm_compare(keep, cs[1], &res));
+        MT_CLASS_EQ("Comm_set_name of a freed communicator", MPI_ERR_COMM, MPI_Comm_set_name(keep, "x"));
+        MT_CLASS_EQ("Comm_group of a freed communicator", MPI_ERR_COMM, MPI_Comm_group(keep, &(MPI_Group){0}));
+    }
     MT_CALL(MPI_Comm_free(&cs[1]));
     MT_CALL(MPI_Comm_free(&cs[2]));
     MT_CALL(MPI_Comm_dup(MPI_COMM_SELF, &dd));
