@@ -1,0 +1,11 @@
+# Communicators created and freed by threads while others communicate (docs/communicators.md).
+weft_mpi_program(mt_comm_create mt_comm_create.c)
+target_link_libraries(mt_comm_create PRIVATE Threads::Threads)
+# rounds per creating thread: 60 (~ a few seconds at 4 ranks x 8 threads); sanitizer builds 20
+if(CMAKE_C_FLAGS MATCHES "sanitize")
+  set(mt_comm_create_rounds 21)
+else()
+  set(mt_comm_create_rounds 70)
+endif()
+weft_mt_tests(mt_comm_create ARGS ${mt_comm_create_rounds} TIMEOUT 180)
+weft_mt_test(mt_comm_create.np3 mt_comm_create NP 3 THREADS 4 TIMEOUT 180 ARGS ${mt_comm_create_rounds})
