@@ -101,6 +101,7 @@ enum {
     WM_TAG_INTER_BCAST,                 /* leader -> its local group */
     WM_TAG_HW_GATHER,
     WM_TAG_HW_BCAST,
+    WM_TAG_DISCONNECT,
 };
 #define WM_TAG_USER_BIT 0x40000000
 
@@ -123,6 +124,11 @@ wu_status_t wm_cx_bcast(void *buf, size_t len, const int *ranks, int n, int me, 
  * own block must already be in place there). */
 wu_status_t wm_cx_gather(void *buf, size_t len, const int *ranks, int n, int me, int root, int tag,
                          uint32_t ctx);
+
+/* Intercommunicator c: the local leader swaps len_out bytes of outb for len_in bytes of the
+ * remote leader's, then broadcasts them to its group (local: c's local world ranks). */
+wu_status_t wm_inter_swap(wm_comm_t *c, const void *outb, size_t len_out, void *in, size_t len_in,
+                          const int *local);
 
 /* c's local group as world ranks (NULL world_ranks expanded): a malloc'd array, NULL on no memory. */
 int *wm_comm_local_ranks(const wm_comm_t *c);

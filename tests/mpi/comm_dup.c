@@ -162,6 +162,20 @@ int main(int argc, char **argv)
         MT_CLASS_EQ("Comm_set_name of a freed communicator", MPI_ERR_COMM, MPI_Comm_set_name(keep, "x"));
         MT_CLASS_EQ("Comm_group of a freed communicator", MPI_ERR_COMM, MPI_Comm_group(keep, &(MPI_Group){0}));
     }
+    /* disconnect with a freed send still on its way */
+    MPI_Comm dc;
+    MT_CALL(MPI_Comm_dup(cs[1], &dc));
+    int big[4096], got[4096];
+    for (int i = 0; i < 4096; i++)
+        big[i] = i ^ mt_rank;
+    MT_CALL(MPI_Isend(big, 4096, MPI_INT, (mt_rank + 1) % mt_size, 6, dc, &rq));
+    MT_CALL(MPI_Request_free(&rq));
+    MT_CALL(MPI_Recv(got, 4096, MPI_INT, (mt_rank + mt_size - 1) % mt_size, 6, dc, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 4096; i++)
+        MT_EQ("message before Comm_disconnect", i ^ ((mt_rank + mt_size - 1) % mt_size), got[i]);
+    MT_CALL(MPI_Comm_disconnect(&dc));
+    MT_TRUE(dc == MPI_COMM_NULL, "Comm_disconnect expected MPI_COMM_NULL");
+
     MT_CALL(MPI_Comm_free(&cs[1]));
     MT_CALL(MPI_Comm_free(&cs[2]));
     MT_CALL(MPI_Comm_dup(MPI_COMM_SELF, &dd));
