@@ -6,13 +6,14 @@
  *   Comm_split (parity, reversed), Comm_create (the even ranks), Comm_create_group (reversed, the
  *   thread's tag), Comm_split_type(SHARED) or an intercommunicator (Intercomm_create between the
  *   two halves, then Intercomm_merge), check its size, rank and members, pass a ring of messages on
- *   it (every message checked: thread, round, origin), and free it; every fourth round the free
- *   comes while a receive and a send on it are still pending;
+ *   it (every message checked: thread, round, origin), and free it; with --free-pending, every
+ *   fourth round the free comes while a receive and a send on it are still pending;
  * - odd threads pass rings of messages on their parent all the while, same checks.
- * Arguments: n (rounds per thread, default 60), --threads=T. */
+ * Arguments: n (rounds per thread, default 60), --free-pending, --threads=T. */
 #include "mttest.h"
 
 static long n_rounds = 60;
+static int free_pending; /* --free-pending */
 static MPI_Comm parents[MTT_MAX_THREADS];
 static MPI_Group world_group;
 
@@ -71,7 +72,7 @@ static void creator(int t, MPI_Comm parent)
         all[i] = i;
     for (long k = 0; k < n_rounds; k++) {
         MPI_Comm c = MPI_COMM_NULL;
-        int op = (int)(k % 7), free_early = k % 4 == 3, nw = n;
+        int op = (int)(k % 7), free_early = free_pending && k % 4 == 3, nw = n;
         const char *what = "?";
         memcpy(want, all, sizeof(int) * n);
         mtt_at("creating a communicator, op %ld round %ld", op, k);
@@ -187,6 +188,7 @@ int main(int argc, char **argv)
     long nums[1] = {60};
     mtt_args(argc, argv, nums, 1);
     n_rounds = nums[0];
+    free_pending = mtt_flag(argc, argv, "--free-pending");
     mtt_init(&argc, &argv);
     MT_TRUE(mt_size >= 2 && mt_size <= MTT_MAX_THREADS, "run with 2..%d ranks", MTT_MAX_THREADS);
     MT_CALL(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
