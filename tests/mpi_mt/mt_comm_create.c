@@ -9,11 +9,14 @@
  *   it (every message checked: thread, round, origin), and free it; with --free-pending, every
  *   fourth round the free comes while a receive and a send on it are still pending;
  * - odd threads pass rings of messages on their parent all the while, same checks.
- * Arguments: n (rounds per thread, default 60), --free-pending, --threads=T. */
+ * Arguments: n (rounds per thread, default 60), --free-pending, --no-create-group (for MPICH
+ * 4.0.2, whose Comm_create_group crashes on a duplicated parent), --threads=T. */
 #include "mttest.h"
 
 static long n_rounds = 60;
 static int free_pending; /* --free-pending */
+static int no_create_group; /* --no-create-group: MPICH 4.0.2 crashes in Comm_create_group on a
+                               duplicate of MPI_COMM_WORLD (even single-threaded) */
 static MPI_Comm parents[MTT_MAX_THREADS];
 static MPI_Group world_group;
 
@@ -110,6 +113,11 @@ static void creator(int t, MPI_Comm parent)
             break;
         }
         case 4: {
+            if (no_create_group) {
+                what = "Comm_dup instead of Comm_create_group";
+                MT_CALL(MPI_Comm_dup(parent, &c));
+                break;
+            }
             what = "Comm_create_group";
             MPI_Group g;
             int r[1][3] = {{n - 1, 0, -1}};
@@ -189,6 +197,7 @@ int main(int argc, char **argv)
     mtt_args(argc, argv, nums, 1);
     n_rounds = nums[0];
     free_pending = mtt_flag(argc, argv, "--free-pending");
+    no_create_group = mtt_flag(argc, argv, "--no-create-group");
     mtt_init(&argc, &argv);
     MT_TRUE(mt_size >= 2 && mt_size <= MTT_MAX_THREADS, "run with 2..%d ranks", MTT_MAX_THREADS);
     MT_CALL(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
