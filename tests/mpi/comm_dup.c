@@ -12,6 +12,8 @@ static void cross_check(const char *what, MPI_Comm *cs, int k)
     int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
     MPI_Request rq[8];
     int out[8], in[8];
+    if (k > 8)
+        MT_FAIL("cross_check: at most 8 communicators");
     for (int i = 0; i < k; i++) {
         out[i] = 1000 * i + mt_rank;
         MT_CALL(MPI_Isend(&out[i], 1, MPI_INT, right, 0, cs[i], &rq[i]));
@@ -162,6 +164,22 @@ int main(int argc, char **argv)
         MT_CLASS_EQ("Comm_set_name of a freed communicator", MPI_ERR_COMM, MPI_Comm_set_name(keep, "x"));
         MT_CLASS_EQ("Comm_group of a freed communicator", MPI_ERR_COMM, MPI_Comm_group(keep, &(MPI_Group){0}));
     }
+    /* several idups in a row on one parent, a blocking dup among them, completed in reverse */
+    {
+        MPI_Comm many[6];
+        MPI_Request mr[5];
+        for (int i = 0; i < 3; i++)
+            MT_CALL(MPI_Comm_idup(cs[1], &many[i], &mr[i]));
+        MT_CALL(MPI_Comm_dup(cs[1], &many[3]));
+        for (int i = 4; i < 6; i++)
+            MT_CALL(MPI_Comm_idup(cs[1], &many[i], &mr[i - 1]));
+        for (int i = 4; i >= 0; i--)
+            MT_CALL(MPI_Wait(&mr[i], MPI_STATUS_IGNORE));
+        cross_check("message on one of several duplicates", many, 6);
+        for (int i = 0; i < 6; i++)
+            MT_CALL(MPI_Comm_free(&many[i]));
+    }
+
     /* disconnect with a freed send still on its way */
     MPI_Comm dc;
     MT_CALL(MPI_Comm_dup(cs[1], &dc));
