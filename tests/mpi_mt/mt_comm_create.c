@@ -8,7 +8,8 @@
  *   two halves, then Intercomm_merge), check its size, rank and members, pass a ring of messages on
  *   it (every message checked: thread, round, origin), and free it; with --free-pending, every
  *   fourth round the free comes while a receive and a send on it are still pending;
- * - odd threads pass rings of messages on their parent all the while, same checks.
+ * - odd threads pass rings of messages on their parent all the while, same checks;
+ * then every thread calls Comm_create_group on MPI_COMM_WORLD at once, each with its own tag.
  * Arguments: n (rounds per thread, default 60), --free-pending, --no-create-group (for MPICH
  * 4.0.2, whose Comm_create_group crashes on a duplicated parent), --threads=T. */
 #include "mttest.h"
@@ -191,6 +192,28 @@ static void worker(int t, void *arg)
     MT_CALL(MPI_Comm_free(&parents[t]));
 }
 
+/* Second phase: every thread calls Comm_create_group on MPI_COMM_WORLD itself, concurrently with
+ * the others, told apart only by its tag (the thread number); the group is the world reversed for
+ * even threads and the world for odd ones, so a mixed-up context id would show in the members. */
+static void same_parent(int t, void *arg)
+{
+    int n = mt_size, want[MTT_MAX_THREADS];
+    for (int i = 0; i < n; i++)
+        want[i] = t % 2 ? i : n - 1 - i;
+    MPI_Group g;
+    int r[1][3] = {{t % 2 ? 0 : n - 1, t % 2 ? n - 1 : 0, t % 2 ? 1 : -1}};
+    MT_CALL(MPI_Group_range_incl(world_group, 1, r, &g));
+    for (long k = 0; k < n_rounds / 4 + 1; k++) {
+        MPI_Comm c;
+        mtt_at("Comm_create_group on MPI_COMM_WORLD, round %ld, tag %ld", k, t);
+        MT_CALL(MPI_Comm_create_group(MPI_COMM_WORLD, g, t, &c));
+        check_members("Comm_create_group on a shared parent", c, want, n, k);
+        ring("Comm_create_group on a shared parent", &c, t, k, want, 4, 0);
+        MT_CALL(MPI_Comm_free(&c));
+    }
+    MT_CALL(MPI_Group_free(&g));
+}
+
 int main(int argc, char **argv)
 {
     long nums[1] = {60};
@@ -204,6 +227,8 @@ int main(int argc, char **argv)
     for (int t = 0; t < mtt_nthreads; t++)
         MT_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &parents[t]));
     mtt_run(mtt_nthreads, worker, NULL);
+    if (!no_create_group)
+        mtt_run(mtt_nthreads, same_parent, NULL);
     MT_CALL(MPI_Group_free(&world_group));
     return mtt_finish("mt_comm_create");
 }
