@@ -154,6 +154,12 @@ int main(int argc, char **argv)
         MT_TRUE(s < n, "Comm_split_type(HW_UNGUIDED) expected a strict subset got size %d of %d", s, n);
         MT_CALL(MPI_Comm_free(&c));
     }
+    /* rank 0 opts out with MPI_UNDEFINED while the others ask for HW_UNGUIDED */
+    MT_CALL(MPI_Comm_split_type(parent, mt_rank == 0 ? MPI_UNDEFINED : MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
+    if (mt_rank == 0)
+        MT_TRUE(c == MPI_COMM_NULL, "Comm_split_type(MPI_UNDEFINED) beside HW_UNGUIDED expected MPI_COMM_NULL");
+    if (c != MPI_COMM_NULL)
+        MT_CALL(MPI_Comm_free(&c));
     MPI_Info info;
     if (MPI_Info_create(&info) == MPI_SUCCESS) {
         MT_CALL(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
