@@ -138,5 +138,10 @@ int wm_ranks_compare(const int *a, int na, const int *b, int nb);
 
 /* Comm_split's work (also Split_type's): color MPI_UNDEFINED gives *out = NULL. */
 int wm_comm_split(wm_comm_t *c, int color, int key, wm_comm_t **out);
+/* The same on an intercommunicator (wm_comm_inter.c), and Comm_create's: g is a subset of c's local
+ * group (struct wm_group, wm_group.h). */
+int wm_comm_split_inter(wm_comm_t *c, int color, int key, wm_comm_t **out);
+struct wm_group;
+int wm_comm_create_inter(wm_comm_t *c, const struct wm_group *g, wm_comm_t **out);
 
 #endif
