@@ -9,7 +9,7 @@
 #include <string.h>
 
 _Static_assert(sizeof(wm_comm_t) <= WM_OBJ_SLOT, "wm_comm_t must fit an object slot");
-_Static_assert(WM_TAG_CTXID == WM_TAG_COMM_BASE + 1 && WM_TAG_HW_BCAST < WM_TAG_COMM_BASE + 256,
+_Static_assert(WM_TAG_CTXID == WM_TAG_COMM_BASE + 1 && WM_TAG_DISCONNECT < WM_TAG_COMM_BASE + 256,
                "communicator tags stay in their range of wm_internal.h");
 _Static_assert(WM_TAG_USER_BIT > WM_TAG_UB, "user-tagged internal messages stay above user tags");
 
@@ -537,3 +537,61 @@ WM_API int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Comm_free)
+
+/* ---- disconnect ---- */
+
+static void wm_disc_mark(wm_obj_t *o, void *arg)
+{
+    struct { wm_obj_t *target; bool found; } *s = arg;
+    if (o == s->target)
+        s->found = true;
+}
+
+/* Comm_disconnect: every request still naming c (buffered sends, freed requests: the application
+ * must have completed its own) completes first, then the members synchronize (so what they sent is
+ * matched), then c is freed like Comm_free. */
+WM_API int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    static const char fn[] = "MPI_Comm_disconnect";
+    WM_CHECK_INIT(fn);
+    if (!comm)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "comm is NULL");
+    wm_comm_t *c = wm_comm_get(*comm);
+    if (!c)
+        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)*comm);
+    if (c->obj.predefined)
+        return wm_error(c, MPI_ERR_COMM, fn, "%s cannot be disconnected", c->name);
+    struct { wm_obj_t *target; bool found; } s = { &c->obj, true };
+    wc_idle_t idle;
+    wc_idle_init(&idle);
+    for (;;) {
+        s.found = false;
+        wm_request_scan_objs(wm_disc_mark, &s);
+        if (!s.found)
+            break;
+        if (!wc_progress())
+            wc_idle_block(&idle, NULL, 0);
+    }
+    wu_status_t st = WU_OK;
+    if (!c->inter) {
+        wm_barrier(c);
+    } else {
+        int *local = wm_comm_local_ranks(c);
+        char dummy = 0, in = 0;
+        if (!local)
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
+        st = wm_cx_gather(&dummy, 0, local, c->size, c->rank, 0, WM_TAG_DISCONNECT, c->ctx | WM_CTX_COLL);
+        if (st == WU_OK)
+            st = wm_inter_swap(c, &dummy, 1, &in, 1, local);
+        free(local);
+    }
+    if (st != WU_OK)
+        return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
+    int rc = wm_attr_delete_all(&c->obj);
+    if (rc != MPI_SUCCESS)
+        return wm_error_raise(c, rc);
+    wm_obj_user_free(&c->obj);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Comm_disconnect)

@@ -103,6 +103,7 @@ enum {
     WM_TAG_INTER_BCAST,                 /* leader -> its local group */
     WM_TAG_HW_GATHER,
     WM_TAG_HW_BCAST,
+    WM_TAG_DISCONNECT,
 };
 #define WM_TAG_USER_BIT 0x40000000
 
@@ -126,6 +127,11 @@ wu_status_t wm_cx_bcast(void *buf, size_t len, const int *ranks, int n, int me, 
 wu_status_t wm_cx_gather(void *buf, size_t len, const int *ranks, int n, int me, int root, int tag,
                          uint32_t ctx);
 
+/* Intercommunicator c: the local leader swaps len_out bytes of outb for len_in bytes of the
+ * remote leader's, then broadcasts them to its group (local: c's local world ranks). */
+wu_status_t wm_inter_swap(wm_comm_t *c, const void *outb, size_t len_out, void *in, size_t len_in,
+                          const int *local);
+
 /* c's local group as world ranks (NULL world_ranks expanded): a malloc'd array, NULL on no memory. */
 int *wm_comm_local_ranks(const wm_comm_t *c);
 
@@ -134,5 +140,10 @@ int wm_ranks_compare(const int *a, int na, const int *b, int nb);
 
 /* Comm_split's work (also Split_type's): color MPI_UNDEFINED gives *out = NULL. */
 int wm_comm_split(wm_comm_t *c, int color, int key, wm_comm_t **out);
+/* The same on an intercommunicator (wm_comm_inter.c), and Comm_create's: g is a subset of c's local
+ * group (struct wm_group, wm_group.h). */
+int wm_comm_split_inter(wm_comm_t *c, int color, int key, wm_comm_t **out);
+struct wm_group;
+int wm_comm_create_inter(wm_comm_t *c, const struct wm_group *g, wm_comm_t **out);
 
 #endif

@@ -150,12 +150,41 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
         return wm_error(c, MPI_ERR_ARG, fn, "newcomm is NULL");
     if (c->inter)
         return wm_error(c, MPI_ERR_COMM, fn, "%s is an intercommunicator", c->name);
+    if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
+        split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
+        split_type != MPI_COMM_TYPE_RESOURCE_GUIDED)
+        return wm_error(c, MPI_ERR_ARG, fn, "split_type %d is not a known MPI_COMM_TYPE_*", split_type);
+    /* Everybody's (split type, binding), gathered at rank 0 and broadcast, whatever this process's
+     * split type: one passing MPI_UNDEFINED must still take part in the exchange that HW_UNGUIDED
+     * needs on the others. */
+    struct wm_split_ent { int32_t type; cpu_set_t bind; };
+    int *ranks = wm_comm_local_ranks(c);
+    struct wm_split_ent *ents = calloc((size_t)c->size, sizeof(*ents));
+    cpu_set_t *binds = calloc((size_t)c->size, sizeof(cpu_set_t));
+    if (!ranks || !ents || !binds) {
+        free(ranks);
+        free(ents);
+        free(binds);
+        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
+    }
+    ents[c->rank].type = split_type;
+    wm_binding(&ents[c->rank].bind);
+    uint32_t coll = c->ctx | WM_CTX_COLL;
+    wu_status_t st = wm_cx_gather(ents, sizeof(*ents), ranks, c->size, c->rank, 0, WM_TAG_HW_GATHER, coll);
+    if (st == WU_OK)
+        st = wm_cx_bcast(ents, sizeof(*ents) * (size_t)c->size, ranks, c->size, c->rank, 0, WM_TAG_HW_BCAST, coll);
+    for (int i = 0; i < c->size; i++)
+        binds[i] = ents[i].bind;
+    free(ranks);
+    free(ents);
+    if (st != WU_OK) {
+        free(binds);
+        return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
+    }
+
     int color = MPI_UNDEFINED;
     char val[256];
-    cpu_set_t bind;
     switch (split_type) {
-    case MPI_UNDEFINED:
-        break;
     case MPI_COMM_TYPE_SHARED:
         color = 0;   /* one node: the shared-memory transport reaches every rank */
         break;
@@ -163,8 +192,8 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
         wm_info_value(info, "mpi_hw_resource_type", val, sizeof(val));
         if (strcmp(val, "mpi_shared_memory") == 0)
             color = 0;
-        else if (val[0] && wm_binding(&bind) == 0)
-            color = wm_hw_guided_color(val, &bind);
+        else if (val[0])
+            color = wm_hw_guided_color(val, &binds[c->rank]);
         break;
     case MPI_COMM_TYPE_RESOURCE_GUIDED:
         wm_info_value(info, "mpi_pset_name", val, sizeof(val));
@@ -173,32 +202,13 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
         else if (strcmp(val, "mpi://SELF") == 0)
             color = c->rank;
         break;
-    case MPI_COMM_TYPE_HW_UNGUIDED: {
-        /* everybody's binding, gathered at rank 0 and broadcast */
-        int *ranks = wm_comm_local_ranks(c);
-        cpu_set_t *binds = calloc((size_t)c->size, sizeof(cpu_set_t));
-        if (!ranks || !binds) {
-            free(ranks);
-            free(binds);
-            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
-        }
-        wm_binding(&binds[c->rank]);
-        uint32_t coll = c->ctx | WM_CTX_COLL;
-        wu_status_t st = wm_cx_gather(binds, sizeof(cpu_set_t), ranks, c->size, c->rank, 0, WM_TAG_HW_GATHER, coll);
-        if (st == WU_OK)
-            st = wm_cx_bcast(binds, sizeof(cpu_set_t) * (size_t)c->size, ranks, c->size, c->rank, 0,
-                             WM_TAG_HW_BCAST, coll);
-        if (st == WU_OK)
-            color = wm_hw_unguided_color(binds, c->size, c->rank);
-        free(ranks);
-        free(binds);
-        if (st != WU_OK)
-            return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+        color = wm_hw_unguided_color(binds, c->size, c->rank);
+        break;
+    default:   /* MPI_UNDEFINED */
         break;
     }
-    default:
-        return wm_error(c, MPI_ERR_ARG, fn, "split_type %d is not a known MPI_COMM_TYPE_*", split_type);
-    }
+    free(binds);
     wm_comm_t *d = NULL;
     int rc = wm_comm_split(c, color, key, &d);
     if (rc != MPI_SUCCESS)

@@ -13,7 +13,7 @@
 
 /* Local leader of c exchanges `len_out` bytes for `len_in` with the remote leader, then broadcasts
  * what it received to its group. Everybody ends with the remote side's data in `in`. */
-static wu_status_t wm_inter_swap(wm_comm_t *c, const void *outb, size_t len_out, void *in, size_t len_in,
+wu_status_t wm_inter_swap(wm_comm_t *c, const void *outb, size_t len_out, void *in, size_t len_in,
                                  const int *local)
 {
     uint32_t coll = c->ctx | WM_CTX_COLL;

@@ -87,8 +87,6 @@ out:
     return rc;
 }
 
-int wm_comm_split_inter(wm_comm_t *c, int color, int key, wm_comm_t **out);
-
 int wm_comm_split(wm_comm_t *c, int color, int key, wm_comm_t **out)
 {
     return c->inter ? wm_comm_split_inter(c, color, key, out) : wm_split_intra(c, color, key, out);
@@ -122,8 +120,6 @@ static int wm_check_subgroup(const char *fn, wm_comm_t *c, const wm_group_t *g)
                             i, g->ranks[i]);
     return MPI_SUCCESS;
 }
-
-int wm_comm_create_inter(wm_comm_t *c, const wm_group_t *g, wm_comm_t **out);
 
 WM_API int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {

@@ -144,28 +144,30 @@ int main(int argc, char **argv)
     MT_EQ("translate world n-1 into reversed", 0, out[2]);
 
     /* errors */
-    int bad[2] = {0, n};
-    MT_CLASS_EQ("Group_incl rank n", MPI_ERR_RANK, MPI_Group_incl(world, 1, &bad[1], &g));
-    int dup2[2] = {0, 0};
-    if (n >= 2)
-        MT_CLASS_EQ("Group_incl rank twice", MPI_ERR_RANK, MPI_Group_incl(world, 2, dup2, &g));
-    MT_CLASS_EQ("Group_excl rank -1", MPI_ERR_RANK, MPI_Group_excl(world, 1, (int[]){-1}, &g));
-    MT_CLASS_EQ("Group_incl n = -1", MPI_ERR_ARG, MPI_Group_incl(world, -1, bad, &g));
-    int z[1][3] = {{0, n - 1, 0}};
-    MT_CLASS_EQ("Group_range_incl stride 0", MPI_ERR_ARG, MPI_Group_range_incl(world, 1, z, &g));
-    int o[1][3] = {{0, n, 1}};
-    MT_CLASS_EQ("Group_range_incl last = n", MPI_ERR_RANK, MPI_Group_range_incl(world, 1, o, &g));
-    MT_CLASS_EQ("Group_range_excl last = n", MPI_ERR_RANK, MPI_Group_range_excl(world, 1, o, &g));
-    int t[1] = {n};
-    MT_CLASS_EQ("translate rank n", MPI_ERR_RANK, MPI_Group_translate_ranks(world, 1, t, grev, out));
-    MPI_Group freed = grev;
-    MT_CALL(MPI_Group_free(&grev));
-    MT_CLASS_EQ("Group_size of a freed group", MPI_ERR_GROUP, MPI_Group_size(freed, &k));
-    MT_CLASS_EQ("Group_free of a freed group", MPI_ERR_GROUP, MPI_Group_free(&freed));
-    MT_CLASS_EQ("Group_union with a freed group", MPI_ERR_GROUP, MPI_Group_union(freed, world, &g));
-    MT_CLASS_EQ("Group_rank of MPI_GROUP_NULL", MPI_ERR_GROUP, MPI_Group_rank(MPI_GROUP_NULL, &k));
-    MT_CLASS_EQ("Comm_remote_group of an intracommunicator", MPI_ERR_COMM,
-                MPI_Comm_remote_group(MPI_COMM_WORLD, &g));
+    if (mt_weft) { /* error classes and detection are the implementation's choice */
+        int bad[2] = {0, n};
+        MT_CLASS_EQ("Group_incl rank n", MPI_ERR_RANK, MPI_Group_incl(world, 1, &bad[1], &g));
+        int dup2[2] = {0, 0};
+        if (n >= 2)
+            MT_CLASS_EQ("Group_incl rank twice", MPI_ERR_RANK, MPI_Group_incl(world, 2, dup2, &g));
+        MT_CLASS_EQ("Group_excl rank -1", MPI_ERR_RANK, MPI_Group_excl(world, 1, (int[]){-1}, &g));
+        MT_CLASS_EQ("Group_incl n = -1", MPI_ERR_ARG, MPI_Group_incl(world, -1, bad, &g));
+        int z[1][3] = {{0, n - 1, 0}};
+        MT_CLASS_EQ("Group_range_incl stride 0", MPI_ERR_ARG, MPI_Group_range_incl(world, 1, z, &g));
+        int o[1][3] = {{0, n, 1}};
+        MT_CLASS_EQ("Group_range_incl last = n", MPI_ERR_RANK, MPI_Group_range_incl(world, 1, o, &g));
+        MT_CLASS_EQ("Group_range_excl last = n", MPI_ERR_RANK, MPI_Group_range_excl(world, 1, o, &g));
+        int t[1] = {n};
+        MT_CLASS_EQ("translate rank n", MPI_ERR_RANK, MPI_Group_translate_ranks(world, 1, t, grev, out));
+        MPI_Group freed = grev;
+        MT_CALL(MPI_Group_free(&grev));
+        MT_CLASS_EQ("Group_size of a freed group", MPI_ERR_GROUP, MPI_Group_size(freed, &k));
+        MT_CLASS_EQ("Group_free of a freed group", MPI_ERR_GROUP, MPI_Group_free(&freed));
+        MT_CLASS_EQ("Group_union with a freed group", MPI_ERR_GROUP, MPI_Group_union(freed, world, &g));
+        MT_CLASS_EQ("Group_rank of MPI_GROUP_NULL", MPI_ERR_GROUP, MPI_Group_rank(MPI_GROUP_NULL, &k));
+        MT_CLASS_EQ("Comm_remote_group of an intracommunicator", MPI_ERR_COMM,
+                    MPI_Comm_remote_group(MPI_COMM_WORLD, &g));
+    }
 
     /* Comm_group of MPI_COMM_SELF: this process only */
     MT_CALL(MPI_Comm_group(MPI_COMM_SELF, &g));
