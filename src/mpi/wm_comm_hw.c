@@ -14,11 +14,9 @@
 #include <string.h>
 #include <strings.h>
 
-#if defined(__has_include)
-#if __has_include(<hwloc.h>)
+#ifdef WEFT_HAVE_HWLOC
 #define WM_HAVE_HWLOC 1
 #include <hwloc.h>
-#endif
 #endif
 
 /* ---- the binding ---- */

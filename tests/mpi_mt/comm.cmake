@@ -8,10 +8,5 @@ else()
 endif()
 weft_mt_tests(mt_comm_create ARGS ${mt_comm_create_rounds} TIMEOUT 180)
 weft_mt_test(mt_comm_create.np3 mt_comm_create NP 3 THREADS 4 TIMEOUT 180 ARGS ${mt_comm_create_rounds})
-# Communicators freed while their requests are pending, then collected by other threads. Not under
-# TSan until wm_request_release stores objs[] = NULL with memory_order_release and
-# wm_request_scan_objs loads with memory_order_acquire: with relaxed ones TSan (rightly, by the C
-# memory model) sees no order between the last use of a freed communicator and the collector's free.
-if(NOT CMAKE_C_FLAGS MATCHES "sanitize=thread")
-  weft_mt_tests(mt_comm_create SUFFIX .free_pending ARGS ${mt_comm_create_rounds} --free-pending TIMEOUT 180)
-endif()
+# Communicators freed while their requests are pending, then collected by other threads.
+weft_mt_tests(mt_comm_create SUFFIX .free_pending ARGS ${mt_comm_create_rounds} --free-pending TIMEOUT 180)

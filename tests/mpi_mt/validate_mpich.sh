@@ -37,5 +37,8 @@ for cfg in "4 8" "2 4"; do
     run $np $th mt_comm 10 5 --dup-in-threads
     run $np $th mt_init 500
     run $np $th mt_init 500 --init-in-thread
+    # MPICH 4.0.2 crashes in Comm_create_group on a duplicated communicator, hence --no-create-group
+    run $np $th mt_comm_create 21 --free-pending --no-create-group
+    run $np $th mt_objects 40 10
 done
 exit $fail
