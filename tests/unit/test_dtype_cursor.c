@@ -27,7 +27,7 @@ static uint64_t rnd(uint64_t n)
 int main(void)
 {
     static const uint64_t bls[] = { 1, 2, 3, 4, 8, 16, 5, 24, 12 };
-    for (int iter = 0; iter < 3000; iter++) {
+    for (int iter = 0; iter < 20000; iter++) {
         wc_dtype_seg_t segs[4];
         wc_dtype_t dt = { .segs = segs };
         dt.nsegs = 1 + rnd(4);
@@ -83,8 +83,10 @@ int main(void)
         wc_dtype_cursor_init(&c, &dt, base, count);
         memset(got, 0xAB, total + 1);
         uint64_t pos = 0;
+        int seeks = 3;
         while (pos < total) {
-            if (rnd(5) == 0) {
+            if (seeks > 0 && rnd(5) == 0) {
+                seeks--;
                 pos = rnd(pos + 1);
                 wc_dtype_cursor_seek(&c, pos);
             }
