@@ -35,10 +35,12 @@ int main(void)
         for (uint64_t i = 0; i < dt.nsegs; i++) {
             wc_dtype_seg_t *s = &segs[i];
             s->blocklen = bls[rnd(sizeof bls / sizeof bls[0])];
-            s->count = 1 + rnd(6);
+            s->count = 1 + rnd(rnd(4) ? 6 : 13);
             s->stride = (int64_t)rnd(3 * s->blocklen) - (int64_t)s->blocklen;
             if (rnd(3) == 0)
                 s->stride = (int64_t)(s->blocklen + rnd(8));
+            if (rnd(8) == 0)   /* large strides take the engine's plain loops */
+                s->stride = (rnd(2) ? 1 : -1) * (int64_t)(500 + rnd(700));
             s->disp = off + (int64_t)rnd(16);
             off = s->disp + (int64_t)(s->count * s->blocklen) + 40;
             s->unit = s->swap = 1;
