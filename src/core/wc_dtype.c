@@ -2,8 +2,8 @@
  * copies as many whole blocks as fit with a loop specialised for 4, 8 and 16-byte blocks (a
  * vector of doubles is one 8-byte load and store per block, no per-byte bookkeeping), and a
  * single-segment layout whose elements continue its series (a vector, a resized basic type, a
- * subarray face) is walked as one series across elements. Partial blocks happen only at the two
- * ends of a call. */
+ * subarray face) is walked as one series across elements, and other layouts a whole element at a
+ * time when the call covers it. Partial blocks happen only at the two ends of a call. */
 #include "core/wc_dtype.h"
 
 #include <string.h>
@@ -161,6 +161,27 @@ static inline __attribute__((always_inline)) uint64_t wc_dtype_walk(wc_dtype_cur
         return 0;
     int64_t step = wc_dtype_series_step(dt);
     while (done < len && c->elem < c->count) {
+        if (!step && c->seg == 0 && c->block == 0 && c->in_block == 0 &&
+            len - done >= dt->size) {
+            /* whole elements: every segment's blocks, no cursor bookkeeping */
+            uint64_t nel = (len - done) / dt->size;
+            if (nel > c->count - c->elem)
+                nel = c->count - c->elem;
+            char *eb = c->base + (int64_t)c->elem * dt->extent;
+            for (uint64_t e = 0; e < nel; e++, eb += dt->extent)
+                for (uint64_t i = 0; i < dt->nsegs; i++) {
+                    const wc_dtype_seg_t *s = &dt->segs[i];
+                    if (pack)
+                        wc_blocks_pack(stream + done, eb + s->disp, s->count, s->blocklen,
+                                       s->stride);
+                    else
+                        wc_blocks_unpack(eb + s->disp, stream + done, s->count, s->blocklen,
+                                         s->stride);
+                    done += s->count * s->blocklen;
+                }
+            c->elem += nel;
+            continue;
+        }
         const wc_dtype_seg_t *s = &dt->segs[c->seg];
         char *mem = c->base + (int64_t)c->elem * dt->extent + s->disp +
                     (int64_t)c->block * s->stride + (int64_t)c->in_block;

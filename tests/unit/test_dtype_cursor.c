@@ -93,6 +93,8 @@ int main(void)
                 wc_dtype_cursor_seek(&c, pos);
             }
             uint64_t want = 1 + rnd(rnd(2) ? 8 : 64);
+            if (rnd(4) == 0)   /* whole elements at once */
+                want = 1 + rnd(total + 8);
             uint64_t n = wc_dtype_pack(&c, got + pos, want);
             uint64_t expect = total - pos < want ? total - pos : want;
             if (n != expect)
@@ -121,7 +123,7 @@ int main(void)
         wc_dtype_cursor_init(&c, &dt, base2, count);
         pos = 0;
         while (pos < total) {
-            uint64_t n = wc_dtype_unpack(&c, ref + pos, 1 + rnd(rnd(2) ? 8 : 64));
+            uint64_t n = wc_dtype_unpack(&c, ref + pos, rnd(3) ? 1 + rnd(rnd(2) ? 8 : 64) : total);
             if (!n)
                 FAIL("unpack stalled at %llu of %llu", (unsigned long long)pos,
                      (unsigned long long)total);
