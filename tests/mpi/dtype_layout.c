@@ -159,6 +159,62 @@ static tmap tm_darray(int size, int rank, int nd, const int *g, const int *dist,
  * one element low for some cyclic ones (Fortran order), so those checks are Weft-only. */
 static int skip_elements;
 
+
+/* Rebuild a derived type from its envelope and contents with the constructor they name; NULL
+ * type for a named one. The derived types the contents hand back are freed here. */
+static MPI_Datatype rebuild(const char *name, MPI_Datatype dt)
+{
+    int ni, na, nd, comb;
+    MPI_Count cni, cna, cnl, cnd;
+    MT_CALL(MPI_Type_get_envelope_c(dt, &cni, &cna, &cnl, &cnd, &comb));
+    if (comb == MPI_COMBINER_NAMED || cnl > 0)   /* large-count forms: not rebuilt here */
+        return MPI_DATATYPE_NULL;
+    MT_CALL(MPI_Type_get_envelope(dt, &ni, &na, &nd, &comb));
+    int *in = mt_malloc((ni + 1) * sizeof(int));
+    MPI_Aint *ad = mt_malloc((na + 1) * sizeof(MPI_Aint));
+    MPI_Datatype *ty = mt_malloc((nd + 1) * sizeof(MPI_Datatype)), nt = MPI_DATATYPE_NULL;
+    MT_CALL(MPI_Type_get_contents(dt, ni, na, nd, in, ad, ty));
+    int n = ni ? in[0] : 0;
+    switch (comb) {
+    case MPI_COMBINER_DUP: MT_CALL(MPI_Type_dup(ty[0], &nt)); break;
+    case MPI_COMBINER_CONTIGUOUS: MT_CALL(MPI_Type_contiguous(in[0], ty[0], &nt)); break;
+    case MPI_COMBINER_VECTOR: MT_CALL(MPI_Type_vector(in[0], in[1], in[2], ty[0], &nt)); break;
+    case MPI_COMBINER_HVECTOR: MT_CALL(MPI_Type_create_hvector(in[0], in[1], ad[0], ty[0], &nt)); break;
+    case MPI_COMBINER_INDEXED: MT_CALL(MPI_Type_indexed(n, in + 1, in + 1 + n, ty[0], &nt)); break;
+    case MPI_COMBINER_HINDEXED: MT_CALL(MPI_Type_create_hindexed(n, in + 1, ad, ty[0], &nt)); break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        MT_CALL(MPI_Type_create_indexed_block(n, in[1], in + 2, ty[0], &nt));
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        MT_CALL(MPI_Type_create_hindexed_block(n, in[1], ad, ty[0], &nt));
+        break;
+    case MPI_COMBINER_STRUCT: MT_CALL(MPI_Type_create_struct(n, in + 1, ad, ty, &nt)); break;
+    case MPI_COMBINER_SUBARRAY:
+        MT_CALL(MPI_Type_create_subarray(n, in + 1, in + 1 + n, in + 1 + 2 * n, in[1 + 3 * n], ty[0], &nt));
+        break;
+    case MPI_COMBINER_DARRAY: {
+        int nd2 = in[2];
+        MT_CALL(MPI_Type_create_darray(in[0], in[1], nd2, in + 3, in + 3 + nd2, in + 3 + 2 * nd2,
+                                       in + 3 + 3 * nd2, in[3 + 4 * nd2], ty[0], &nt));
+        break;
+    }
+    case MPI_COMBINER_RESIZED: MT_CALL(MPI_Type_create_resized(ty[0], ad[0], ad[1], &nt)); break;
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+    case MPI_COMBINER_VALUE_INDEX: MT_CALL(MPI_Type_get_value_index(ty[0], ty[1], &nt)); break;
+#endif
+    default: MT_FAIL("%s: unexpected combiner %d", name, comb);
+    }
+    for (int k = 0; k < nd; k++) {
+        int a, b, c, cb;
+        MT_CALL(MPI_Type_get_envelope(ty[k], &a, &b, &c, &cb));
+        if (cb != MPI_COMBINER_NAMED)
+            MT_CALL(MPI_Type_free(&ty[k]));
+    }
+    MT_CALL(MPI_Type_commit(&nt));
+    free(in); free(ad); free(ty);
+    return nt;
+}
+
 static void check_type(const char *name, MPI_Datatype dt, const tmap *t, int count)
 {
     long size = 0, tlo = 0, thi = 0;
@@ -217,6 +273,23 @@ static void check_type(const char *name, MPI_Datatype dt, const tmap *t, int cou
     MT_TRUE(psize >= nbytes, "%s expected >= %ld got %d", what, nbytes, psize);
     unsigned char *pk = mt_malloc(psize + 1);
     MT_CALL(MPI_Pack(base, count, dt, pk, psize, &pos, MPI_COMM_WORLD));
+    /* the type rebuilt from its contents packs the same bytes */
+    MPI_Datatype rb = rebuild(name, dt);
+    if (rb != MPI_DATATYPE_NULL) {
+        unsigned char *pk2 = mt_malloc(psize + 1);
+        int pos2 = 0, rsz;
+        MPI_Aint rlb, rext;
+        MT_CALL(MPI_Type_size(rb, &rsz));
+        MT_CALL(MPI_Type_get_extent(rb, &rlb, &rext));
+        MT_TRUE(rsz == size && rlb == t->lb && rext == tm_extent(t),
+                "%s rebuilt from its contents: size/lb/extent expected %ld/%ld/%ld got %d/%ld/%ld",
+                name, size, t->lb, tm_extent(t), rsz, (long)rlb, (long)rext);
+        MT_CALL(MPI_Pack(base, count, rb, pk2, psize, &pos2, MPI_COMM_WORLD));
+        MT_TRUE(pos2 == pos && memcmp(pk, pk2, pos) == 0,
+                "%s rebuilt from its contents packs differently", name);
+        MT_CALL(MPI_Type_free(&rb));
+        free(pk2);
+    }
     /* unpack into a poisoned copy: must rebuild exactly the entries, nothing else */
     unsigned char *mem2 = mt_malloc(span), *base2 = mem2 + 32 - lo;
     memset(mem2, 0xEE, span);
@@ -530,6 +603,30 @@ int main(int argc, char **argv)
                 (long long)ni, (long long)na, (long long)nl, (long long)nd);
         MT_CALL(MPI_Type_free(&t));
         tm_free(&r);
+    }
+
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+    /* value-index pairs: predefined ones, and a struct for the others */
+    {
+        MT_CALL(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &t));
+        MT_EQ("MPI_Type_get_value_index(double, int) is MPI_DOUBLE_INT", 1, t == MPI_DOUBLE_INT);
+        MT_CALL(MPI_Type_get_value_index(MPI_DOUBLE, MPI_SHORT, &t));
+        long bl[2] = { 1, 1 }, d[2] = { 0, 8 };
+        const tmap *os[2] = { &tdbl, &tshort };
+        tmap r = tm_blocks(2, bl, d, os, 1);
+        check_type("value_index(double, short)", t, &r, 3);
+        MT_CALL(MPI_Type_free(&t));
+        tm_free(&r);
+    }
+#endif
+    {
+        MT_CALL(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &t));
+        int s8;
+        MT_CALL(MPI_Type_size(t, &s8));
+        MT_EQ("MPI_Type_match_size(REAL, 8): size", 8, s8);
+        MT_CALL(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &t));
+        MT_CALL(MPI_Type_size(t, &s8));
+        MT_EQ("MPI_Type_match_size(INTEGER, 4): size", 4, s8);
     }
 
     /* names */
