@@ -57,8 +57,8 @@ static int wm_pack_impl(const char *fn, const void *inbuf, MPI_Count incount, MP
         return wm_error(c, MPI_ERR_TRUNCATE, fn,
                         "%llu bytes do not fit at position %lld of a %lld-byte buffer",
                         (unsigned long long)n, (long long)*position, (long long)outsize);
-    if (n && (!inbuf || !outbuf))
-        return wm_error(c, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
+    if (n && ((!inbuf && ti->obj.predefined) || !outbuf))   /* NULL inbuf: MPI_BOTTOM */
+        return wm_error(c, MPI_ERR_BUFFER, fn, "%s is NULL", outbuf ? "inbuf" : "outbuf");
     wm_pack_bytes(ti, inbuf, (uint64_t)incount, (char *)outbuf + *position);
     *position += (MPI_Count)n;
     return MPI_SUCCESS;
@@ -80,7 +80,7 @@ static int wm_unpack_impl(const char *fn, const void *inbuf, MPI_Count insize,
         return wm_error(c, MPI_ERR_TRUNCATE, fn,
                         "%llu bytes wanted at position %lld of a %lld-byte buffer",
                         (unsigned long long)n, (long long)*position, (long long)insize);
-    if (n && (!inbuf || !outbuf))
+    if (n && (!inbuf || (!outbuf && ti->obj.predefined)))   /* NULL outbuf: MPI_BOTTOM */
         return wm_error(c, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
     wm_unpack_bytes(ti, outbuf, (uint64_t)outcount, (const char *)inbuf + *position);
     *position += (MPI_Count)n;
@@ -242,8 +242,8 @@ static int wm_pack_ext_impl(const char *fn, const char *datarep, const void *inb
         return wm_error(NULL, MPI_ERR_TRUNCATE, fn,
                         "%llu bytes do not fit at position %lld of a %lld-byte buffer",
                         (unsigned long long)n, (long long)*position, (long long)outsize);
-    if (n && (!inbuf || !outbuf))
-        return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
+    if (n && ((!inbuf && ti->obj.predefined) || !outbuf))
+        return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", outbuf ? "inbuf" : "outbuf");
     char *out = (char *)outbuf + *position;
     wm_pack_bytes(ti, inbuf, (uint64_t)incount, out);
     wm_ext32_swap(ti, out, (uint64_t)incount);
@@ -270,7 +270,7 @@ static int wm_unpack_ext_impl(const char *fn, const char *datarep, const void *i
         return wm_error(NULL, MPI_ERR_TRUNCATE, fn,
                         "%llu bytes wanted at position %lld of a %lld-byte buffer",
                         (unsigned long long)n, (long long)*position, (long long)insize);
-    if (n && (!inbuf || !outbuf))
+    if (n && (!inbuf || (!outbuf && ti->obj.predefined)))
         return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
     char *tmp = malloc(n ? n : 1);
     if (!tmp)

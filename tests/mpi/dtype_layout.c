@@ -532,6 +532,30 @@ int main(int argc, char **argv)
         tm_free(&r);
     }
 
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+    /* value-index pairs: predefined ones, and a struct for the others */
+    {
+        MT_CALL(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &t));
+        MT_EQ("MPI_Type_get_value_index(double, int) is MPI_DOUBLE_INT", 1, t == MPI_DOUBLE_INT);
+        MT_CALL(MPI_Type_get_value_index(MPI_DOUBLE, MPI_SHORT, &t));
+        long bl[2] = { 1, 1 }, d[2] = { 0, 8 };
+        const tmap *os[2] = { &tdbl, &tshort };
+        tmap r = tm_blocks(2, bl, d, os, 1);
+        check_type("value_index(double, short)", t, &r, 3);
+        MT_CALL(MPI_Type_free(&t));
+        tm_free(&r);
+    }
+#endif
+    {
+        MT_CALL(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &t));
+        int s8;
+        MT_CALL(MPI_Type_size(t, &s8));
+        MT_EQ("MPI_Type_match_size(REAL, 8): size", 8, s8);
+        MT_CALL(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &t));
+        MT_CALL(MPI_Type_size(t, &s8));
+        MT_EQ("MPI_Type_match_size(INTEGER, 4): size", 4, s8);
+    }
+
     /* names */
     {
         char nm[MPI_MAX_OBJECT_NAME];

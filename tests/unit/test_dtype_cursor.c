@@ -27,7 +27,7 @@ static uint64_t rnd(uint64_t n)
 int main(void)
 {
     static const uint64_t bls[] = { 1, 2, 3, 4, 8, 16, 5, 24, 12 };
-    for (int iter = 0; iter < 3000; iter++) {
+    for (int iter = 0; iter < 20000; iter++) {
         wc_dtype_seg_t segs[4];
         wc_dtype_t dt = { .segs = segs };
         dt.nsegs = 1 + rnd(4);
@@ -35,10 +35,12 @@ int main(void)
         for (uint64_t i = 0; i < dt.nsegs; i++) {
             wc_dtype_seg_t *s = &segs[i];
             s->blocklen = bls[rnd(sizeof bls / sizeof bls[0])];
-            s->count = 1 + rnd(6);
+            s->count = 1 + rnd(rnd(4) ? 6 : 13);
             s->stride = (int64_t)rnd(3 * s->blocklen) - (int64_t)s->blocklen;
             if (rnd(3) == 0)
                 s->stride = (int64_t)(s->blocklen + rnd(8));
+            if (rnd(8) == 0)   /* large strides take the engine's plain loops */
+                s->stride = (rnd(2) ? 1 : -1) * (int64_t)(500 + rnd(700));
             s->disp = off + (int64_t)rnd(16);
             off = s->disp + (int64_t)(s->count * s->blocklen) + 40;
             s->unit = s->swap = 1;
@@ -83,8 +85,10 @@ int main(void)
         wc_dtype_cursor_init(&c, &dt, base, count);
         memset(got, 0xAB, total + 1);
         uint64_t pos = 0;
+        int seeks = 3;
         while (pos < total) {
-            if (rnd(5) == 0) {
+            if (seeks > 0 && rnd(5) == 0) {
+                seeks--;
                 pos = rnd(pos + 1);
                 wc_dtype_cursor_seek(&c, pos);
             }
