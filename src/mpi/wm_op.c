@@ -475,7 +475,8 @@ static int wm_reduce_local(const char *fn, const void *in, void *inout, MPI_Coun
     const char *why;
     if (!wm_op_valid_rma(o, dt, &why))
         return wm_error(NULL, MPI_ERR_OP, fn, "%s", why);
-    if (count > 0 && dt->size > 0 && (!in || !inout))
+    /* NULL is MPI_BOTTOM: valid with a derived type of absolute addresses */
+    if (count > 0 && dt->size > 0 && dt->obj.predefined && (!in || !inout))
         return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", in ? "inoutbuf" : "inbuf");
     wm_op_apply(o, in, inout, count, dt, type);
     return MPI_SUCCESS;

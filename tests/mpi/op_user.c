@@ -285,6 +285,22 @@ int main(int argc, char **argv)
                     sb0[0], sb0[1]);
             MT_CALL(MPI_Type_free(&st0));
         }
+        if (mt_weft) {
+            /* MPI_BOTTOM: a struct type of absolute addresses */
+            static int ga[3] = { 1, 2, 3 }, gb[3] = { 10, 20, 30 };
+            MPI_Aint aa, ab;
+            MPI_Get_address(ga, &aa);
+            MPI_Get_address(gb, &ab);
+            int bl3 = 3;
+            MPI_Datatype tio, ti3[1] = { MPI_INT };
+            MT_CALL(MPI_Type_create_struct(1, &bl3, &ab, ti3, &tio));
+            MT_CALL(MPI_Type_commit(&tio));
+            /* inout at MPI_BOTTOM (the type holds gb's address); in shifted by ga - gb */
+            MT_CALL(MPI_Reduce_local((void *)(uintptr_t)(aa - ab), MPI_BOTTOM, 1, tio, MPI_SUM));
+            MT_TRUE(gb[0] == 11 && gb[1] == 22 && gb[2] == 33,
+                    "MPI_SUM through MPI_BOTTOM expected (11,22,33) got (%d,%d,%d)", gb[0], gb[1], gb[2]);
+            MT_CALL(MPI_Type_free(&tio));
+        }
         if (mt_weft)   /* vec was never committed */
             expect_err("MPI_Reduce_local on an uncommitted type", MPI_ERR_TYPE,
                        MPI_Reduce_local(va, vb, 1, vec, MPI_SUM), "committed", NULL);
