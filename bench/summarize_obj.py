@@ -74,7 +74,12 @@ def main(out):
     md.append(f"# Object lifetime benchmarks (issue 4): {os.path.basename(out.rstrip('/'))}\n")
     meta = os.path.join(out, "meta.txt")
     if os.path.exists(meta):
-        md.append("```\n" + open(meta).read().strip() + "\n```\n")
+        text = open(meta).read()
+        busy = [int(x) for x in re.findall(r"^cpu_busy_(?:before|after): (\d+)%", text, re.M)]
+        if busy and max(busy) > 30:
+            md.append(f"**The machine was busy during this run (CPU {', '.join(f'{b}%' for b in busy)} busy before/after,"
+                      " other load included): figures and ratios are unreliable; rerun on a quiet machine.**\n")
+        md.append("```\n" + text.strip() + "\n```\n")
     md.append("## Runs\n\n| impl | job | ok | other |\n|---|---|---|---|")
     for impl in impls:
         for job in ("sqmr", "pack"):
