@@ -8,12 +8,13 @@
  *   builtin  MPI_COMM_WORLD and MPI_BYTE (predefined: no implementation counts references on them)
  *   derived  one communicator from MPI_Comm_dup and one MPI_Type_contiguous datatype, shared by all threads
  *            (every request names them: reference counts or whatever the implementation does instead)
- * A repetition runs a fixed number of iterations on every thread, calibrated once per T (growing runs until one
- * lasts a quarter of a repetition) so that it lasts about budget / reps seconds; the time is that of the slowest thread (start and end are thread barriers after an
- * MPI_Barrier). 10 warm-up iterations precede each repetition.
+ * A repetition lasts budget / reps seconds: each thread runs chunks of iterations and its rank-0 side decides
+ * after each chunk whether its pair goes on (a 1-long control message on MPI_COMM_WORLD, tag 1000 + t; chunks
+ * double until one lasts 1/50 of the repetition). The time is from a thread barrier after an MPI_Barrier to
+ * the barrier after the slowest thread; 10 checked warm-up iterations precede each repetition.
  *
  * Output on rank 0, one line per repetition, then one summary line per T:
- *   threads=2 mode=derived rep=3 iters=.. seconds=.. rate_mmsg_s=..
+ *   threads=2 mode=derived rep=3 iters=.. seconds=.. rate_mmsg_s=..    (iters: all threads together)
  *   threads=2 builtin_mmsg_s=.. derived_mmsg_s=.. ratio=.. ratio_min=.. ratio_max=.. reps=.. check=ok
  * rate: millions of messages per second and rank, sends and receives counted (24 per iteration and thread);
  * builtin/derived: medians over repetitions; ratio: median of the per-repetition derived/builtin ratios.
@@ -31,11 +32,12 @@
 
 #include "bench_mt_util.h"
 
-enum { NMSG = 12, MAX_THREADS = 64, WARMUP = 10 };
+enum { NMSG = 12, MAX_THREADS = 64, WARMUP = 10, CTRL_TAG = 1000 };
 
 typedef struct {
-    int tid, peer;
-    long iters;
+    int tid, peer, rank;
+    double budget;          /* seconds of this repetition */
+    long done;              /* iterations run */
     MPI_Comm comm;
     MPI_Datatype type;
     pthread_barrier_t *bar;
@@ -65,38 +67,74 @@ static int iterate(worker_t *w, long iters, int check)
     return 0;
 }
 
+/* Chunks of iterations until the budget is spent. After each chunk the rank-0 thread tells its peer thread the
+ * size of the next chunk (0: stop) on MPI_COMM_WORLD, tag CTRL_TAG + tid: the chunk doubles until it lasts
+ * 1/50 of the budget, so the control messages are a few percent of the traffic at most, and a repetition
+ * ends within about one chunk of its budget however slow the implementation gets meanwhile. */
+static void timed(worker_t *w)
+{
+    double t0 = bench_now(), tc = t0;
+    long chunk = 1;
+    w->done = 0;
+    for (;;) {
+        iterate(w, chunk, 0);
+        w->done += chunk;
+        long next;
+        if (w->rank == 0) {
+            double now = bench_now();
+            if (now - t0 >= w->budget)
+                next = 0;
+            else
+                next = now - tc < w->budget / 50 && chunk < (1L << 30) ? 2 * chunk : chunk;
+            tc = now;
+            MPI_Send(&next, 1, MPI_LONG, w->peer, CTRL_TAG + w->tid, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(&next, 1, MPI_LONG, w->peer, CTRL_TAG + w->tid, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        if (!next)
+            return;
+        chunk = next;
+    }
+}
+
 static void *worker_main(void *arg)
 {
     worker_t *w = arg;
     w->bad |= iterate(w, WARMUP, 1);
     pthread_barrier_wait(w->bar);   /* start */
-    iterate(w, w->iters, 0);
+    timed(w);
     pthread_barrier_wait(w->bar);   /* end */
     return NULL;
 }
 
-/* One repetition with T threads (the caller's thread is thread 0); seconds between the barriers. */
-static double run(int T, long iters, MPI_Comm comm, MPI_Datatype type, int peer, int *bad)
+/* One repetition with T threads (the caller's thread is thread 0): seconds between the barriers, and the
+ * iterations of all threads in *iters_p. */
+static double run(int T, double budget, MPI_Comm comm, MPI_Datatype type, int rank, int peer, long *iters_p,
+                  int *bad)
 {
     pthread_barrier_t bar;
     pthread_barrier_init(&bar, NULL, (unsigned)T);
     worker_t w[MAX_THREADS];
     pthread_t th[MAX_THREADS];
     for (int t = 0; t < T; t++)
-        w[t] = (worker_t){ .tid = t, .peer = peer, .iters = iters, .comm = comm, .type = type, .bar = &bar };
+        w[t] = (worker_t){ .tid = t, .peer = peer, .rank = rank, .budget = budget, .comm = comm, .type = type,
+                           .bar = &bar };
     MPI_Barrier(MPI_COMM_WORLD);
     for (int t = 1; t < T; t++)
         pthread_create(&th[t], NULL, worker_main, &w[t]);
     w[0].bad |= iterate(&w[0], WARMUP, 1);
     pthread_barrier_wait(&bar);
     double t0 = bench_now();
-    iterate(&w[0], iters, 0);
+    timed(&w[0]);
     pthread_barrier_wait(&bar);
     double t1 = bench_now();
     for (int t = 1; t < T; t++)
         pthread_join(th[t], NULL);
-    for (int t = 0; t < T; t++)
+    *iters_p = 0;
+    for (int t = 0; t < T; t++) {
         *bad |= w[t].bad;
+        *iters_p += w[t].done;
+    }
     pthread_barrier_destroy(&bar);
     return t1 - t0;
 }
@@ -180,27 +218,8 @@ int main(int argc, char **argv)
         int T = (int)tlist[i];
         if (T < 1 || T > MAX_THREADS)
             continue;
-        /* calibration: grow the iteration count until a run lasts a quarter of a repetition, then scale it to
-         * budget / reps seconds; rank 0 decides, so both ranks run the same sequence */
         int bad = 0;
         double target = budget / reps;
-        long iters = 10;
-        for (;;) {
-            double s = run(T, iters, MPI_COMM_WORLD, MPI_BYTE, peer, &bad);
-            long next = s >= target / 4 || iters > (1L << 40) ? 0 : iters * 4;
-            if (next == 0) {
-                next = -(long)(target / (s > 1e-9 ? s : 1e-9) * (double)iters);
-                if (next > -10)
-                    next = -10;
-            }
-            long other = exchange(next, peer);
-            next = rank == 0 ? next : other;
-            if (next < 0) {
-                iters = -next;
-                break;
-            }
-            iters = next;
-        }
         double rb[1000], rd[1000], ratio[1000];
         int nb = 0, nd = 0, nr = 0;
         for (int r = 0; r < reps; r++) {
@@ -210,8 +229,10 @@ int main(int argc, char **argv)
                 int derived = (m + r) % 2;
                 if (derived ? !(want_derived && derived_ok) : !want_builtin)
                     continue;
-                double sec = run(T, iters, derived ? dcomm : MPI_COMM_WORLD, derived ? dtype : MPI_BYTE, peer, &bad);
-                double rate = 2.0 * NMSG * (double)iters * T / sec / 1e6;
+                long iters = 0;
+                double sec = run(T, target, derived ? dcomm : MPI_COMM_WORLD, derived ? dtype : MPI_BYTE, rank,
+                                 peer, &iters, &bad);
+                double rate = 2.0 * NMSG * (double)iters / sec / 1e6;
                 if (rank == 0)
                     printf("threads=%d mode=%s rep=%d iters=%ld seconds=%.6f rate_mmsg_s=%.4f\n", T,
                            derived ? "derived" : "builtin", r, iters, sec, rate);
@@ -237,7 +258,7 @@ int main(int argc, char **argv)
                 double med = median(ratio, nr);
                 printf(" ratio=%.4f ratio_min=%.4f ratio_max=%.4f", med, ratio[0], ratio[nr - 1]);
             }
-            printf(" reps=%d iters=%ld check=%s\n", reps, iters, bad_any ? "FAIL" : "ok");
+            printf(" reps=%d check=%s\n", reps, bad_any ? "FAIL" : "ok");
             fflush(stdout);
         }
     }

@@ -89,48 +89,39 @@ static const wm_op_type_t *wm_op_type(MPI_Datatype t)
     return i < WM_TYPE_COUNT && wm_op_types[i].name ? &wm_op_types[i] : NULL;
 }
 
-/* The predefined type all basic elements of dt are (a pair type counts as one element), or
- * MPI_DATATYPE_NULL if they are of several types.
- * TODO(dtype): derived types are resolved through their envelope and contents, the only stable
- * interface today; a `basic` field of wm_datatype_t set by the constructors would make this a
- * load. Costs a walk of the construction tree per call for derived types only. */
-static MPI_Datatype wm_op_basic_of(MPI_Datatype t, int depth)
+/* The type object of a handle held in another type's contents: found even after the user freed
+ * the handle (contents retain their types, wm_datatype.h). */
+static const wm_datatype_t *wm_op_contents_type(MPI_Datatype t)
 {
-    if (wm_op_type(t))
-        return t;
-    MPI_Count ni, na, nc, nd;
-    int combiner;
-    if (depth > 64 || PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS)
+    if ((uintptr_t)t - WM_TYPE_BASE < WM_TYPE_COUNT)
+        return wm_type_get(t);
+    return (const wm_datatype_t *)((uintptr_t)t & ~(uintptr_t)WM_OBJ_GEN_MASK);
+}
+
+/* The predefined type all basic elements of dt are (a pair type counts as one element), or
+ * MPI_DATATYPE_NULL if they are of several types. A walk of the construction tree through the
+ * contents the constructors keep: no allocation, a few loads per constructor level. */
+static MPI_Datatype wm_op_basic_of(const wm_datatype_t *dt, int depth)
+{
+    if (dt->obj.predefined)
+        return wm_op_type((MPI_Datatype)dt->obj.handle) ? (MPI_Datatype)dt->obj.handle
+                                                         : MPI_DATATYPE_NULL;
+    const wm_type_contents_t *c = dt->contents;
+    if (!c || depth > 64)
         return MPI_DATATYPE_NULL;
-    if (combiner == MPI_COMBINER_NAMED || nd <= 0)
-        return MPI_DATATYPE_NULL;
-    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    MPI_Count *counts = malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
-    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)nd);
     MPI_Datatype basic = MPI_DATATYPE_NULL;
-    if (ints && addrs && counts && types &&
-        PMPI_Type_get_contents_c(t, ni, na, nc, nd, ints, addrs, counts, types) == MPI_SUCCESS) {
-        for (MPI_Count i = 0; i < nd; i++) {
-            /* A struct's blocks of length 0 have no elements: MPI 4.1 ignores their type. */
-            bool empty = combiner == MPI_COMBINER_STRUCT && ni > i + 1 && ints[i + 1] == 0;
-            MPI_Datatype b = wm_op_basic_of(types[i], depth + 1);
-            if (!empty) {
-                if (b == MPI_DATATYPE_NULL || (basic != MPI_DATATYPE_NULL && b != basic))
-                    basic = (MPI_Datatype)(uintptr_t)1;   /* mixed */
-                else if (basic != (MPI_Datatype)(uintptr_t)1)
-                    basic = b;
-            }
-            /* get_contents hands out new handles for derived types (MPI 4.1 5.1.13) */
-            if (!wm_op_type(types[i]))
-                PMPI_Type_free(&types[i]);
-        }
+    for (int i = 0; i < c->ntypes; i++) {
+        /* A struct's blocks of length 0 hold no element: their type does not count. */
+        if (dt->combiner == MPI_COMBINER_STRUCT &&
+            ((c->nints > i + 1 && c->ints[i + 1] == 0) || (c->nlarge > i + 1 && c->large[i + 1] == 0)))
+            continue;
+        const wm_datatype_t *sub = wm_op_contents_type(c->types[i]);
+        MPI_Datatype b = sub ? wm_op_basic_of(sub, depth + 1) : MPI_DATATYPE_NULL;
+        if (b == MPI_DATATYPE_NULL || (basic != MPI_DATATYPE_NULL && b != basic))
+            return MPI_DATATYPE_NULL;
+        basic = b;
     }
-    free(ints);
-    free(addrs);
-    free(counts);
-    free(types);
-    return basic == (MPI_Datatype)(uintptr_t)1 ? MPI_DATATYPE_NULL : basic;
+    return basic;
 }
 
 /* ---- operations -------------------------------------------------------------------------------- */
@@ -237,7 +228,7 @@ static bool wm_op_valid_common(const wm_op_t *op, const wm_datatype_t *dt, bool 
         *why_p = wm_op_why;
         return false;
     }
-    MPI_Datatype b = wm_op_basic_of((MPI_Datatype)dt->obj.handle, 0);
+    MPI_Datatype b = wm_op_basic_of(dt, 0);
     const char *why = wm_op_check_basic(k, b);
     if (!why)
         return true;
@@ -344,8 +335,7 @@ void wm_op_apply(const wm_op_t *op, const void *in, void *inout, MPI_Count count
     int k = op->builtin;
     if (k == WM_OPK_NO_OP)
         return;
-    MPI_Datatype bt = dt->obj.predefined ? (MPI_Datatype)dt->obj.handle
-                                         : wm_op_basic_of((MPI_Datatype)dt->obj.handle, 0);
+    MPI_Datatype bt = wm_op_basic_of(dt, 0);
     const wm_op_type_t *ty = wm_op_type(bt);
     if (!ty)
         wc_abort(MPI_ERR_OP, "wm_op_apply: datatype without a single basic type");
@@ -362,6 +352,11 @@ void wm_op_apply(const wm_op_t *op, const void *in, void *inout, MPI_Count count
         p.esize = wm_kind_size[ty->kind];
     }
     const wc_dtype_t *l = &dt->layout;
+    if (p.pair_fn && dt == bdt) {
+        /* the pair type itself: C structs, padding included, in the user's buffer */
+        p.pair_fn(in, inout, (size_t)count, (size_t)dt->extent, wm_kind_pair_ioff[ty->kind]);
+        return;
+    }
     if (l->contig) {
         const char *a = (const char *)in + l->contig_off;
         char *b = (char *)inout + l->contig_off;
@@ -470,6 +465,8 @@ static int wm_reduce_local(const char *fn, const void *in, void *inout, MPI_Coun
     const wm_datatype_t *dt = wm_type_get(type);
     if (!dt || type == MPI_DATATYPE_NULL)
         return wm_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype %p", (void *)type);
+    if (!dt->committed)
+        return wm_error(NULL, MPI_ERR_TYPE, fn, "datatype %s is not committed", wm_op_type_name(dt));
     const wm_op_t *o = wm_op_get(op);
     if (!o)
         return wm_error(NULL, MPI_ERR_OP, fn, "invalid operation %p", (void *)op);
@@ -478,7 +475,8 @@ static int wm_reduce_local(const char *fn, const void *in, void *inout, MPI_Coun
     const char *why;
     if (!wm_op_valid_rma(o, dt, &why))
         return wm_error(NULL, MPI_ERR_OP, fn, "%s", why);
-    if (count > 0 && dt->size > 0 && (!in || !inout))
+    /* NULL is MPI_BOTTOM: valid with a derived type of absolute addresses */
+    if (count > 0 && dt->size > 0 && dt->obj.predefined && (!in || !inout))
         return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", in ? "inoutbuf" : "inbuf");
     wm_op_apply(o, in, inout, count, dt, type);
     return MPI_SUCCESS;

@@ -33,10 +33,51 @@ typedef _Complex float __attribute__((mode(TC))) c128_t;
 #endif
 #ifndef MPI_LOGICAL1
 #define MPI_LOGICAL1 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_LOGICAL2
 #define MPI_LOGICAL2 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_LOGICAL4
 #define MPI_LOGICAL4 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_LOGICAL8
 #define MPI_LOGICAL8 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_LOGICAL16
 #define MPI_LOGICAL16 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_INTEGER1
+#define MPI_INTEGER1 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_INTEGER2
+#define MPI_INTEGER2 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_INTEGER4
+#define MPI_INTEGER4 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_INTEGER8
+#define MPI_INTEGER8 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_INTEGER16
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_REAL4
+#define MPI_REAL4 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_REAL8
+#define MPI_REAL8 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_REAL16
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_COMPLEX8
+#define MPI_COMPLEX8 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_COMPLEX16
+#define MPI_COMPLEX16 MPI_DATATYPE_NULL
+#endif
+#ifndef MPI_COMPLEX32
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
 #endif
 
 enum repr { I8, U8, I16, U16, I32, U32, I64, U64, I128, F16, F32, F64, FLD, F128,

@@ -257,6 +257,53 @@ int main(int argc, char **argv)
                        MPI_ERR_OP, MPI_Reduce_local(va, vb, E, vec5, MPI_MINLOC), "MPI_MINLOC",
                        "MPI_INT");
         MT_CALL(MPI_Type_free(&vec5));
+        if (mt_weft) {
+            /* a type built from a type the user has already freed; a struct whose double block is
+             * empty (no double element: reducible as ints) */
+            MPI_Datatype tmp, outer, st0;
+            MT_CALL(MPI_Type_contiguous(3, MPI_INT, &tmp));
+            MT_CALL(MPI_Type_vector(2, 1, 2, tmp, &outer));
+            MT_CALL(MPI_Type_free(&tmp));
+            MT_CALL(MPI_Type_commit(&outer));
+            int oa[9], ob[9], ob0[9];
+            for (int i = 0; i < 9; i++)
+                oa[i] = i + 1, ob[i] = ob0[i] = 10 * i;
+            MT_CALL(MPI_Reduce_local(oa, ob, 1, outer, MPI_BXOR));
+            for (int i = 0; i < 9; i++)
+                MT_EQ(i < 3 || i >= 6 ? "MPI_BXOR on vector(contiguous) of a freed inner type"
+                                      : "gap of vector(contiguous)",
+                      i < 3 || i >= 6 ? (oa[i] ^ ob0[i]) : ob0[i], ob[i]);
+            MT_CALL(MPI_Type_free(&outer));
+            int bl0[2] = { 2, 0 };
+            MPI_Aint d0[2] = { 0, 8 };
+            MPI_Datatype t0[2] = { MPI_INT, MPI_DOUBLE };
+            MT_CALL(MPI_Type_create_struct(2, bl0, d0, t0, &st0));
+            MT_CALL(MPI_Type_commit(&st0));
+            int sa0[2] = { 3, 4 }, sb0[2] = { 5, 6 };
+            MT_CALL(MPI_Reduce_local(sa0, sb0, 1, st0, MPI_MAX));
+            MT_TRUE(sb0[0] == 5 && sb0[1] == 6, "MPI_MAX on struct{2 int, 0 double} expected (5,6) got (%d,%d)",
+                    sb0[0], sb0[1]);
+            MT_CALL(MPI_Type_free(&st0));
+        }
+        if (mt_weft) {
+            /* MPI_BOTTOM: a struct type of absolute addresses */
+            static int ga[3] = { 1, 2, 3 }, gb[3] = { 10, 20, 30 };
+            MPI_Aint aa, ab;
+            MPI_Get_address(ga, &aa);
+            MPI_Get_address(gb, &ab);
+            int bl3 = 3;
+            MPI_Datatype tio, ti3[1] = { MPI_INT };
+            MT_CALL(MPI_Type_create_struct(1, &bl3, &ab, ti3, &tio));
+            MT_CALL(MPI_Type_commit(&tio));
+            /* inout at MPI_BOTTOM (the type holds gb's address); in shifted by ga - gb */
+            MT_CALL(MPI_Reduce_local((void *)(uintptr_t)(aa - ab), MPI_BOTTOM, 1, tio, MPI_SUM));
+            MT_TRUE(gb[0] == 11 && gb[1] == 22 && gb[2] == 33,
+                    "MPI_SUM through MPI_BOTTOM expected (11,22,33) got (%d,%d,%d)", gb[0], gb[1], gb[2]);
+            MT_CALL(MPI_Type_free(&tio));
+        }
+        if (mt_weft)   /* vec was never committed */
+            expect_err("MPI_Reduce_local on an uncommitted type", MPI_ERR_TYPE,
+                       MPI_Reduce_local(va, vb, 1, vec, MPI_SUM), "committed", NULL);
         MT_CALL(MPI_Type_free(&vec));
     }
 
