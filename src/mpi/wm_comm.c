@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 _Static_assert(sizeof(wm_comm_t) <= WM_OBJ_SLOT, "wm_comm_t must fit an object slot");
 _Static_assert(WM_TAG_CTXID == WM_TAG_COMM_BASE + 1 && WM_TAG_DISCONNECT < WM_TAG_COMM_BASE + 256,
@@ -375,6 +376,32 @@ WM_ALIAS(MPI_Comm_get_info)
 
 /* ---- duplication ---- */
 
+/* Whether hint `key` of info is "true" (MPI_INFO_NULL, a missing key or another value: false). */
+static bool wm_comm_hint_true(MPI_Info info, const char *key)
+{
+    char val[8];
+    int len = (int)sizeof(val), flag = 0;
+    if (info == MPI_INFO_NULL || PMPI_Info_get_string(info, key, &len, val, &flag) != MPI_SUCCESS ||
+        !flag)
+        return false;
+    return strcasecmp(val, "true") == 0;
+}
+
+/* Context-id bits a new communicator with these hints gets. With mpi_assert_no_any_source and
+ * mpi_assert_no_any_tag the communicator is matched exactly (WC_CTX_EXACT): an unexpected message
+ * is indexed once instead of four times, and the MPI layer refuses wildcards on it. The standard
+ * asks for the same hints on every member, so every member computes the same bits; hints set
+ * later by MPI_Comm_set_info are recorded but do not change the context id of a live
+ * communicator. mpi_assert_allow_overtaking has no faster path here: one ring per pair delivers
+ * in order at no cost, so it is accepted and recorded only. */
+static uint32_t wm_comm_ctx_hints(MPI_Info info)
+{
+    return wm_comm_hint_true(info, "mpi_assert_no_any_source") &&
+                   wm_comm_hint_true(info, "mpi_assert_no_any_tag")
+               ? WC_CTX_EXACT
+               : 0;
+}
+
 /* A duplicate of c with context id ctx (0: not known yet), hints `info` (copied), c's attributes
  * copied. Returns an MPI error code (raised on c). */
 static int wm_comm_dup_obj(const char *fn, wm_comm_t *c, uint32_t ctx, MPI_Info info, bool use_info,
@@ -407,6 +434,7 @@ static int wm_comm_dup_common(const char *fn, MPI_Comm comm, MPI_Info info, bool
     int rc = wm_comm_dup_obj(fn, c, ctx, info, use_info, &d);
     if (rc != MPI_SUCCESS)
         return rc;
+    d->ctx |= wm_comm_ctx_hints(d->info);
     *newcomm = wm_comm_handle(d);
     return MPI_SUCCESS;
 }
@@ -471,7 +499,7 @@ static int wm_comm_idup_common(const char *fn, MPI_Comm comm, MPI_Info info, boo
         st = wc_irecv(&r->core, &d->ctx, sizeof(d->ctx), leader, WM_TAG_CTXID, coll);
     } else {
         r->kind = WM_REQ_DONE;
-        d->ctx = wc_ctx_alloc(2);
+        d->ctx = wc_ctx_alloc(2) | wm_comm_ctx_hints(d->info);
         for (int side = 0; side < (c->inter ? 2 : 1) && st == WU_OK; side++) {
             for (int i = 0; i < (side ? c->remote_size : c->size) && st == WU_OK; i++) {
                 int w = side ? c->remote_world_ranks[i] : wm_comm_world_rank(c, i);
