@@ -250,7 +250,7 @@ static void sendrecv_tests(int seed)
     free(sbuf);
     free(rbuf);
     /* Sendrecv_replace at every size: the gaps keep this rank's own fill. */
-    long counts[] = { 10, 250, 10000 };
+    long counts[] = { 10, 250, 2000 };
     for (int i = 0; i < 3; i++) {
         unsigned char *buf = make_send(&T_vec, counts[i], seed + i * 16 + mt_rank);
         MT_CALL(MPI_Sendrecv_replace(buf, (int)counts[i], T_vec.t, partner, seed + i, partner,
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     partner = mt_size == 1 ? 0 : (mt_rank ^ 1) < mt_size ? mt_rank ^ 1 : mt_rank;
     build_types();
-    int bsize = 4 * (480000 + MPI_BSEND_OVERHEAD);
+    int bsize = 4 * (96000 + MPI_BSEND_OVERHEAD);
     void *battach = malloc((size_t)bsize);
     MT_CALL(MPI_Buffer_attach(battach, bsize));
 
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
         { "Bsend_init/Recv truncated", S_BPERSIST, R_RECV, TRUNC },
         { "Isend/Recv unexpected truncated", S_ISEND, R_RECV, TRUNC },
     };
-    long sizes[] = { 480, 12000, 480000 };
+    long sizes[] = { 480, 12000, 96000 };
     int seed = 0, n = 0;
     for (int self = 0; self < 2; self++)
         for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++)
