@@ -59,9 +59,11 @@ static void worker(int tid, void *arg)
     if (receiver && tid == 0) {
         double *rbuf = make_buf(cur_count, 0, 0);
         MPI_Status st;
+        MPI_Datatype t = cur_type;   /* the other thread frees its own copies of the handles */
+        MPI_Comm c = cur_comm;
         mtt_at("MPI_Recv with a type freed meanwhile, iteration %ld%.0ld", it, 0);
         atomic_store(&entering, 1);
-        MT_CALL(MPI_Recv(rbuf, (int)cur_count, cur_type, partner, 7, cur_comm, &st));
+        MT_CALL(MPI_Recv(rbuf, (int)cur_count, t, partner, 7, c, &st));
         double *exp = make_buf(cur_count, cur_seed, 1);
         for (long i = 0; i < cur_count * EXTENT_D; i++)
             if (exp[i] != rbuf[i])
@@ -74,8 +76,10 @@ static void worker(int tid, void *arg)
             usleep(1000);
         usleep(50000);
         mtt_at("freeing the type and communicator, iteration %ld%.0ld", it, 0);
-        MT_CALL(MPI_Type_free(&cur_type));
-        MT_CALL(MPI_Comm_free(&cur_comm));
+        MPI_Datatype t = cur_type;
+        MPI_Comm c = cur_comm;
+        MT_CALL(MPI_Type_free(&t));
+        MT_CALL(MPI_Comm_free(&c));
         for (int i = 0; i < 4; i++) {
             MPI_Datatype t = make_type();
             MT_CALL(MPI_Type_free(&t));
