@@ -7,9 +7,18 @@
 
 /* ---- segment lists ---------------------------------------------------------------------------- */
 
+/* A flat layout has no loop nest: an irregular type repeated many times takes one segment per
+ * block. Past this many segments (1.3 GB) the constructor fails with MPI_ERR_NO_MEM instead of
+ * letting an overcommitting kernel kill the process later. */
+#define WM_SEGS_MAX (1ull << 25)
+
 static bool wm_segbuf_grow(wm_segbuf_t *b)
 {
     uint64_t cap = b->cap ? b->cap * 2 : 8;
+    if (cap > WM_SEGS_MAX) {
+        b->oom = true;
+        return false;
+    }
     wc_dtype_seg_t *s = realloc(b->segs, cap * sizeof(*s));
     if (!s) {
         b->oom = true;

@@ -392,3 +392,50 @@ WM_API int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Co
     return wm_resized_impl("MPI_Type_create_resized_c", true, oldtype, lb, extent, newtype);
 }
 WM_ALIAS(MPI_Type_create_resized_c)
+
+/* ---- value-index pairs (MINLOC / MAXLOC) ------------------------------------------------------ */
+
+/* The predefined pair type of (value, index) if there is one, else a struct of the two (the
+ * index at the next multiple of its alignment, the extent padded), combiner VALUE_INDEX. */
+WM_API int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                                     MPI_Datatype *pair_type)
+{
+    const char *fn = "MPI_Type_get_value_index";
+    int rc = wm_newtype_check(fn, pair_type);
+    if (rc)
+        return rc;
+    const wm_datatype_t *v = wm_type_arg(fn, value_type, &rc), *x;
+    if (!v || !(x = wm_type_arg(fn, index_type, &rc)))
+        return rc;
+    static const struct { MPI_Datatype v, i, pair; } known[] = {
+        { MPI_FLOAT, MPI_INT, MPI_FLOAT_INT },       { MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT },
+        { MPI_LONG, MPI_INT, MPI_LONG_INT },         { MPI_INT, MPI_INT, MPI_2INT },
+        { MPI_SHORT, MPI_INT, MPI_SHORT_INT },       { MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT },
+        { MPI_REAL, MPI_REAL, MPI_2REAL },           { MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER },
+        { MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION },
+    };
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        if (known[k].v == value_type && known[k].i == index_type) {
+            *pair_type = known[k].pair;
+            return MPI_SUCCESS;
+        }
+    int64_t off = v->lb + v->extent, al = x->align ? x->align : 1;
+    if (off % al)
+        off += al - off % al;
+    wm_segbuf_t b = { 0 };
+    wm_bounds_t bd = { 0 };
+    wm_segbuf_rep(&b, v->layout.segs, v->layout.nsegs, 1, 0, v->extent);
+    wm_bounds_add(&bd, v, 0, 1);
+    wm_segbuf_rep(&b, x->layout.segs, x->layout.nsegs, 1, off, x->extent);
+    wm_bounds_add(&bd, x, off, 1);
+    wm_type_contents_t *ct = wm_contents_new(0, 0, 0, 2);
+    if (ct) {
+        ct->types[0] = value_type;
+        ct->types[1] = index_type;
+    }
+    rc = wm_ctor_done(fn, &b, &bd, true, MPI_COMBINER_VALUE_INDEX, ct, pair_type);
+    if (!rc)   /* ready for use, like the predefined pairs */
+        ((wm_datatype_t *)wm_type_get(*pair_type))->committed = true;
+    return rc;
+}
+WM_ALIAS(MPI_Type_get_value_index)
