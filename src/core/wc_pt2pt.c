@@ -354,13 +354,27 @@ static void wc_recv_eager(wc_request_t *rreq, int src, const wc_hdr_t *hdr, cons
     wc_request_done(rreq);
 }
 
+/* A non-contiguous receiver takes the single copy only if its blocks average at least this many
+ * bytes: the kernel's cost per iovec makes a scatter into small blocks several times slower than
+ * the pipeline (docs/design.md, "Derived datatypes on the wire"). */
+#define WC_CMA_MIN_BLOCK 1024
+
+static bool wc_cma_scatter_ok(const wc_dtype_t *dt)
+{
+    uint64_t blocks = 0;
+    for (uint64_t i = 0; i < dt->nsegs; i++)
+        blocks += dt->segs[i].count;
+    return blocks && dt->size / blocks >= WC_CMA_MIN_BLOCK;
+}
+
 static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr)
 {
     size_t n;
     wc_recv_status(rreq, src, hdr, &n);
     if (src == wc_world.rank) {
         wc_copy_local(rreq, (wc_request_t *)(uintptr_t)hdr->sreq, n);
-    } else if (wc_world.cma && hdr->len >= wc_world.cma_min && !(hdr->flags & WC_PKT_FLAG_PACKED)) {
+    } else if (wc_world.cma && hdr->len >= wc_world.cma_min && !(hdr->flags & WC_PKT_FLAG_PACKED) &&
+               (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
         wu_status_t st = rreq->dt ? wc_cma_scatter(rreq, src, hdr->addr, n)
                                   : wx_shm_get(src, rreq->buf, hdr->addr, n);
         if (st != WU_OK)

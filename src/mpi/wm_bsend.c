@@ -189,9 +189,8 @@ WM_API int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype
 }
 WM_ALIAS(MPI_Ibsend_c)
 
-WM_API int PMPI_Buffer_attach(void *buffer, int size)
+static int wm_buffer_attach(const char *fn, void *buffer, MPI_Count size)
 {
-    static const char fn[] = "MPI_Buffer_attach";
     if (wm_bsend.buf || wm_bsend.automatic)
         return wm_error(NULL, MPI_ERR_BUFFER, fn, "a buffer is already attached");
     if (buffer == MPI_BUFFER_AUTOMATIC) {
@@ -199,18 +198,28 @@ WM_API int PMPI_Buffer_attach(void *buffer, int size)
         return MPI_SUCCESS;
     }
     if (size < 0)
-        return wm_error(NULL, MPI_ERR_ARG, fn, "size %d is negative", size);
+        return wm_error(NULL, MPI_ERR_ARG, fn, "size %lld is negative", (long long)size);
     if (!buffer && size > 0)
-        return wm_error(NULL, MPI_ERR_BUFFER, fn, "buffer is NULL with size %d", size);
+        return wm_error(NULL, MPI_ERR_BUFFER, fn, "buffer is NULL with size %lld", (long long)size);
     wm_bsend.buf = buffer;
     wm_bsend.size = (size_t)size;
     return MPI_SUCCESS;
 }
+
+WM_API int PMPI_Buffer_attach(void *buffer, int size)
+{
+    return wm_buffer_attach("MPI_Buffer_attach", buffer, size);
+}
 WM_ALIAS(MPI_Buffer_attach)
 
-WM_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
+WM_API int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    static const char fn[] = "MPI_Buffer_detach";
+    return wm_buffer_attach("MPI_Buffer_attach_c", buffer, size);
+}
+WM_ALIAS(MPI_Buffer_attach_c)
+
+static int wm_buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
+{
     if (!buffer_addr || !size)
         return wm_error(NULL, MPI_ERR_ARG, fn, "%s is NULL", size ? "buffer_addr" : "size");
     if (!wm_bsend.buf && !wm_bsend.automatic)
@@ -232,11 +241,26 @@ WM_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
         *size = 0;
     } else {
         *(void **)buffer_addr = wm_bsend.buf;
-        *size = (int)wm_bsend.size;
+        *size = (MPI_Count)wm_bsend.size;
     }
     wm_bsend.buf = NULL;
     wm_bsend.size = 0;
     wm_bsend.automatic = false;
     return MPI_SUCCESS;
 }
+
+WM_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int rc = wm_buffer_detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = (int)n;
+    return rc;
+}
 WM_ALIAS(MPI_Buffer_detach)
+
+WM_API int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    return wm_buffer_detach("MPI_Buffer_detach_c", buffer_addr, size);
+}
+WM_ALIAS(MPI_Buffer_detach_c)

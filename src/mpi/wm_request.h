@@ -15,8 +15,7 @@
 typedef enum {
     WM_REQ_SEND = 1,
     WM_REQ_RECV,
-    WM_REQ_DONE,       /* completed at start: MPI_PROC_NULL, buffered sends (persistent ones
-                          buffer their data at every start) */
+    WM_REQ_DONE,       /* completed at start: MPI_PROC_NULL */
 } wm_req_kind_t;
 
 typedef struct wm_request {

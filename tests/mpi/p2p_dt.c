@@ -28,6 +28,9 @@ static ty_t T_st = { "struct{int@0,double@8,short[2]@20} resized to 32", 0, 32, 
 static ty_t T_st2 = { "struct{int@24,double@0,short[2]@8} resized to 40", 0, 40, 3,
                       { { 24, 4 }, { 0, 8 }, { 8, 4 } } };
 
+/* Blocks of 1280 bytes: a receiver the single copy (CMA) scatters into. */
+static ty_t T_big = { "vector(2,160,200,double)", 0, 2880, 2, { { 0, 1280 }, { 1600, 1280 } } };
+
 static int ty_size(const ty_t *t)
 {
     int s = 0;
@@ -42,6 +45,7 @@ static void build_types(void)
     MT_CALL(MPI_Type_vector(3, 2, 5, MPI_DOUBLE, &v));
     MT_CALL(MPI_Type_create_resized(v, 0, 120, &T_vec.t));
     MT_CALL(MPI_Type_free(&v));
+    MT_CALL(MPI_Type_vector(2, 160, 200, MPI_DOUBLE, &T_big.t));
     T_dbl.t = MPI_DOUBLE;
     int bl[3] = { 2, 1, 3 }, dp[3] = { 4, 0, 8 };
     MT_CALL(MPI_Type_indexed(3, bl, dp, MPI_INT, &T_idx.t));
@@ -55,8 +59,8 @@ static void build_types(void)
     MT_CALL(MPI_Type_create_struct(3, sbl, sd2, sty, &s));
     MT_CALL(MPI_Type_create_resized(s, 0, 40, &T_st2.t));
     MT_CALL(MPI_Type_free(&s));
-    ty_t *all[] = { &T_vec, &T_idx, &T_st, &T_st2 };
-    for (int i = 0; i < 4; i++) {
+    ty_t *all[] = { &T_vec, &T_idx, &T_st, &T_st2, &T_big };
+    for (int i = 0; i < 5; i++) {
         MT_CALL(MPI_Type_commit(&all[i]->t));
         int size;
         MPI_Aint lb, ext;
@@ -236,6 +240,17 @@ static void xfer(const char *what, const ty_t *st, const ty_t *rt, long bytes, i
     free(rbuf);
 }
 
+static long lcm(long a, long b)
+{
+    long x = a, y = b;
+    while (y) {
+        long t = x % y;
+        x = y;
+        y = t;
+    }
+    return a / x * b;
+}
+
 static void sendrecv_tests(int seed)
 {
     /* Sendrecv: vector out, indexed in (the same byte count: 480 = 10 x 48 = 20 x 24). */
@@ -250,7 +265,7 @@ static void sendrecv_tests(int seed)
     free(sbuf);
     free(rbuf);
     /* Sendrecv_replace at every size: the gaps keep this rank's own fill. */
-    long counts[] = { 10, 250, 10000 };
+    long counts[] = { 10, 250, 2000 };
     for (int i = 0; i < 3; i++) {
         unsigned char *buf = make_send(&T_vec, counts[i], seed + i * 16 + mt_rank);
         MT_CALL(MPI_Sendrecv_replace(buf, (int)counts[i], T_vec.t, partner, seed + i, partner,
@@ -274,13 +289,14 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     partner = mt_size == 1 ? 0 : (mt_rank ^ 1) < mt_size ? mt_rank ^ 1 : mt_rank;
     build_types();
-    int bsize = 4 * (480000 + MPI_BSEND_OVERHEAD);
+    int bsize = 4 * (96000 + MPI_BSEND_OVERHEAD);
     void *battach = malloc((size_t)bsize);
     MT_CALL(MPI_Buffer_attach(battach, bsize));
 
     struct { const ty_t *s, *r; } pairs[] = {
         { &T_vec, &T_dbl }, { &T_dbl, &T_vec }, { &T_vec, &T_vec }, { &T_idx, &T_int },
         { &T_int, &T_idx }, { &T_st, &T_st2 }, { &T_st2, &T_st }, { &T_idx, &T_vec },
+        { &T_dbl, &T_big }, { &T_big, &T_dbl },
     };
     /* send kind, receive kind, flags */
     struct { const char *what; int sk, rk, flags; } variants[] = {
@@ -297,13 +313,16 @@ int main(int argc, char **argv)
         { "Bsend_init/Recv truncated", S_BPERSIST, R_RECV, TRUNC },
         { "Isend/Recv unexpected truncated", S_ISEND, R_RECV, TRUNC },
     };
-    long sizes[] = { 480, 12000, 480000 };
+    long sizes[] = { 480, 12000, 96000 };
     int seed = 0, n = 0;
     for (int self = 0; self < 2; self++)
         for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++)
             for (int z = 0; z < 3; z++)
                 for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
-                    xfer(variants[v].what, pairs[p].s, pairs[p].r, sizes[z],
+                    /* the size class rounded to whole elements of both types */
+                    long unit = lcm(ty_size(pairs[p].s), ty_size(pairs[p].r));
+                    long sz = sizes[z] / unit ? sizes[z] / unit * unit : unit;
+                    xfer(variants[v].what, pairs[p].s, pairs[p].r, sz,
                          variants[v].flags | (self ? SELF : 0), variants[v].sk, variants[v].rk,
                          ++seed);
                     n++;
@@ -313,8 +332,8 @@ int main(int argc, char **argv)
     int bs;
     MT_CALL(MPI_Buffer_detach(&b, &bs));
     free(battach);
-    ty_t *all[] = { &T_vec, &T_idx, &T_st, &T_st2 };
-    for (int i = 0; i < 4; i++)
+    ty_t *all[] = { &T_vec, &T_idx, &T_st, &T_st2, &T_big };
+    for (int i = 0; i < 5; i++)
         MT_CALL(MPI_Type_free(&all[i]->t));
     MT_CALL(MPI_Comm_free(&comm));
     if (mt_rank == 0)

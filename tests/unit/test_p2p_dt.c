@@ -63,6 +63,10 @@ static wc_dtype_seg_t coff_segs[] = { { .disp = 4, .count = 1, .blocklen = 8, .s
 static wc_dtype_t L_coff = { .size = 8, .extent = 8, .contig = true, .contig_off = 4, .nsegs = 1,
                              .segs = coff_segs };
 
+/* Blocks of 1200 bytes: large enough for the single copy to scatter into (WC_CMA_MIN_BLOCK). */
+static wc_dtype_seg_t big_segs[] = { { .disp = 100, .count = 2, .blocklen = 1200, .stride = 1300, .unit = 8 } };
+static wc_dtype_t L_big = { .size = 2400, .extent = 2700, .nsegs = 1, .segs = big_segs };
+
 static wc_dtype_seg_t bytes_segs[] = { { .disp = 0, .count = 1, .blocklen = 1, .stride = 0, .unit = 1 } };
 static wc_dtype_t L_bytes = { .size = 1, .extent = 1, .contig = true, .nsegs = 1, .segs = bytes_segs };
 
@@ -192,15 +196,26 @@ static void run_case(const dtcase_t *c, int seed)
     free(rbuf);
 }
 
+static uint64_t lcm(uint64_t a, uint64_t b)
+{
+    uint64_t x = a, y = b;
+    while (y) {
+        uint64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return a / x * b;
+}
+
 /* Packed lengths: small, near the eager limit, several fragments. */
-static const uint64_t sizes[] = { 240, 14400, 480000 };
+static const uint64_t sizes[] = { 240, 14400, 96000 };
 
 static void run_all(void)
 {
     struct { const wc_dtype_t *s, *r; } pairs[] = {
         { &L_vec, &L_bytes }, { &L_bytes, &L_vec }, { &L_vec, &L_idx }, { &L_idx, &L_vec },
         { &L_struct, &L_neg }, { &L_neg, &L_coff }, { &L_coff, &L_struct }, { &L_vec, &L_vec },
-        { &L_bytes, &L_bytes },
+        { &L_bytes, &L_bytes }, { &L_bytes, &L_big }, { &L_big, &L_vec }, { &L_coff, &L_big },
     };
     int seed = 0, ncases = 0;
     for (int self = 0; self < 2; self++) {
@@ -210,8 +225,11 @@ static void run_all(void)
             for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
                 for (int v = 0; v < 6; v++) {
                     dtcase_t c = { .sdt = pairs[p].s, .rdt = pairs[p].r, .self = self };
-                    c.scount = sizes[z] / c.sdt->size;
-                    c.rcount = sizes[z] / c.rdt->size;
+                    /* the size class rounded to whole elements of both layouts */
+                    uint64_t unit = lcm(c.sdt->size, c.rdt->size);
+                    uint64_t sz = sizes[z] / unit ? sizes[z] / unit * unit : unit;
+                    c.scount = sz / c.sdt->size;
+                    c.rcount = sz / c.rdt->size;
                     c.posted = v == 0 || v == 2 || v == 4;
                     c.sync = v == 2 || v == 5;
                     c.any_source = v == 2;
