@@ -37,3 +37,5 @@ file(CONFIGURE OUTPUT ${WEFT_GEN_DIR}/include/weft_version.h
 " @ONLY)
 
 install(FILES ${WEFT_MPI_H} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Weft's MPIX_ extensions (include/weft.h; the build tree's wrappers find it in include/).
+install(FILES ${PROJECT_SOURCE_DIR}/include/weft.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

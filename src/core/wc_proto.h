@@ -7,6 +7,7 @@
  *                              (contiguous senders only; the receiver may scatter)
  *                 pipelined:   CTS(sreq, rreq)  -> FRAG(rreq, offset)+payload ... (sender completes
  *                              when the last fragment is in the ring)
+ *   dynamic     DYN packets carrying their own routing, forwarded by receivers (wc_dynbcast.h)
  */
 #ifndef WC_PROTO_H
 #define WC_PROTO_H
@@ -21,6 +22,7 @@ typedef enum {
     WC_PKT_ACK,
     WC_PKT_CTS,
     WC_PKT_FRAG,
+    WC_PKT_DYN,      /* dynamic broadcast: routing and data (wc_dynbcast.h) */
 } wc_pkt_type_t;
 
 #define WC_PKT_FLAG_SYNC   0x1

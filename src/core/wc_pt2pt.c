@@ -16,6 +16,7 @@
  * Below MPI_THREAD_MULTIPLE the wt_ locks are a predictable branch and nothing else.
  */
 #include "core/wc_pt2pt.h"
+#include "core/wc_dynbcast.h"
 #include "core/wc_wait.h"
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
@@ -183,7 +184,17 @@ static bool wc_frag_push_locked(int dst, wc_peer_t *p, wc_request_t *req)
  * the fragments finish it.) */
 static inline bool wc_sent_completes(const wc_sendop_t *op)
 {
-    return op->hdr.type == WC_PKT_EAGER && !op->req->sync;
+    return (op->hdr.type == WC_PKT_EAGER && !op->req->sync) || op->hdr.type == WC_PKT_DYN;
+}
+
+void wc_pt2pt_send_op(int dst, wc_request_t *req)
+{
+    wc_peer_t *p = &wc_p2p.peers[dst];
+    wt_spin_lock(&p->lock);
+    bool out = wc_out_locked(dst, p, &req->op);
+    wt_spin_unlock(&p->lock);
+    if (out)
+        wc_request_done(req);
 }
 
 /* Drain dst's pending queue while the ring takes packets; requests that complete are linked on
@@ -474,6 +485,9 @@ void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len
     }
     case WC_PKT_FRAG:
         wc_recv_frag(hdr, payload, len);
+        return;
+    case WC_PKT_DYN:
+        wc_dyn_deliver(src, hdr, payload, len);
         return;
     default:
         wu_log_fatal("packet of unknown type %d from rank %d", hdr->type, src);
