@@ -14,8 +14,9 @@
  * and goes on with L[h..m): a binomial tree over the list, with the first child taking the biggest
  * subtree. A receiver forwards its sub-list the same way, then delivers the message to its own
  * matching as an eager message from the root: at once for WHOLE, when the last FRAG is in for a
- * HEAD (the data gathers in a temporary buffer, and each FRAG is forwarded as it arrives, so the
- * tree is pipelined). docs/dynbcast.md.
+ * HEAD (each FRAG is forwarded as it arrives, so the tree is pipelined). A HEAD matches a posted
+ * receive on arrival, and the FRAGs then go straight into its buffer; an unmatched one gathers in
+ * a temporary buffer and is delivered as an eager message when complete. docs/dynbcast.md.
  */
 #include "core/wc_dynbcast.h"
 #include "core/wc_pt2pt.h"
@@ -52,8 +53,10 @@ typedef struct wc_dyn_msg {
     int           nchild;
     int           child_off[WC_DYN_MAXCHILD];   /* child i: route[child_off[i]], its sub-list */
     int           child_end[WC_DYN_MAXCHILD];   /*   route[child_off[i] + 1 .. child_end[i]) */
-    wc_request_t *user;        /* root: completed with the last reference */
+    wc_request_t *user;        /* completed with the last reference (root; receiver whose posted
+                                  buffer is data) */
     /* receiving a HEAD + FRAG message */
+    wc_request_t *rreq;        /* the posted receive it matched on arrival of its HEAD, or NULL */
     int           src;
     uint64_t      sid;         /* the sender's id */
     size_t        arrived;
@@ -255,6 +258,22 @@ wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, con
     return WU_OK;
 }
 
+/* Copy n bytes at offset off of a matched message into its receive (packed offset; what does not
+ * fit a truncating receive is dropped). */
+static void wc_dyn_copy_in(wc_request_t *rreq, size_t off, const void *data, size_t n)
+{
+    if (off >= rreq->st_bytes)
+        return;
+    if (n > rreq->st_bytes - off)
+        n = rreq->st_bytes - off;
+    if (!rreq->dt) {
+        memcpy((char *)rreq->buf + off, data, n);
+        return;
+    }
+    wc_dtype_cursor_seek(&rreq->cur, off);
+    wc_dtype_unpack(&rreq->cur, data, n);
+}
+
 static void wc_dyn_recv_frag(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     wc_dyn_msg_t **pp = &wc_dyn_incoming, *m;
@@ -265,14 +284,20 @@ static void wc_dyn_recv_frag(int src, const wc_hdr_t *hdr, const void *payload, 
     size_t off = (size_t)hdr->addr;
     if (off + len > m->len)
         wu_log_fatal("dynamic broadcast fragment from rank %d past the message's end", src);
-    memcpy(m->data + off, payload, len);
+    if (m->data)
+        memcpy(m->data + off, payload, len);
+    if (m->rreq && (!m->data || m->data != m->rreq->buf))
+        wc_dyn_copy_in(m->rreq, off, payload, len);
     m->arrived += len;
     wc_dyn_send_frag(m, off, len);
     if (m->arrived < m->len)
         return;
     *pp = m->next;
-    wc_dyn_local(m->root, m->tag, m->ctx, m->data, m->len);
-    wc_dyn_unref(m);
+    if (!m->rreq)
+        wc_dyn_local(m->root, m->tag, m->ctx, m->data, m->len);
+    else if (m->user != m->rreq)
+        wc_request_done(m->rreq);
+    wc_dyn_unref(m);   /* m->user == m->rreq: completes once the forwarded packets have left */
 }
 
 void wc_dyn_deliver(int src, const void *hdrp, const void *payload, size_t len)
@@ -302,11 +327,33 @@ void wc_dyn_deliver(int src, const void *hdrp, const void *payload, size_t len)
         wc_dyn_local(root, hdr->tag, hdr->ctx, data, (size_t)hdr->len);
         return;
     }
-    /* HEAD: gather the FRAGs in a temporary, forwarding each as it arrives. */
+    /* HEAD: matched now if a receive is posted (as an RTS would be). The FRAGs are gathered where
+     * the forwarding can take them from: the posted buffer if it is contiguous and large enough
+     * (the receive then completes when the last forwarded packet has left, since they read it),
+     * else a temporary; a leaf with a posted receive keeps nothing and copies straight into it. */
     wc_dyn_msg_t *m = wc_dyn_msg_new(root, hdr->tag, hdr->ctx, hdr->len, payload, nsub);
-    if (!(m->data = malloc(hdr->len ? hdr->len : 1)))
-        wu_log_fatal("out of memory receiving a dynamic broadcast of %zu bytes", (size_t)hdr->len);
-    m->own_data = true;
+    wc_request_t *rreq = wc_pt2pt_take_posted(root, hdr->tag, hdr->ctx);
+    if (rreq) {
+        size_t n = hdr->len;
+        rreq->st_source = root;
+        rreq->st_tag = hdr->tag;
+        rreq->msg_len = hdr->len;
+        if (n > rreq->len) {
+            n = rreq->len;
+            rreq->error = WU_ERR_TRUNCATE;
+        }
+        rreq->st_bytes = n;
+        m->rreq = rreq;
+    }
+    if (rreq && !rreq->dt && rreq->len >= hdr->len) {
+        m->data = rreq->buf;
+        m->user = rreq;
+    } else if (!rreq || m->nchild) {
+        if (!(m->data = malloc(hdr->len ? hdr->len : 1)))
+            wu_log_fatal("out of memory receiving a dynamic broadcast of %zu bytes",
+                         (size_t)hdr->len);
+        m->own_data = true;
+    }
     m->src = src;
     m->sid = hdr->sreq;
     m->next = wc_dyn_incoming;

@@ -31,4 +31,8 @@ void wc_dyn_deliver(int src, const void *hdr, const void *payload, size_t len);
  * the packet has left. */
 void wc_pt2pt_send_op(int dst, wc_request_t *req);
 
+/* Internal to the core (wc_pt2pt.c): take the posted receive that a message from src with (tag,
+ * ctx) would match now, out of matching; NULL if none. The caller delivers into it and completes it. */
+wc_request_t *wc_pt2pt_take_posted(int src, int tag, uint32_t ctx);
+
 #endif

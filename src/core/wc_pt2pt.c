@@ -494,6 +494,14 @@ void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len
     }
 }
 
+wc_request_t *wc_pt2pt_take_posted(int src, int tag, uint32_t ctx)
+{
+    wt_spin_lock(&wc_p2p.match_lock);
+    wc_match_entry_t *e = wc_match_posted_take(wc_p2p.match, ctx, src, tag);
+    wt_spin_unlock(&wc_p2p.match_lock);
+    return e ? WU_CONTAINER_OF(e, wc_request_t, match) : NULL;
+}
+
 /* Look-ahead over a batch of arriving packets: stage 0 prefetches the match bins, stage 1 the
  * receive requests that will match. Runs in the progress thread, before delivery; reads the
  * engine without the lock (a hint: a torn read only prefetches the wrong line), so it is skipped

@@ -361,6 +361,57 @@ static void check_errors(int size)
     MT_CALL(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Receives shorter than the message, posted before (matched on arrival) and after (unexpected),
+ * with large and small messages: MPI_ERR_TRUNCATE, the part that fits delivered, and the ranks
+ * below still get the whole message. */
+static void check_truncate(int size)
+{
+    static const size_t lens[] = { 100, 100000 };
+    MT_CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    for (int li = 0; li < 2; li++) {
+        for (int late = 0; late < 2; late++) {
+            size_t len = lens[li];
+            uint64_t seed = 0x77000u + (uint64_t)(li * 2 + late);
+            int root = (li + late) % size, me = mt_rank;
+            int dests[64], nd = 0;
+            for (int r = 0; r < size; r++)
+                if (r != root)
+                    dests[nd++] = r;
+            bool short_buf = ((me - root + size) % size) % 2 == 1;   /* every other rank */
+            size_t cap = short_buf ? len / 2 : len;
+            char *buf = mt_malloc(len);
+            memset(buf, 0xEE, len);
+            MPI_Request req = MPI_REQUEST_NULL;
+            if (me != root && !late)
+                MT_CALL(MPI_Irecv(buf, (int)cap, MPI_BYTE, root, 9, MPI_COMM_WORLD, &req));
+            MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            if (me == root) {
+                mt_fill(buf, len, seed);
+                MT_CALL(MPIX_Dynbcast(buf, (int)len, MPI_BYTE, dests, nd, 9, MPI_COMM_WORLD));
+            } else {
+                if (late) {
+                    MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
+                    MT_CALL(MPI_Irecv(buf, (int)cap, MPI_BYTE, root, 9, MPI_COMM_WORLD, &req));
+                }
+                MPI_Status st;
+                int rc = MPI_Wait(&req, &st);
+                if (short_buf)
+                    MT_CLASS_EQ("truncated dynamic broadcast", MPI_ERR_TRUNCATE, rc);
+                else
+                    MT_CALL(rc);
+                mt_verify(buf, cap, seed, "truncated dynamic broadcast, the part that fits");
+                if (cap < len)
+                    mt_verify_const(buf + cap, len - cap, 0xEE, "past the truncated receive");
+            }
+            if (me == root && late)
+                MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            free(buf);
+        }
+    }
+    MT_CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char **argv)
 {
     int rounds = (int)mt_init_args(argc, argv, 40);
@@ -375,6 +426,8 @@ int main(int argc, char **argv)
     MPI_Comm rev;
     MT_CALL(MPI_Comm_split(MPI_COMM_WORLD, 0, mt_size - 1 - mt_rank, &rev));
     check_errors(mt_size);
+    if (mt_size >= 2)
+        check_truncate(mt_size);
     for (int i = 0; i < rounds; i++)
         run_round(i, MPI_COMM_WORLD, rev, mt_size);
     MT_CALL(MPI_Comm_free(&rev));
