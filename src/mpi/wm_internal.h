@@ -1,11 +1,11 @@
 /* Internal state of the MPI layer: communicators, requests, datatypes, error reporting.
- * The MPI layer checks every argument, turns counts and datatypes into bytes and communicator
+ * The MPI layer checks every argument, turns datatypes into flattened layouts and communicator
  * ranks into world ranks, and calls the core. It is the only place a wu_status_t becomes an MPI
  * error class.
  *
- * Concurrency contract (this version): MPI_THREAD_SERIALIZED at most; one thread at a time in the
- * library, so the objects below need no lock. The threaded version (next issue) gives requests
- * per-thread pools and communicators immutable-after-creation fields.
+ * Concurrency contract: every object states its own (wm_object.h, wm_comm.h, wm_datatype.h,
+ * wm_request.h); objects are immutable once their handle is returned, except for names, hints,
+ * error handlers and attributes, which the application does not race with their other uses.
  */
 #ifndef WM_INTERNAL_H
 #define WM_INTERNAL_H

@@ -28,6 +28,11 @@ static inline int wm_check_source(wm_comm_t *c, const char *fn, int source, int 
     if (WU_UNLIKELY((tag < 0 || tag > WM_TAG_UB) && tag != MPI_ANY_TAG))
         return wm_error(c, MPI_ERR_TAG, fn, "invalid tag %d (valid: MPI_ANY_TAG, 0 to %d)", tag,
                         WM_TAG_UB);
+    /* a communicator made with mpi_assert_no_any_source/no_any_tag is matched exactly (wm_comm.c) */
+    if (WU_UNLIKELY((c->ctx & WC_CTX_EXACT) && (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)))
+        return wm_error(c, MPI_ERR_ARG, fn, "%s on %s, created with the hints "
+                        "mpi_assert_no_any_source and mpi_assert_no_any_tag",
+                        source == MPI_ANY_SOURCE ? "MPI_ANY_SOURCE" : "MPI_ANY_TAG", c->name);
     return MPI_SUCCESS;
 }
 
