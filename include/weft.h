@@ -22,12 +22,8 @@ extern "C" {
 
 int MPIX_Dynbcast(const void *buf, int count, MPI_Datatype datatype, const int dests[], int ndests,
                   int tag, MPI_Comm comm);
-int PMPIX_Dynbcast(const void *buf, int count, MPI_Datatype datatype, const int dests[],
-                   int ndests, int tag, MPI_Comm comm);
 int MPIX_Idynbcast(const void *buf, int count, MPI_Datatype datatype, const int dests[],
                    int ndests, int tag, MPI_Comm comm, MPI_Request *request);
-int PMPIX_Idynbcast(const void *buf, int count, MPI_Datatype datatype, const int dests[],
-                    int ndests, int tag, MPI_Comm comm, MPI_Request *request);
 
 #ifdef __cplusplus
 }

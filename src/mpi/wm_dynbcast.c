@@ -1,7 +1,8 @@
 /* MPIX_Dynbcast and MPIX_Idynbcast (include/weft.h): the dynamic broadcast of NewMadeleine. The
  * core does the work (core/wc_dynbcast.h, docs/dynbcast.md); here the arguments are checked and the
  * destination list becomes world ranks. The communicator and datatype are not used after the call
- * starts (the core packs a non-contiguous buffer at once), so nothing else is kept. */
+ * starts (the core packs a non-contiguous buffer at once), so nothing else is kept.
+ * No PMPIX_ names: the exported prefixes are MPI_, PMPI_, MPIX_ and weft_ (docs/design.md). */
 #include "mpi/wm_internal.h"
 #include "core/wc_dynbcast.h"
 #include "mpi/wm_datatype.h"
@@ -64,7 +65,7 @@ static int wm_dynbcast_args(wm_comm_t *c, const char *fn, const void *buf, int c
     return MPI_SUCCESS;
 }
 
-WM_API int PMPIX_Dynbcast(const void *buf, int count, MPI_Datatype datatype, const int dests[],
+WM_API int MPIX_Dynbcast(const void *buf, int count, MPI_Datatype datatype, const int dests[],
                           int ndests, int tag, MPI_Comm comm)
 {
     static const char fn[] = "MPIX_Dynbcast";
@@ -85,9 +86,8 @@ WM_API int PMPIX_Dynbcast(const void *buf, int count, MPI_Datatype datatype, con
         return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPIX_Dynbcast)
 
-WM_API int PMPIX_Idynbcast(const void *buf, int count, MPI_Datatype datatype, const int dests[],
+WM_API int MPIX_Idynbcast(const void *buf, int count, MPI_Datatype datatype, const int dests[],
                            int ndests, int tag, MPI_Comm comm, MPI_Request *request)
 {
     static const char fn[] = "MPIX_Idynbcast";
@@ -127,4 +127,3 @@ WM_API int PMPIX_Idynbcast(const void *buf, int count, MPI_Datatype datatype, co
     *request = (MPI_Request)r;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPIX_Idynbcast)
