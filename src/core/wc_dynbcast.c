@@ -293,10 +293,16 @@ static void wc_dyn_recv_frag(int src, const wc_hdr_t *hdr, const void *payload, 
     if (m->arrived < m->len)
         return;
     *pp = m->next;
-    if (!m->rreq)
+    if (!m->rreq && atomic_load_explicit(&m->refs, memory_order_acquire) == 1) {
+        /* No forwarded packet reads the temporary any more: it becomes the message's storage. */
+        wc_hdr_t h = { .type = WC_PKT_EAGER, .tag = m->tag, .ctx = m->ctx, .len = m->len };
+        wc_pt2pt_deliver_owned(m->root, &h, m->data);
+        m->own_data = false;
+    } else if (!m->rreq) {
         wc_dyn_local(m->root, m->tag, m->ctx, m->data, m->len);
-    else if (m->user != m->rreq)
+    } else if (m->user != m->rreq) {
         wc_request_done(m->rreq);
+    }
     wc_dyn_unref(m);   /* m->user == m->rreq: completes once the forwarded packets have left */
 }
 

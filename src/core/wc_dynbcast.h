@@ -35,4 +35,9 @@ void wc_pt2pt_send_op(int dst, wc_request_t *req);
  * ctx) would match now, out of matching; NULL if none. The caller delivers into it and completes it. */
 wc_request_t *wc_pt2pt_take_posted(int src, int tag, uint32_t ctx);
 
+/* Internal to the core (wc_pt2pt.c): deliver an EAGER message (hdr) from src whose hdr->len bytes
+ * are in data, a malloc'd buffer handed over: kept as the unexpected message's storage without a
+ * copy if nothing is posted, else copied into the receive and freed. */
+void wc_pt2pt_deliver_owned(int src, const wc_hdr_t *hdr, void *data);
+
 #endif

@@ -427,7 +427,8 @@ static void wc_recv_matched_msg(wc_request_t *rreq, wc_message_t *msg)
 }
 
 /* match_lock held. */
-static void wc_unexpected_store_locked(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static wc_message_t *wc_unexpected_store_locked(int src, const wc_hdr_t *hdr, const void *payload,
+                                                size_t len)
 {
     wc_message_t *msg = wc_message_get(hdr->type == WC_PKT_EAGER ? len : 0);
     if (!msg)
@@ -441,6 +442,21 @@ static void wc_unexpected_store_locked(int src, const wc_hdr_t *hdr, const void 
     msg->match.tag = hdr->tag;
     if (wc_match_unexpected_add(wc_p2p.match, &msg->match) != WU_OK)
         wu_log_fatal("out of memory in the unexpected-message index");
+    return msg;
+}
+
+void wc_pt2pt_deliver_owned(int src, const wc_hdr_t *hdr, void *data)
+{
+    wt_spin_lock(&wc_p2p.match_lock);
+    wc_match_entry_t *e = wc_match_posted_take(wc_p2p.match, hdr->ctx, src, hdr->tag);
+    if (!e) {
+        wc_unexpected_store_locked(src, hdr, NULL, 0)->data = data;   /* freed with the message */
+        wt_spin_unlock(&wc_p2p.match_lock);
+        return;
+    }
+    wt_spin_unlock(&wc_p2p.match_lock);
+    wc_recv_eager(WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, data);
+    free(data);
 }
 
 void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len, void *arg)
