@@ -217,8 +217,13 @@ static void case_free(case_t *k)
 }
 
 /* Start (req != NULL) or run the collective of k. */
+static int verbose;
 static void case_run(case_t *k, MPI_Request *req)
 {
+    if (verbose)
+        fprintf(stderr, "rank %d: %s %s count %d tsize %d root %d in_place %d mixed %d\n", me,
+                req ? "start" : "run", cname[k->coll], k->count, k->tsize, k->root, k->in_place,
+                k->mixed);
     MPI_Datatype t = k->type, rt = k->mixed ? MPI_BYTE : k->type;
     int cnt = k->count, rcnt = k->mixed ? cnt * k->tsize : cnt;
     const void *sb = k->in_place ? MPI_IN_PLACE : k->in;
@@ -326,6 +331,14 @@ static void compute(int us)
     sink = x;
 }
 
+/* MPICH 4.0's MPI_Ialltoallw in place copies with the wrong count (a truncation error), and its
+ * MPI_Allgatherv on one rank ignores the displacement: without --weft (validating the test under
+ * another MPI) those cases are left out. */
+static bool mpich_ialltoallw_in_place(int coll, int in_place)
+{
+    return mt_weft || !((coll == C_ALLTOALLW && in_place) || (coll == C_ALLGATHERV && np == 1));
+}
+
 static bool case_valid(int coll, int in_place, int mixed, size_t blk)
 {
     size_t n = (size_t)np;
@@ -343,6 +356,7 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     max_bytes = (size_t)mt_init_args(argc, argv, (long)max_bytes);
     me = mt_rank;
+    verbose = getenv("COLL_VERBOSE") != NULL;
     np = mt_size;
     MT_TRUE(np <= MAXN, "at most %d ranks expected got %d", MAXN, np);
     MT_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
@@ -354,6 +368,9 @@ int main(int argc, char **argv)
     long ncases = 0;
     for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
         for (int ti = 0; ti < 3; ti++) {
+            /* every type for the small counts, one type per count beyond */
+            if (ci >= 3 && ti != (int)(ci % 3))
+                continue;
             int cnt = counts[ci];
             size_t blk = (size_t)cnt * (size_t)types[ti].size;
             if (blk > max_bytes)
@@ -372,6 +389,8 @@ int main(int argc, char **argv)
                             if (rooted && blk > 65536 && root != 0 && root != np - 1)
                                 continue;
                             for (int mode = 0; mode < 2; mode++) {
+                                if (mode == 1 && !mpich_ialltoallw_in_place(coll, ip))
+                                    continue;
                                 case_t k = { .coll = coll, .root = root, .in_place = ip,
                                              .mixed = mx, .type = types[ti].t,
                                              .tsize = types[ti].size, .count = cnt };
@@ -394,7 +413,8 @@ int main(int argc, char **argv)
                                 case_free(&k);
                                 ncases++;
                             }
-                            if (blk <= 65536 && nb < C_COUNT * 4 * MAXN) {
+                            if (blk <= 65536 && nb < C_COUNT * 4 * MAXN &&
+                                mpich_ialltoallw_in_place(coll, ip)) {
                                 case_t *b = &batch[nb++];
                                 *b = (case_t){ .coll = coll, .root = root, .in_place = ip,
                                                .mixed = mx, .type = types[ti].t,
