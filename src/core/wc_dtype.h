@@ -4,7 +4,9 @@
  * `count` blocks of `blocklen` bytes, `stride` bytes apart, starting `disp` bytes from the
  * element's origin. An element of the type is the segments in list order (the type map's order);
  * element i of a buffer starts i * extent bytes after the buffer. A vector is one segment, a 3-D
- * subarray face a few, an indexed type one per block (adjacent blocks merged).
+ * subarray face one, an indexed type one per block (adjacent blocks merged, equal blocks at a
+ * constant stride merged into one strided segment). A segment with count > 1 has stride !=
+ * blocklen (a dense run is stored as one block).
  *
  * The core moves packed bytes: the data of the elements one after another, with no gaps. A cursor
  * walks a (buffer, count, layout) triple and packs or unpacks any number of bytes at a time, so a
@@ -27,14 +29,18 @@ typedef struct wc_dtype_seg {
     uint64_t count;      /* blocks (>= 1) */
     uint64_t blocklen;   /* bytes per block (>= 1) */
     int64_t  stride;     /* bytes from one block's start to the next's (any sign) */
-    uint32_t unit;       /* basic element size in the blocks (1, 2, 4, 8, 16): the byte-swap
-                            unit of external32 and the unit of MPI_Get_elements */
+    uint32_t unit;       /* basic element size in the blocks (1, 2, 4, 8, 16, 32): the unit of
+                            MPI_Get_elements; blocklen is a multiple of it */
+    uint32_t swap;       /* byte-swap unit of external32: unit, or half of it for the complex
+                            types (two reals); 1 for bytes */
 } wc_dtype_seg_t;
 
 typedef struct wc_dtype {
     uint64_t size;        /* packed bytes per element (sum over segments of count * blocklen) */
     int64_t  extent;      /* bytes from one element's origin to the next's */
-    bool     contig;      /* one segment of one block, blocklen == size == extent */
+    bool     contig;      /* the segments are one run of bytes (each one block, each starting where
+                            the previous ended) and size == extent: count elements are
+                            count * size bytes at base + contig_off. Also set for size 0. */
     int64_t  contig_off;  /* contig: offset of the data from the element's origin */
     uint64_t nsegs;
     wc_dtype_seg_t *segs;

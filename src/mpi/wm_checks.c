@@ -9,6 +9,8 @@ int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Co
     const wm_datatype_t *ti = wm_type_get(type);
     if (WU_UNLIKELY(!ti))
         return wm_error(c, MPI_ERR_TYPE, func, "invalid datatype %p", (void *)type);
+    if (WU_UNLIKELY(!ti->committed))
+        return wm_error(c, MPI_ERR_TYPE, func, "datatype %p is not committed", (void *)type);
     if (WU_UNLIKELY(!buf && count > 0 && ti->size > 0))
         return wm_error(c, MPI_ERR_BUFFER, func, "buffer is NULL with count %lld",
                         (long long)count);

@@ -1,30 +1,51 @@
-/* Predefined datatypes (contiguous data): size, extent and basic elements per element, indexed by
- * the standard ABI's handle value. Derived datatypes come with the datatype engine. */
-#include "mpi/wm_internal.h"
+/* Datatypes: the predefined table, the queries (size, extent, true extent, name), commit, dup,
+ * free, and the counts of a status (MPI_Get_count, MPI_Get_elements, MPI_Status_set_elements).
+ * Constructors are in wm_type_ctor.c and wm_type_array.c, the layout building in wm_type_build.c. */
+#include "mpi/wm_type_build.h"
 
 #include <complex.h>
+#include <limits.h>
+#include <stdalign.h>
 #include <stdbool.h>
+#include <string.h>
 #include <wchar.h>
 
 wm_datatype_t wm_type_table[WM_TYPE_COUNT];
 
 #define WM_PAIR(a, b) struct { a x; b y; }
 
-static void wm_type_set(MPI_Datatype t, size_t size, size_t extent, int elements)
+/* A predefined type: the segments of one element (one or two members), named. */
+static void wm_type_set(MPI_Datatype h, const char *name, size_t extent, size_t align,
+                        size_t size_a, uint32_t swap_a, size_t off_b, size_t size_b)
 {
-    wm_datatype_t *ti = &wm_type_table[(uintptr_t)t - WM_TYPE_BASE];
-    ti->size = size;
-    ti->extent = (int64_t)extent;
-    ti->elements = (uint8_t)elements;
-    /* Pair types keep their padding in the packed form for now (contiguous, extent bytes). */
-    ti->layout = (wc_dtype_t){ .size = extent, .extent = (int64_t)extent, .contig = true };
-    wm_obj_init_predefined(&ti->obj, WM_OBJ_TYPE, (uintptr_t)t, NULL);
+    wm_datatype_t *t = &wm_type_table[(uintptr_t)h - WM_TYPE_BASE];
+    wm_segbuf_t b = { 0 };
+    wm_segbuf_append(&b, 0, 1, size_a, (int64_t)size_a, (uint32_t)size_a, swap_a);
+    if (size_b)
+        wm_segbuf_append(&b, (int64_t)off_b, 1, size_b, (int64_t)size_b, (uint32_t)size_b,
+                         (uint32_t)size_b);
+    memcpy(t->inline_segs, b.segs, b.n * sizeof(*b.segs));
+    t->layout.segs = t->inline_segs;
+    t->layout.nsegs = b.n;
+    wm_segbuf_free(&b);
+    t->extent = (int64_t)extent;
+    t->lb = 0;
+    t->align = (uint16_t)align;
+    t->committed = true;
+    t->combiner = MPI_COMBINER_NAMED;
+    wm_type_derive(t);
+    strncpy(t->name, name, sizeof(t->name) - 1);
+    wm_obj_init_predefined(&t->obj, WM_OBJ_TYPE, (uintptr_t)h, NULL);
 }
 
-#define WM_T(h, ctype) wm_type_set(h, sizeof(ctype), sizeof(ctype), 1)
-#define WM_N(h, n) wm_type_set(h, n, n, 1)
-#define WM_P(h, a, b) \
-    wm_type_set(h, sizeof(a) + sizeof(b), sizeof(WM_PAIR(a, b)), 2)
+#define WM_T(h, ctype) wm_type_set(h, #h, sizeof(ctype), alignof(ctype), sizeof(ctype), sizeof(ctype), 0, 0)
+#define WM_C(h, ctype) wm_type_set(h, #h, sizeof(ctype), alignof(ctype), sizeof(ctype), sizeof(ctype) / 2, 0, 0)
+#define WM_N(h, n) wm_type_set(h, #h, n, (n) > 8 ? 8 : (n), n, n, 0, 0)
+#define WM_NC(h, n) wm_type_set(h, #h, n, (n) > 16 ? 8 : (n) / 2, n, (n) / 2, 0, 0)
+#define WM_P(h, a, b)                                                                         \
+    wm_type_set(h, #h, sizeof(WM_PAIR(a, b)), alignof(WM_PAIR(a, b)), sizeof(a), sizeof(a),   \
+                offsetof(WM_PAIR(a, b), y), sizeof(b))
+#define WM_P2(h, n) wm_type_set(h, #h, 2 * (n), n, n, n, n, n)
 
 void wm_datatype_init(void)
 {
@@ -41,29 +62,29 @@ void wm_datatype_init(void)
     WM_T(MPI_UNSIGNED_LONG, unsigned long);
     WM_T(MPI_UNSIGNED_LONG_LONG, unsigned long long);
     WM_T(MPI_FLOAT, float);
-    WM_T(MPI_C_FLOAT_COMPLEX, float _Complex);
-    WM_T(MPI_CXX_FLOAT_COMPLEX, float _Complex);
+    WM_C(MPI_C_FLOAT_COMPLEX, float _Complex);
+    WM_C(MPI_CXX_FLOAT_COMPLEX, float _Complex);
     WM_T(MPI_DOUBLE, double);
-    WM_T(MPI_C_DOUBLE_COMPLEX, double _Complex);
-    WM_T(MPI_CXX_DOUBLE_COMPLEX, double _Complex);
+    WM_C(MPI_C_DOUBLE_COMPLEX, double _Complex);
+    WM_C(MPI_CXX_DOUBLE_COMPLEX, double _Complex);
     WM_N(MPI_LOGICAL, 4);
     WM_N(MPI_INTEGER, 4);
     WM_N(MPI_REAL, 4);
-    WM_N(MPI_COMPLEX, 8);
+    WM_NC(MPI_COMPLEX, 8);
     WM_N(MPI_DOUBLE_PRECISION, 8);
-    WM_N(MPI_DOUBLE_COMPLEX, 16);
+    WM_NC(MPI_DOUBLE_COMPLEX, 16);
     WM_T(MPI_LONG_DOUBLE, long double);
-    WM_T(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex);
-    WM_T(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex);
+    WM_C(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex);
+    WM_C(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex);
     WM_P(MPI_FLOAT_INT, float, int);
     WM_P(MPI_DOUBLE_INT, double, int);
     WM_P(MPI_LONG_INT, long, int);
     WM_P(MPI_2INT, int, int);
     WM_P(MPI_SHORT_INT, short, int);
     WM_P(MPI_LONG_DOUBLE_INT, long double, int);
-    wm_type_set(MPI_2REAL, 8, 8, 2);
-    wm_type_set(MPI_2DOUBLE_PRECISION, 16, 16, 2);
-    wm_type_set(MPI_2INTEGER, 8, 8, 2);
+    WM_P2(MPI_2REAL, 4);
+    WM_P2(MPI_2DOUBLE_PRECISION, 8);
+    WM_P2(MPI_2INTEGER, 4);
     WM_T(MPI_C_BOOL, _Bool);
     WM_T(MPI_CXX_BOOL, _Bool);
     WM_T(MPI_WCHAR, wchar_t);
@@ -88,66 +109,219 @@ void wm_datatype_init(void)
     WM_N(MPI_LOGICAL4, 4);
     WM_N(MPI_INTEGER4, 4);
     WM_N(MPI_REAL4, 4);
-    WM_N(MPI_COMPLEX4, 4);
+    WM_NC(MPI_COMPLEX4, 4);
     WM_N(MPI_LOGICAL8, 8);
     WM_N(MPI_INTEGER8, 8);
     WM_N(MPI_REAL8, 8);
-    WM_N(MPI_COMPLEX8, 8);
+    WM_NC(MPI_COMPLEX8, 8);
     WM_N(MPI_LOGICAL16, 16);
     WM_N(MPI_INTEGER16, 16);
     WM_N(MPI_REAL16, 16);
-    WM_N(MPI_COMPLEX16, 16);
-    WM_N(MPI_COMPLEX32, 32);
+    WM_NC(MPI_COMPLEX16, 16);
+    WM_NC(MPI_COMPLEX32, 32);
 }
 
-static int wm_type_check(const char *fn, MPI_Datatype t, const wm_datatype_t **ti_p)
+const wm_datatype_t *wm_type_arg(const char *fn, MPI_Datatype t, int *rc_p)
 {
-    if (!wm_type_table[(uintptr_t)MPI_INT - WM_TYPE_BASE].extent)
+    if (WU_UNLIKELY(!wm_type_table[(uintptr_t)MPI_INT - WM_TYPE_BASE].extent))
         wm_datatype_init();   /* usable before MPI_Init */
     const wm_datatype_t *ti = wm_type_get(t);
     if (!ti)
-        return wm_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype %p", (void *)t);
-    *ti_p = ti;
-    return MPI_SUCCESS;
+        *rc_p = wm_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype %p", (void *)t);
+    return ti;
 }
+
+static bool wm_type_predefined(MPI_Datatype t)
+{
+    return (uintptr_t)t - WM_TYPE_BASE < WM_TYPE_COUNT;
+}
+
+#define WM_TYPE_ARG(fn, t, ti)                          \
+    int rc_ = MPI_SUCCESS;                              \
+    const wm_datatype_t *ti = wm_type_arg(fn, t, &rc_); \
+    if (!ti)                                            \
+        return rc_
+
+#define WM_OUT_CHECK(fn, p)                                                          \
+    if (!(p))                                                                        \
+        return wm_error(NULL, MPI_ERR_ARG, fn, "output argument %s is NULL", #p)
 
 WM_API int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    const wm_datatype_t *ti = NULL;
-    int rc = wm_type_check("MPI_Type_size", datatype, &ti);
-    if (rc)
-        return rc;
-    if (!size)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_size", "size is NULL");
-    *size = (int)ti->size;
+    WM_TYPE_ARG("MPI_Type_size", datatype, ti);
+    WM_OUT_CHECK("MPI_Type_size", size);
+    *size = ti->size > INT_MAX ? MPI_UNDEFINED : (int)ti->size;
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Type_size)
 
-/* Count of whole elements in the status, or MPI_UNDEFINED if the bytes are not a multiple. */
+#define WM_SIZE_C(NAME)                                          \
+    WM_API int P##NAME(MPI_Datatype datatype, MPI_Count *size)   \
+    {                                                            \
+        WM_TYPE_ARG(#NAME, datatype, ti);                        \
+        WM_OUT_CHECK(#NAME, size);                               \
+        *size = (MPI_Count)ti->size;                             \
+        return MPI_SUCCESS;                                      \
+    }                                                            \
+    WM_ALIAS(NAME)
+WM_SIZE_C(MPI_Type_size_c)
+WM_SIZE_C(MPI_Type_size_x)
+
+#define WM_EXTENT_FN(NAME, T, LB, EXT)                                   \
+    WM_API int P##NAME(MPI_Datatype datatype, T *lb, T *extent)          \
+    {                                                                    \
+        WM_TYPE_ARG(#NAME, datatype, ti);                                \
+        WM_OUT_CHECK(#NAME, lb);                                         \
+        WM_OUT_CHECK(#NAME, extent);                                     \
+        *lb = (T)ti->LB;                                                 \
+        *extent = (T)ti->EXT;                                            \
+        return MPI_SUCCESS;                                              \
+    }                                                                    \
+    WM_ALIAS(NAME)
+WM_EXTENT_FN(MPI_Type_get_extent, MPI_Aint, lb, extent)
+WM_EXTENT_FN(MPI_Type_get_extent_c, MPI_Count, lb, extent)
+WM_EXTENT_FN(MPI_Type_get_extent_x, MPI_Count, lb, extent)
+WM_EXTENT_FN(MPI_Type_get_true_extent, MPI_Aint, true_lb, true_extent)
+WM_EXTENT_FN(MPI_Type_get_true_extent_c, MPI_Count, true_lb, true_extent)
+WM_EXTENT_FN(MPI_Type_get_true_extent_x, MPI_Count, true_lb, true_extent)
+
+WM_API int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    WM_OUT_CHECK("MPI_Get_address", address);
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Get_address)
+
+WM_API int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+    WM_OUT_CHECK("MPI_Type_commit", datatype);
+    WM_TYPE_ARG("MPI_Type_commit", *datatype, ti);
+    if (!wm_type_predefined(*datatype))
+        ((wm_datatype_t *)ti)->committed = true;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Type_commit)
+
+WM_API int PMPI_Type_free(MPI_Datatype *datatype)
+{
+    WM_OUT_CHECK("MPI_Type_free", datatype);
+    WM_TYPE_ARG("MPI_Type_free", *datatype, ti);
+    if (wm_type_predefined(*datatype))
+        return wm_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "%s is predefined and cannot be freed",
+                        ti->name);
+    wm_datatype_t *t = (wm_datatype_t *)ti;
+    int rc = wm_attr_delete_all(&t->obj);
+    if (rc)
+        return wm_error_raise(NULL, rc);
+    wm_obj_user_free(&t->obj);
+    *datatype = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Type_free)
+
+WM_API int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    WM_TYPE_ARG("MPI_Type_dup", oldtype, ti);
+    WM_OUT_CHECK("MPI_Type_dup", newtype);
+    wm_type_contents_t *ct = wm_contents_new(0, 0, 0, 1);
+    wm_datatype_t *t = ct ? wm_type_clone(ti) : NULL;
+    if (!t) {
+        wm_contents_free(ct);
+        return wm_error(NULL, MPI_ERR_NO_MEM, "MPI_Type_dup", "out of memory");
+    }
+    wm_contents_free(t->contents);
+    ct->types[0] = oldtype;
+    wm_contents_retain(ct);
+    t->contents = ct;
+    t->combiner = MPI_COMBINER_DUP;
+    t->name[0] = '\0';
+    int rc = wm_attr_copy_all((wm_obj_t *)&ti->obj, &t->obj);
+    if (rc) {
+        wm_obj_user_free(&t->obj);
+        return wm_error_raise(NULL, rc);
+    }
+    *newtype = (MPI_Datatype)t->obj.handle;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Type_dup)
+
+WM_API int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    WM_TYPE_ARG("MPI_Type_set_name", datatype, ti);
+    if (!type_name)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_set_name", "type_name is NULL");
+    wm_datatype_t *t = (wm_datatype_t *)ti;
+    size_t n = strnlen(type_name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(t->name, type_name, n);
+    t->name[n] = '\0';
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Type_set_name)
+
+WM_API int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    WM_TYPE_ARG("MPI_Type_get_name", datatype, ti);
+    if (!type_name || !resultlen)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_get_name", "%s is NULL",
+                        type_name ? "resultlen" : "type_name");
+    size_t n = strnlen(ti->name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(type_name, ti->name, n);
+    type_name[n] = '\0';
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Type_get_name)
+
+/* ---- counts of a status ----------------------------------------------------------------------- */
+
+int64_t wm_type_elements(const wm_datatype_t *ti, uint64_t bytes)
+{
+    if (!ti->size)
+        return 0;
+    uint64_t rem = bytes % ti->size;
+    int64_t n = (int64_t)(bytes / ti->size * ti->elements);
+    for (uint64_t i = 0; rem && i < ti->layout.nsegs; i++) {
+        const wc_dtype_seg_t *s = &ti->layout.segs[i];
+        uint64_t sb = s->count * s->blocklen, take = rem < sb ? rem : sb;
+        if (take % s->unit)
+            return -1;
+        n += (int64_t)(take / s->unit);
+        rem -= take;
+    }
+    return n;
+}
+
+/* Packed bytes holding n basic elements of ti (inverse of wm_type_elements). */
+static uint64_t wm_type_elements_bytes(const wm_datatype_t *ti, uint64_t n)
+{
+    if (!ti->elements)
+        return 0;
+    uint64_t bytes = n / ti->elements * ti->size, rem = n % ti->elements;
+    for (uint64_t i = 0; rem && i < ti->layout.nsegs; i++) {
+        const wc_dtype_seg_t *s = &ti->layout.segs[i];
+        uint64_t se = s->count * (s->blocklen / s->unit), take = rem < se ? rem : se;
+        bytes += take * s->unit;
+        rem -= take;
+    }
+    return bytes;
+}
+
 static int wm_status_count(const char *fn, const MPI_Status *status, MPI_Datatype t, bool elements,
                            MPI_Count *count_p)
 {
-    const wm_datatype_t *ti = NULL;
-    int rc = wm_type_check(fn, t, &ti);
-    if (rc)
-        return rc;
+    WM_TYPE_ARG(fn, t, ti);
     if (status == MPI_STATUS_IGNORE)
         return wm_error(NULL, MPI_ERR_ARG, fn, "status is MPI_STATUS_IGNORE");
-    MPI_Count bytes = wm_status_bytes(status);
+    uint64_t bytes = (uint64_t)wm_status_bytes(status);
     MPI_Count n;
-    if (!elements || ti->elements == 1) {
-        if (ti->extent == 0)
-            n = 0;
-        else if (bytes % ti->extent)
-            n = elements && ti->elements == 1 && bytes % ti->size == 0 ? bytes / ti->size
-                                                                      : MPI_UNDEFINED;
-        else
-            n = bytes / ti->extent * (elements ? ti->elements : 1);
+    if (elements) {
+        int64_t e = wm_type_elements(ti, bytes);
+        n = e < 0 ? MPI_UNDEFINED : e;
+    } else if (!ti->size) {
+        n = 0;
     } else {
-        /* pair types: count whole pairs, plus the first member of a trailing partial pair */
-        MPI_Count pairs = bytes / ti->extent;
-        n = pairs * 2 + (bytes % ti->extent ? 1 : 0);
+        n = bytes % ti->size ? MPI_UNDEFINED : (MPI_Count)(bytes / ti->size);
     }
     *count_p = n;
     return MPI_SUCCESS;
@@ -156,7 +330,7 @@ static int wm_status_count(const char *fn, const MPI_Status *status, MPI_Datatyp
 #define WM_COUNT_FN(NAME, CT, ELEMENTS)                                                        \
     WM_API int P##NAME(const MPI_Status *status, MPI_Datatype datatype, CT *count)             \
     {                                                                                           \
-        MPI_Count n;                                                                            \
+        MPI_Count n = 0;                                                                          \
         if (!count)                                                                             \
             return wm_error(NULL, MPI_ERR_ARG, #NAME, "count is NULL");                         \
         int rc = wm_status_count(#NAME, status, datatype, ELEMENTS, &n);                       \
@@ -174,6 +348,26 @@ WM_COUNT_FN(MPI_Get_count_c, MPI_Count, false)
 WM_COUNT_FN(MPI_Get_elements, int, true)
 WM_COUNT_FN(MPI_Get_elements_c, MPI_Count, true)
 WM_COUNT_FN(MPI_Get_elements_x, MPI_Count, true)
+
+#define WM_SET_ELEMENTS_FN(NAME, CT)                                                           \
+    WM_API int P##NAME(MPI_Status *status, MPI_Datatype datatype, CT count)                    \
+    {                                                                                           \
+        WM_TYPE_ARG(#NAME, datatype, ti);                                                       \
+        if (status == MPI_STATUS_IGNORE)                                                        \
+            return wm_error(NULL, MPI_ERR_ARG, #NAME, "status is MPI_STATUS_IGNORE");           \
+        if (count < 0)                                                                          \
+            return wm_error(NULL, MPI_ERR_COUNT, #NAME, "count %lld is negative",               \
+                            (long long)count);                                                  \
+        wm_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR,           \
+                      (MPI_Count)wm_type_elements_bytes(ti, (uint64_t)count),                   \
+                      status->MPI_internal[2]);                                                 \
+        return MPI_SUCCESS;                                                                     \
+    }                                                                                           \
+    WM_ALIAS(NAME)
+
+WM_SET_ELEMENTS_FN(MPI_Status_set_elements, int)
+WM_SET_ELEMENTS_FN(MPI_Status_set_elements_c, MPI_Count)
+WM_SET_ELEMENTS_FN(MPI_Status_set_elements_x, MPI_Count)
 
 #define WM_STATUS_SET(NAME, FIELD)                                          \
     WM_API int P##NAME(MPI_Status *status, int v)                           \

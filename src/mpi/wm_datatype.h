@@ -11,15 +11,43 @@
 
 /* Datatypes: predefined ones in a static table indexed by the standard ABI's handle value, user
  * ones in the object arena (wm_object.h). Point-to-point moves `count * layout.size` packed bytes;
- * a `layout.contig` type needs no pack engine.
- * Concurrency contract: a datatype is immutable once created (committed); any thread may read it.
+ * a `layout.contig` type needs no pack engine. docs/datatypes.md describes the flattening.
+ * Concurrency contract: a datatype's fields are written by its constructor before the handle is
+ * handed out, and afterwards only `committed` (MPI_Type_commit) and `name` change, by calls the
+ * application must not race with uses of the same type; any thread may read it.
  */
+
+/* What the constructor was given (MPI_Type_get_envelope / MPI_Type_get_contents), in one
+ * malloc'd block owned by the type. The derived types in `types` are retained (a derived type's
+ * handle is its object's address plus a generation, so the object is found even once the user
+ * has freed the handle). */
+typedef struct wm_type_contents {
+    int           nints, naddrs, nlarge, ntypes;
+    bool          retained;
+    int          *ints;
+    MPI_Aint     *addrs;
+    MPI_Count    *large;
+    MPI_Datatype *types;
+} wm_type_contents_t;
+
+#define WM_TYPE_INLINE_SEGS 2
+
 typedef struct wm_datatype {
     wm_obj_t   obj;          /* first: lifetime and handle */
     wc_dtype_t layout;       /* the packed form (core/wc_dtype.h) */
-    uint64_t   size;         /* MPI_Type_size */
-    int64_t    extent;       /* MPI_Type_get_extent */
-    uint8_t    elements;     /* basic elements in one element (2 for the pair types) */
+    uint64_t   size;         /* MPI_Type_size: packed bytes per element (== layout.size) */
+    int64_t    extent;       /* MPI_Type_get_extent (== layout.extent) */
+    int64_t    lb;           /* MPI_Type_get_extent: lower bound */
+    int64_t    true_lb;      /* MPI_Type_get_true_extent: bounds of the data itself */
+    int64_t    true_extent;
+    uint64_t   elements;     /* basic elements in one element (2 for the pair types) */
+    uint16_t   align;        /* alignment of the most aligned basic type (struct padding) */
+    bool       committed;    /* predefined types always; derived ones after MPI_Type_commit */
+    bool       sticky_lb;    /* lb / ub set explicitly (MPI_Type_create_resized, subarray, darray) */
+    bool       sticky_ub;
+    int        combiner;     /* MPI_COMBINER_* */
+    wm_type_contents_t *contents;   /* NULL for predefined types */
+    wc_dtype_seg_t inline_segs[WM_TYPE_INLINE_SEGS];   /* layout.segs when nsegs is small */
     char       name[MPI_MAX_OBJECT_NAME];
 } wm_datatype_t;
 
@@ -37,5 +65,16 @@ static inline const wm_datatype_t *wm_type_get(MPI_Datatype t)
     return (const wm_datatype_t *)wm_obj_lookup((uintptr_t)t, WM_OBJ_TYPE);
 }
 
+/* The datatype argument `t` of entry point fn: the type, or NULL after raising MPI_ERR_TYPE
+ * (code in *rc_p). Usable before MPI_Init (sets up the predefined table). */
+const wm_datatype_t *wm_type_arg(const char *fn, MPI_Datatype t, int *rc_p);
+
+/* Basic elements in the first `bytes` packed bytes of elements of ti; -1 if a basic element is
+ * cut (MPI_UNDEFINED for MPI_Get_elements). */
+int64_t wm_type_elements(const wm_datatype_t *ti, uint64_t bytes);
+
+/* A new datatype object sharing ti's definition (MPI_Type_get_contents hands these out for
+ * derived types: the user frees them). NULL: out of memory. */
+wm_datatype_t *wm_type_clone(const wm_datatype_t *ti);
 
 #endif

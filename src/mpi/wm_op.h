@@ -26,9 +26,20 @@ const wm_op_t *wm_op_get(MPI_Op h);
  * derived types whose elements are all one basic type included; user ops: any type). On false,
  * *why_p says why, for the error message. */
 bool wm_op_valid(const wm_op_t *op, const wm_datatype_t *dt, const char **why_p);
+/* The same for accumulate functions (and MPI_Reduce_local): also MPI_REPLACE and MPI_NO_OP, on
+ * any predefined type or a derived type of one predefined type. *why_p stays valid until the
+ * calling thread's next call. */
+bool wm_op_valid_rma(const wm_op_t *op, const wm_datatype_t *dt, const char **why_p);
+
+/* "MPI_SUM", ... or "a user operation": for error messages. */
+const char *wm_op_name(const wm_op_t *op);
 
 /* inout[i] = in[i] op inout[i] for count elements of type (the standard's order: in is the left
- * operand). Both buffers are laid out by the datatype (user buffers, not packed streams). */
+ * operand). Both buffers are laid out by the datatype (user buffers, not packed streams).
+ * Predefined ops: the kernel of the basic type, in place block by block for a derived layout
+ * (through aligned bounce buffers for pairs and misaligned data). User ops: the user's function
+ * on the whole buffer (int-count functions in pieces of INT_MAX elements). The caller has
+ * checked wm_op_valid(_rma); `type` is the handle passed to user functions. */
 void wm_op_apply(const wm_op_t *op, const void *in, void *inout, MPI_Count count,
                  const wm_datatype_t *dt, MPI_Datatype type);
 

@@ -1,0 +1,394 @@
+/* Datatype constructors: contiguous, vector, hvector, indexed, hindexed, indexed_block,
+ * hindexed_block, struct, resized (and their large-count _c forms). Each flattens its old types'
+ * segments into the new layout (wm_type_build.h) and records its arguments for
+ * MPI_Type_get_contents: the int forms in ints/addrs, the _c forms in large counts. */
+#include "mpi/wm_type_build.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+enum { WM_CT_INTS, WM_CT_ADDRS, WM_CT_LARGE };
+
+/* Append n values of a to the contents array `where`, at *idx. */
+static void wm_put(wm_type_contents_t *c, int where, int *idx, wm_iarr_t a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++, (*idx)++) {
+        int64_t v = wm_iarr_at(a, (uint64_t)i);
+        if (where == WM_CT_INTS)
+            c->ints[*idx] = (int)v;
+        else if (where == WM_CT_ADDRS)
+            c->addrs[*idx] = (MPI_Aint)v;
+        else
+            c->large[*idx] = (MPI_Count)v;
+    }
+}
+
+static int wm_newtype_check(const char *fn, MPI_Datatype *newtype)
+{
+    if (!newtype)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "newtype is NULL");
+    return MPI_SUCCESS;
+}
+
+/* Contents made: retain its types and build the type; no contents: out of memory. */
+static int wm_ctor_done(const char *fn, wm_segbuf_t *b, const wm_bounds_t *bd, bool pad,
+                        int combiner, wm_type_contents_t *ct, MPI_Datatype *newtype)
+{
+    if (!ct) {
+        wm_segbuf_free(b);
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    wm_contents_retain(ct);
+    return wm_type_finish(fn, b, bd, pad, combiner, ct, newtype);
+}
+
+/* ---- contiguous, vector, hvector -------------------------------------------------------------- */
+
+/* count blocks of bl copies of old, stride bytes apart. */
+static int wm_vector_build(const char *fn, int64_t count, int64_t bl, int64_t stride,
+                           const wm_datatype_t *old, wm_segbuf_t *b, wm_bounds_t *bd)
+{
+    if (count < 0)
+        return wm_error(NULL, MPI_ERR_COUNT, fn, "count %lld is negative", (long long)count);
+    if (bl < 0)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "blocklength %lld is negative", (long long)bl);
+    wm_segbuf_t blk = { 0 };
+    wm_segbuf_rep(&blk, old->layout.segs, old->layout.nsegs, (uint64_t)bl, 0, old->extent);
+    wm_segbuf_rep(b, blk.segs, blk.n, (uint64_t)count, 0, stride);
+    b->oom |= blk.oom;
+    wm_segbuf_free(&blk);
+    if (count > 0) {
+        wm_bounds_add(bd, old, 0, (uint64_t)bl);
+        wm_bounds_add(bd, old, (count - 1) * stride, (uint64_t)bl);
+    }
+    return MPI_SUCCESS;
+}
+
+static int wm_vector_impl(const char *fn, int combiner, bool large, int64_t count, int64_t bl,
+                          int64_t stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int rc = wm_newtype_check(fn, newtype);
+    if (rc)
+        return rc;
+    const wm_datatype_t *old = wm_type_arg(fn, oldtype, &rc);
+    if (!old)
+        return rc;
+    if (count < 0)
+        return wm_error(NULL, MPI_ERR_COUNT, fn, "count %lld is negative", (long long)count);
+    int64_t stride_bytes = combiner == MPI_COMBINER_VECTOR ? stride * old->extent : stride;
+    wm_segbuf_t b = { 0 };
+    wm_bounds_t bd = { 0 };
+    if (combiner == MPI_COMBINER_CONTIGUOUS)
+        rc = wm_vector_build(fn, 1, count, 0, old, &b, &bd);
+    else
+        rc = wm_vector_build(fn, count, bl, stride_bytes, old, &b, &bd);
+    if (rc)
+        return rc;
+    int nargs = combiner == MPI_COMBINER_CONTIGUOUS ? 1 : 3;
+    wm_type_contents_t *ct;
+    if (large) {
+        ct = wm_contents_new(0, 0, nargs, 1);
+        if (ct) {
+            ct->large[0] = count;
+            if (nargs == 3) {
+                ct->large[1] = bl;
+                ct->large[2] = stride;
+            }
+        }
+    } else if (combiner == MPI_COMBINER_HVECTOR) {
+        ct = wm_contents_new(2, 1, 0, 1);
+        if (ct) {
+            ct->ints[0] = (int)count;
+            ct->ints[1] = (int)bl;
+            ct->addrs[0] = (MPI_Aint)stride;
+        }
+    } else {
+        ct = wm_contents_new(nargs, 0, 0, 1);
+        if (ct) {
+            ct->ints[0] = (int)count;
+            if (nargs == 3) {
+                ct->ints[1] = (int)bl;
+                ct->ints[2] = (int)stride;
+            }
+        }
+    }
+    if (ct)
+        ct->types[0] = oldtype;
+    return wm_ctor_done(fn, &b, &bd, false, combiner, ct, newtype);
+}
+
+WM_API int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_vector_impl("MPI_Type_contiguous", MPI_COMBINER_CONTIGUOUS, false, count, 0, 0,
+                          oldtype, newtype);
+}
+WM_ALIAS(MPI_Type_contiguous)
+
+WM_API int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_vector_impl("MPI_Type_contiguous_c", MPI_COMBINER_CONTIGUOUS, true, count, 0, 0,
+                          oldtype, newtype);
+}
+WM_ALIAS(MPI_Type_contiguous_c)
+
+WM_API int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    return wm_vector_impl("MPI_Type_vector", MPI_COMBINER_VECTOR, false, count, blocklength,
+                          stride, oldtype, newtype);
+}
+WM_ALIAS(MPI_Type_vector)
+
+WM_API int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_vector_impl("MPI_Type_vector_c", MPI_COMBINER_VECTOR, true, count, blocklength,
+                          stride, oldtype, newtype);
+}
+WM_ALIAS(MPI_Type_vector_c)
+
+WM_API int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_vector_impl("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, false, count,
+                          blocklength, stride, oldtype, newtype);
+}
+WM_ALIAS(MPI_Type_create_hvector)
+
+WM_API int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_vector_impl("MPI_Type_create_hvector_c", MPI_COMBINER_HVECTOR, true, count,
+                          blocklength, stride, oldtype, newtype);
+}
+WM_ALIAS(MPI_Type_create_hvector_c)
+
+/* ---- indexed family and struct ---------------------------------------------------------------- */
+
+/* count blocks: block i is bl(i) copies of (types ? types[i] : old) at disp(i) bytes, times the
+ * old type's extent when in_extents. */
+static int wm_blocks_build(const char *fn, int64_t count, wm_iarr_t bl, wm_iarr_t disp,
+                           bool in_extents, const wm_datatype_t *old, const MPI_Datatype *types,
+                           wm_segbuf_t *b, wm_bounds_t *bd)
+{
+    if (count < 0)
+        return wm_error(NULL, MPI_ERR_COUNT, fn, "count %lld is negative", (long long)count);
+    if (count > 0 && ((bl.width && !bl.p) || (disp.width && !disp.p) || (!old && !types)))
+        return wm_error(NULL, MPI_ERR_ARG, fn, "an array argument is NULL with count %lld",
+                        (long long)count);
+    for (int64_t i = 0; i < count; i++) {
+        int64_t n = wm_iarr_at(bl, (uint64_t)i);
+        const wm_datatype_t *t = old;
+        if (types && !(t = wm_type_get(types[i]))) {
+            wm_segbuf_free(b);
+            return wm_error(NULL, MPI_ERR_TYPE, fn, "array_of_types[%lld] is not a valid datatype",
+                            (long long)i);
+        }
+        if (n < 0) {
+            wm_segbuf_free(b);
+            return wm_error(NULL, MPI_ERR_ARG, fn, "blocklength %lld (block %lld) is negative",
+                            (long long)n, (long long)i);
+        }
+        int64_t d = wm_iarr_at(disp, (uint64_t)i) * (in_extents ? t->extent : 1);
+        wm_segbuf_rep(b, t->layout.segs, t->layout.nsegs, (uint64_t)n, d, t->extent);
+        wm_bounds_add(bd, t, d, (uint64_t)n);
+    }
+    return MPI_SUCCESS;
+}
+
+static int wm_indexed_impl(const char *fn, int combiner, bool large, int64_t count, wm_iarr_t bl,
+                           wm_iarr_t disp, MPI_Datatype oldtype, const MPI_Datatype *types,
+                           MPI_Datatype *newtype)
+{
+    int rc = wm_newtype_check(fn, newtype);
+    if (rc)
+        return rc;
+    const wm_datatype_t *old = NULL;
+    if (!types && !(old = wm_type_arg(fn, oldtype, &rc)))
+        return rc;
+    if (count > INT_MAX / 2 - 2)
+        return wm_error(NULL, MPI_ERR_COUNT, fn, "count %lld is too large", (long long)count);
+    bool in_extents = combiner == MPI_COMBINER_INDEXED || combiner == MPI_COMBINER_INDEXED_BLOCK;
+    bool block = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    if (block && bl.v < 0)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "blocklength %lld is negative", (long long)bl.v);
+    wm_segbuf_t b = { 0 };
+    wm_bounds_t bd = { 0 };
+    rc = wm_blocks_build(fn, count, bl, disp, in_extents, old, types, &b, &bd);
+    if (rc)
+        return rc;
+    int n = (int)count, nbl = block ? 1 : n;
+    bool addr_disp = !large && !in_extents;     /* hindexed, hindexed_block, struct */
+    int ntypes = types ? n : 1;
+    wm_type_contents_t *ct;
+    if (large)
+        ct = wm_contents_new(0, 0, 1 + nbl + n, ntypes);
+    else
+        ct = wm_contents_new(1 + nbl + (addr_disp ? 0 : n), addr_disp ? n : 0, 0, ntypes);
+    if (ct) {
+        int where = large ? WM_CT_LARGE : WM_CT_INTS, i = 0, ia = 0;
+        wm_put(ct, where, &i, WM_IARR_ONE(count), 1);
+        wm_put(ct, where, &i, bl, nbl);
+        if (addr_disp)
+            wm_put(ct, WM_CT_ADDRS, &ia, disp, n);
+        else
+            wm_put(ct, where, &i, disp, n);
+        for (int k = 0; k < ntypes; k++)
+            ct->types[k] = types ? types[k] : oldtype;
+    }
+    return wm_ctor_done(fn, &b, &bd, types != NULL, combiner, ct, newtype);
+}
+
+WM_API int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                             const int array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    return wm_indexed_impl("MPI_Type_indexed", MPI_COMBINER_INDEXED, false, count,
+                           WM_IARR_INT(array_of_blocklengths), WM_IARR_INT(array_of_displacements),
+                           oldtype, NULL, newtype);
+}
+WM_ALIAS(MPI_Type_indexed)
+
+WM_API int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                               const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                               MPI_Datatype *newtype)
+{
+    return wm_indexed_impl("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, true, count,
+                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
+                           oldtype, NULL, newtype);
+}
+WM_ALIAS(MPI_Type_indexed_c)
+
+WM_API int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                                     const MPI_Aint array_of_displacements[],
+                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_indexed_impl("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, false, count,
+                           WM_IARR_INT(array_of_blocklengths), WM_IARR_64(array_of_displacements),
+                           oldtype, NULL, newtype);
+}
+WM_ALIAS(MPI_Type_create_hindexed)
+
+WM_API int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                       const MPI_Count array_of_displacements[],
+                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_indexed_impl("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, true, count,
+                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
+                           oldtype, NULL, newtype);
+}
+WM_ALIAS(MPI_Type_create_hindexed_c)
+
+WM_API int PMPI_Type_create_indexed_block(int count, int blocklength,
+                                          const int array_of_displacements[],
+                                          MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_indexed_impl("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, false,
+                           count, WM_IARR_ONE(blocklength), WM_IARR_INT(array_of_displacements),
+                           oldtype, NULL, newtype);
+}
+WM_ALIAS(MPI_Type_create_indexed_block)
+
+WM_API int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                            const MPI_Count array_of_displacements[],
+                                            MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_indexed_impl("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, true,
+                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
+                           oldtype, NULL, newtype);
+}
+WM_ALIAS(MPI_Type_create_indexed_block_c)
+
+WM_API int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                           const MPI_Aint array_of_displacements[],
+                                           MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_indexed_impl("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, false,
+                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
+                           oldtype, NULL, newtype);
+}
+WM_ALIAS(MPI_Type_create_hindexed_block)
+
+WM_API int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                             const MPI_Count array_of_displacements[],
+                                             MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return wm_indexed_impl("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK, true,
+                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
+                           oldtype, NULL, newtype);
+}
+WM_ALIAS(MPI_Type_create_hindexed_block_c)
+
+WM_API int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                                   const MPI_Aint array_of_displacements[],
+                                   const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    if (count > 0 && !array_of_types)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "array_of_types is NULL");
+    static const MPI_Datatype none[1] = { MPI_DATATYPE_NULL };
+    return wm_indexed_impl("MPI_Type_create_struct", MPI_COMBINER_STRUCT, false, count,
+                           WM_IARR_INT(array_of_blocklengths), WM_IARR_64(array_of_displacements),
+                           MPI_DATATYPE_NULL, array_of_types ? array_of_types : none, newtype);
+}
+WM_ALIAS(MPI_Type_create_struct)
+
+WM_API int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                     const MPI_Count array_of_displacements[],
+                                     const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    if (count > 0 && !array_of_types)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct_c", "array_of_types is NULL");
+    static const MPI_Datatype none[1] = { MPI_DATATYPE_NULL };
+    return wm_indexed_impl("MPI_Type_create_struct_c", MPI_COMBINER_STRUCT, true, count,
+                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
+                           MPI_DATATYPE_NULL, array_of_types ? array_of_types : none, newtype);
+}
+WM_ALIAS(MPI_Type_create_struct_c)
+
+/* ---- resized ---------------------------------------------------------------------------------- */
+
+static int wm_resized_impl(const char *fn, bool large, MPI_Datatype oldtype, int64_t lb,
+                           int64_t extent, MPI_Datatype *newtype)
+{
+    int rc = wm_newtype_check(fn, newtype);
+    if (rc)
+        return rc;
+    const wm_datatype_t *old = wm_type_arg(fn, oldtype, &rc);
+    if (!old)
+        return rc;
+    wm_segbuf_t b = { 0 };
+    for (uint64_t i = 0; i < old->layout.nsegs; i++) {
+        const wc_dtype_seg_t *s = &old->layout.segs[i];
+        wm_segbuf_append(&b, s->disp, s->count, s->blocklen, s->stride, s->unit, s->swap);
+    }
+    wm_type_contents_t *ct = large ? wm_contents_new(0, 0, 2, 1) : wm_contents_new(0, 2, 0, 1);
+    if (!ct) {
+        wm_segbuf_free(&b);
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    if (large) {
+        ct->large[0] = lb;
+        ct->large[1] = extent;
+    } else {
+        ct->addrs[0] = (MPI_Aint)lb;
+        ct->addrs[1] = (MPI_Aint)extent;
+    }
+    ct->types[0] = oldtype;
+    wm_contents_retain(ct);
+    return wm_type_finish_resized(fn, &b, lb, extent, old->align, MPI_COMBINER_RESIZED, ct,
+                                  newtype);
+}
+
+WM_API int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                    MPI_Datatype *newtype)
+{
+    return wm_resized_impl("MPI_Type_create_resized", false, oldtype, lb, extent, newtype);
+}
+WM_ALIAS(MPI_Type_create_resized)
+
+WM_API int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                                      MPI_Datatype *newtype)
+{
+    return wm_resized_impl("MPI_Type_create_resized_c", true, oldtype, lb, extent, newtype);
+}
+WM_ALIAS(MPI_Type_create_resized_c)

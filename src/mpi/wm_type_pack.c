@@ -1,0 +1,365 @@
+/* MPI_Pack / MPI_Unpack / MPI_Pack_size and the external32 forms. Weft's packed format is the
+ * layout's packed stream (core/wc_dtype.h) with no header: MPI_Pack_size is count * size.
+ * external32 is that stream in big-endian byte order, each basic element swapped (the segments'
+ * `swap` unit; a complex is two reals). Weft's basic types already have the external32 sizes except
+ * long / unsigned long / wchar_t / long double, which keep their native sizes (a documented
+ * difference: docs/datatypes.md). */
+#include "mpi/wm_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The datatype argument of a pack call: valid and committed. */
+static const wm_datatype_t *wm_pack_type(const char *fn, wm_comm_t *c, MPI_Datatype t, int *rc_p)
+{
+    const wm_datatype_t *ti = wm_type_arg(fn, t, rc_p);
+    if (ti && !ti->committed) {
+        *rc_p = wm_error(c, MPI_ERR_TYPE, fn, "datatype %p is not committed", (void *)t);
+        return NULL;
+    }
+    return ti;
+}
+
+static void wm_pack_bytes(const wm_datatype_t *ti, const void *inbuf, uint64_t count, char *out)
+{
+    if (ti->layout.contig) {
+        memcpy(out, (const char *)inbuf + ti->layout.contig_off, count * ti->size);
+        return;
+    }
+    wc_dtype_cursor_t cur;
+    wc_dtype_cursor_init(&cur, &ti->layout, inbuf, count);
+    wc_dtype_pack(&cur, out, count * ti->size);
+}
+
+static void wm_unpack_bytes(const wm_datatype_t *ti, void *outbuf, uint64_t count, const char *in)
+{
+    if (ti->layout.contig) {
+        memcpy((char *)outbuf + ti->layout.contig_off, in, count * ti->size);
+        return;
+    }
+    wc_dtype_cursor_t cur;
+    wc_dtype_cursor_init(&cur, &ti->layout, outbuf, count);
+    wc_dtype_unpack(&cur, in, count * ti->size);
+}
+
+static int wm_pack_impl(const char *fn, const void *inbuf, MPI_Count incount, MPI_Datatype type,
+                        void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    WM_COMM_CHECK(fn, comm, c);
+    if (incount < 0)
+        return wm_error(c, MPI_ERR_COUNT, fn, "incount %lld is negative", (long long)incount);
+    int rc = MPI_SUCCESS;
+    const wm_datatype_t *ti = wm_pack_type(fn, c, type, &rc);
+    if (!ti)
+        return rc;
+    uint64_t n = (uint64_t)incount * ti->size;
+    if (*position < 0 || outsize < *position || (uint64_t)(outsize - *position) < n)
+        return wm_error(c, MPI_ERR_TRUNCATE, fn,
+                        "%llu bytes do not fit at position %lld of a %lld-byte buffer",
+                        (unsigned long long)n, (long long)*position, (long long)outsize);
+    if (n && (!inbuf || !outbuf))
+        return wm_error(c, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
+    wm_pack_bytes(ti, inbuf, (uint64_t)incount, (char *)outbuf + *position);
+    *position += (MPI_Count)n;
+    return MPI_SUCCESS;
+}
+
+static int wm_unpack_impl(const char *fn, const void *inbuf, MPI_Count insize,
+                          MPI_Count *position, void *outbuf, MPI_Count outcount,
+                          MPI_Datatype type, MPI_Comm comm)
+{
+    WM_COMM_CHECK(fn, comm, c);
+    if (outcount < 0)
+        return wm_error(c, MPI_ERR_COUNT, fn, "outcount %lld is negative", (long long)outcount);
+    int rc = MPI_SUCCESS;
+    const wm_datatype_t *ti = wm_pack_type(fn, c, type, &rc);
+    if (!ti)
+        return rc;
+    uint64_t n = (uint64_t)outcount * ti->size;
+    if (*position < 0 || insize < *position || (uint64_t)(insize - *position) < n)
+        return wm_error(c, MPI_ERR_TRUNCATE, fn,
+                        "%llu bytes wanted at position %lld of a %lld-byte buffer",
+                        (unsigned long long)n, (long long)*position, (long long)insize);
+    if (n && (!inbuf || !outbuf))
+        return wm_error(c, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
+    wm_unpack_bytes(ti, outbuf, (uint64_t)outcount, (const char *)inbuf + *position);
+    *position += (MPI_Count)n;
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+                     int outsize, int *position, MPI_Comm comm)
+{
+    if (!position)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Pack", "position is NULL");
+    MPI_Count pos = *position;
+    int rc = wm_pack_impl("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, &pos, comm);
+    if (!rc)
+        *position = (int)pos;
+    return rc;
+}
+WM_ALIAS(MPI_Pack)
+
+WM_API int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                       MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    if (!position)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Pack_c", "position is NULL");
+    return wm_pack_impl("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+WM_ALIAS(MPI_Pack_c)
+
+WM_API int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                       MPI_Datatype datatype, MPI_Comm comm)
+{
+    if (!position)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Unpack", "position is NULL");
+    MPI_Count pos = *position;
+    int rc = wm_unpack_impl("MPI_Unpack", inbuf, insize, &pos, outbuf, outcount, datatype, comm);
+    if (!rc)
+        *position = (int)pos;
+    return rc;
+}
+WM_ALIAS(MPI_Unpack)
+
+WM_API int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                         MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+    if (!position)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Unpack_c", "position is NULL");
+    return wm_unpack_impl("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype,
+                          comm);
+}
+WM_ALIAS(MPI_Unpack_c)
+
+static int wm_pack_size_impl(const char *fn, MPI_Count incount, MPI_Datatype datatype,
+                             MPI_Comm comm, MPI_Count *size_p)
+{
+    WM_COMM_CHECK(fn, comm, c);
+    if (incount < 0)
+        return wm_error(c, MPI_ERR_COUNT, fn, "incount %lld is negative", (long long)incount);
+    int rc = MPI_SUCCESS;
+    const wm_datatype_t *ti = wm_type_arg(fn, datatype, &rc);
+    if (!ti)
+        return rc;
+    if (!size_p)
+        return wm_error(c, MPI_ERR_ARG, fn, "size is NULL");
+    *size_p = incount * (MPI_Count)ti->size;
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    MPI_Count n = 0;
+    int rc = wm_pack_size_impl("MPI_Pack_size", incount, datatype, comm, size ? &n : NULL);
+    if (rc)
+        return rc;
+    if (n > 0x7fffffff)
+        return wm_error(NULL, MPI_ERR_VALUE_TOO_LARGE, "MPI_Pack_size",
+                        "%lld bytes do not fit an int", (long long)n);
+    *size = (int)n;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Pack_size)
+
+WM_API int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                            MPI_Count *size)
+{
+    return wm_pack_size_impl("MPI_Pack_size_c", incount, datatype, comm, size);
+}
+WM_ALIAS(MPI_Pack_size_c)
+
+/* ---- external32 ------------------------------------------------------------------------------- */
+
+static int wm_datarep_check(const char *fn, const char *datarep)
+{
+    if (!datarep || strcmp(datarep, "external32") != 0)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "data representation \"%s\" is not \"external32\"",
+                        datarep ? datarep : "(null)");
+    return MPI_SUCCESS;
+}
+
+/* Byte-swap count elements of ti's packed stream at p to or from big-endian. */
+static void wm_ext32_swap(const wm_datatype_t *ti, char *p, uint64_t count)
+{
+    if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+        return;
+    for (uint64_t e = 0; e < count; e++) {
+        for (uint64_t i = 0; i < ti->layout.nsegs; i++) {
+            const wc_dtype_seg_t *s = &ti->layout.segs[i];
+            uint64_t n = s->count * s->blocklen;
+            uint32_t w = s->swap;
+            if (w == 2) {
+                for (uint64_t k = 0; k < n; k += 2) {
+                    uint16_t v;
+                    memcpy(&v, p + k, 2);
+                    v = __builtin_bswap16(v);
+                    memcpy(p + k, &v, 2);
+                }
+            } else if (w == 4) {
+                for (uint64_t k = 0; k < n; k += 4) {
+                    uint32_t v;
+                    memcpy(&v, p + k, 4);
+                    v = __builtin_bswap32(v);
+                    memcpy(p + k, &v, 4);
+                }
+            } else if (w == 8) {
+                for (uint64_t k = 0; k < n; k += 8) {
+                    uint64_t v;
+                    memcpy(&v, p + k, 8);
+                    v = __builtin_bswap64(v);
+                    memcpy(p + k, &v, 8);
+                }
+            } else if (w > 8) {
+                for (uint64_t k = 0; k < n; k += w)
+                    for (uint32_t a = 0, b = w - 1; a < b; a++, b--) {
+                        char t = p[k + a];
+                        p[k + a] = p[k + b];
+                        p[k + b] = t;
+                    }
+            }
+            p += n;
+        }
+    }
+}
+
+static int wm_pack_ext_impl(const char *fn, const char *datarep, const void *inbuf,
+                            MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                            MPI_Count outsize, MPI_Count *position)
+{
+    int rc = wm_datarep_check(fn, datarep);
+    if (rc)
+        return rc;
+    if (!position)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "position is NULL");
+    if (incount < 0)
+        return wm_error(NULL, MPI_ERR_COUNT, fn, "incount %lld is negative", (long long)incount);
+    const wm_datatype_t *ti = wm_pack_type(fn, NULL, datatype, &rc);
+    if (!ti)
+        return rc;
+    uint64_t n = (uint64_t)incount * ti->size;
+    if (*position < 0 || outsize < *position || (uint64_t)(outsize - *position) < n)
+        return wm_error(NULL, MPI_ERR_TRUNCATE, fn,
+                        "%llu bytes do not fit at position %lld of a %lld-byte buffer",
+                        (unsigned long long)n, (long long)*position, (long long)outsize);
+    if (n && (!inbuf || !outbuf))
+        return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
+    char *out = (char *)outbuf + *position;
+    wm_pack_bytes(ti, inbuf, (uint64_t)incount, out);
+    wm_ext32_swap(ti, out, (uint64_t)incount);
+    *position += (MPI_Count)n;
+    return MPI_SUCCESS;
+}
+
+static int wm_unpack_ext_impl(const char *fn, const char *datarep, const void *inbuf,
+                              MPI_Count insize, MPI_Count *position, void *outbuf,
+                              MPI_Count outcount, MPI_Datatype datatype)
+{
+    int rc = wm_datarep_check(fn, datarep);
+    if (rc)
+        return rc;
+    if (!position)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "position is NULL");
+    if (outcount < 0)
+        return wm_error(NULL, MPI_ERR_COUNT, fn, "outcount %lld is negative", (long long)outcount);
+    const wm_datatype_t *ti = wm_pack_type(fn, NULL, datatype, &rc);
+    if (!ti)
+        return rc;
+    uint64_t n = (uint64_t)outcount * ti->size;
+    if (*position < 0 || insize < *position || (uint64_t)(insize - *position) < n)
+        return wm_error(NULL, MPI_ERR_TRUNCATE, fn,
+                        "%llu bytes wanted at position %lld of a %lld-byte buffer",
+                        (unsigned long long)n, (long long)*position, (long long)insize);
+    if (n && (!inbuf || !outbuf))
+        return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
+    char *tmp = malloc(n ? n : 1);
+    if (!tmp)
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory (%llu bytes)",
+                        (unsigned long long)n);
+    memcpy(tmp, (const char *)inbuf + *position, n);
+    wm_ext32_swap(ti, tmp, (uint64_t)outcount);
+    wm_unpack_bytes(ti, outbuf, (uint64_t)outcount, tmp);
+    free(tmp);
+    *position += (MPI_Count)n;
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
+                              MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                              MPI_Aint *position)
+{
+    MPI_Count pos = position ? *position : 0;
+    int rc = wm_pack_ext_impl("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf,
+                              outsize, position ? &pos : NULL);
+    if (!rc)
+        *position = (MPI_Aint)pos;
+    return rc;
+}
+WM_ALIAS(MPI_Pack_external)
+
+WM_API int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
+                                MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                                MPI_Count *position)
+{
+    return wm_pack_ext_impl("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf,
+                            outsize, position);
+}
+WM_ALIAS(MPI_Pack_external_c)
+
+WM_API int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                                MPI_Aint *position, void *outbuf, int outcount,
+                                MPI_Datatype datatype)
+{
+    MPI_Count pos = position ? *position : 0;
+    int rc = wm_unpack_ext_impl("MPI_Unpack_external", datarep, inbuf, insize,
+                                position ? &pos : NULL, outbuf, outcount, datatype);
+    if (!rc)
+        *position = (MPI_Aint)pos;
+    return rc;
+}
+WM_ALIAS(MPI_Unpack_external)
+
+WM_API int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+                                  MPI_Count *position, void *outbuf, MPI_Count outcount,
+                                  MPI_Datatype datatype)
+{
+    return wm_unpack_ext_impl("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf,
+                              outcount, datatype);
+}
+WM_ALIAS(MPI_Unpack_external_c)
+
+static int wm_pack_ext_size_impl(const char *fn, const char *datarep, MPI_Count incount,
+                                 MPI_Datatype datatype, MPI_Count *size_p)
+{
+    int rc = wm_datarep_check(fn, datarep);
+    if (rc)
+        return rc;
+    if (incount < 0)
+        return wm_error(NULL, MPI_ERR_COUNT, fn, "incount %lld is negative", (long long)incount);
+    const wm_datatype_t *ti = wm_type_arg(fn, datatype, &rc);
+    if (!ti)
+        return rc;
+    if (!size_p)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "size is NULL");
+    *size_p = incount * (MPI_Count)ti->size;
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
+                                   MPI_Aint *size)
+{
+    MPI_Count n = 0;
+    int rc = wm_pack_ext_size_impl("MPI_Pack_external_size", datarep, incount, datatype,
+                                   size ? &n : NULL);
+    if (!rc)
+        *size = (MPI_Aint)n;
+    return rc;
+}
+WM_ALIAS(MPI_Pack_external_size)
+
+WM_API int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
+                                     MPI_Datatype datatype, MPI_Count *size)
+{
+    return wm_pack_ext_size_impl("MPI_Pack_external_size_c", datarep, incount, datatype, size);
+}
+WM_ALIAS(MPI_Pack_external_size_c)
