@@ -129,6 +129,9 @@ int wm_coll_check_buf(wm_comm_t *c, const char *fn, const char *which, const voi
     const wm_datatype_t *ti = wm_type_get(type);
     if (WU_UNLIKELY(!ti))
         return wm_error(c, MPI_ERR_TYPE, fn, "invalid %s datatype %p", which, (void *)type);
+    if (WU_UNLIKELY(!ti->committed))
+        return wm_error(c, MPI_ERR_TYPE, fn, "%s datatype %p is not committed", which,
+                        (void *)type);
     if (WU_UNLIKELY(buf == MPI_IN_PLACE))
         return wm_error(c, MPI_ERR_BUFFER, fn, "%s buffer cannot be MPI_IN_PLACE here", which);
     *ti_p = ti;
