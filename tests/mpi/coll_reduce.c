@@ -127,9 +127,13 @@ static int my_count(const rcase_t *k)
     return k->coll == R_RS ? k->counts[me] : k->count;
 }
 
+static int verbose;
 static void rc_run(rcase_t *k, MPI_Request *req)
 {
     const opt_t *o = k->o;
+    if (verbose)
+        fprintf(stderr, "rank %d: %s %s %s count %d root %d in_place %d\n", me, req ? "start" : "run",
+                rname[k->coll], o->name, k->count, k->root, k->in_place);
     const void *sb = k->in_place ? MPI_IN_PLACE : k->in;
     switch (k->coll) {
     case R_REDUCE: {
@@ -231,6 +235,7 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     long max_count = mt_init_args(argc, argv, 200000);
     me = mt_rank;
+    verbose = getenv("COLL_VERBOSE") != NULL;
     np = mt_size;
     MT_TRUE(np <= MAXN, "at most %d ranks expected got %d", MAXN, np);
     MT_CALL(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
@@ -276,6 +281,10 @@ int main(int argc, char **argv)
                 for (int ip = 0; ip < 2; ip++) {
                     for (int root = 0; root < (coll == R_REDUCE ? np : 1); root++) {
                         if (coll == R_REDUCE && cnt > 1000 && root != 0 && root != np - 1)
+                            continue;
+                        /* MPICH 4.0.2 crashes in MPI_Reduce in place at a root other than 0 from
+                         * ~1000 ints on (a copy to address -1): left out when validating */
+                        if (!mt_weft && coll == R_REDUCE && ip && root != 0 && cnt >= 1000)
                             continue;
                         for (int mode = 0; mode < 2; mode++) {
                             rcase_t k = { .coll = coll, .root = root, .in_place = ip,
