@@ -5,12 +5,12 @@
 weft_mpi_program(coll_move coll_move.c)
 weft_mpi_program(coll_reduce coll_reduce.c)
 # Data movement (Barrier, Bcast, Gather(v), Scatter(v), Allgather(v), Alltoall(v,w)): up to 4 MiB
-# per rank with 1 and 2 ranks, 1 MiB with 3 and 4, 256 KiB with 8; every root, in place and not.
+# per rank with 1 and 2 ranks, 1 MiB with 3 and 4, 64 KiB with 8; every root, in place and not.
 weft_mpi_tests(coll_move NPS 1 2 ARGS 4194304 --weft TIMEOUT 120)
 weft_mpi_tests(coll_move NPS 3 4 ARGS 1048576 --weft TIMEOUT 120)
-weft_mpi_test(NAME coll_move.np8 PROGRAM coll_move NP 8 TIMEOUT 120 ARGS 262144 --weft)
+weft_mpi_test(NAME coll_move.np8 PROGRAM coll_move NP 8 TIMEOUT 120 ARGS 65536 --weft)
 # Reductions: predefined ops on the types they are defined for, pair types, user ops (one
-# non-commutative); counts 0 .. 200000 elements (70000 with 3 and 4 ranks, 1000 with 8).
-weft_mpi_tests(coll_reduce NPS 1 2 ARGS 200000 --weft TIMEOUT 120)
+# non-commutative); counts 0 .. 70000 elements (64 with 8 ranks).
+weft_mpi_tests(coll_reduce NPS 1 2 ARGS 70000 --weft TIMEOUT 120)
 weft_mpi_tests(coll_reduce NPS 3 4 ARGS 70000 --weft TIMEOUT 120)
-weft_mpi_test(NAME coll_reduce.np8 PROGRAM coll_reduce NP 8 TIMEOUT 120 ARGS 1000 --weft)
+weft_mpi_test(NAME coll_reduce.np8 PROGRAM coll_reduce NP 8 TIMEOUT 120 ARGS 64 --weft)
