@@ -7,6 +7,7 @@
 #include "util/wu_compiler.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,8 @@ typedef struct wc_sched_step {
     wc_request_t req;                  /* SEND, RECV: the core's request, once started */
 } wc_sched_step_t;
 
+#define WC_SCHED_INLINE_STEPS 6
+
 typedef struct wc_sched_tmp_hdr {
     struct wc_sched_tmp_hdr *next;
     uint64_t pad;                      /* the data is 16-byte aligned */
@@ -65,9 +68,11 @@ struct wc_sched {
     wu_status_t error;                 /* building, then the first failed step's */
     bool blocking;
     bool finished;                     /* the request was completed */
+    bool submitted;                    /* the task is (or was) in the engine */
     _Atomic int busy;                  /* held by the thread advancing the schedule */
     wc_sched_tmp_hdr_t *tmps;
     struct wc_sched *zombie_next;
+    wc_sched_step_t inline_steps[WC_SCHED_INLINE_STEPS];   /* small schedules: no second malloc */
 };
 
 /* Finished nonblocking schedules whose task the engine may still be touching. Pushed by tasks
@@ -92,7 +97,8 @@ static void wc_sched_free_tmps(wc_sched_t *s)
 static void wc_sched_free(wc_sched_t *s)
 {
     wc_sched_free_tmps(s);
-    free(s->steps);
+    if (s->steps != s->inline_steps)
+        free(s->steps);
     free(s);
     atomic_fetch_sub_explicit(&wc_sched_count, 1, memory_order_relaxed);
 }
@@ -124,9 +130,12 @@ static void wc_sched_reclaim(void)
 wc_sched_t *wc_sched_create(uint32_t ctx, int tag)
 {
     wc_sched_reclaim();
-    wc_sched_t *s = calloc(1, sizeof(*s));
+    wc_sched_t *s = malloc(sizeof(*s));
     if (!s)
         return NULL;
+    memset(s, 0, offsetof(wc_sched_t, inline_steps));
+    s->steps = s->inline_steps;
+    s->cap = WC_SCHED_INLINE_STEPS;
     atomic_fetch_add_explicit(&wc_sched_count, 1, memory_order_relaxed);
     s->ctx = ctx;
     s->tag = tag;
@@ -155,11 +164,14 @@ static wc_sched_step_t *wc_sched_add(wc_sched_t *s, wc_step_kind_t kind)
         return NULL;
     if (s->nsteps == s->cap) {
         int cap = s->cap ? 2 * s->cap : 8;
-        wc_sched_step_t *n = realloc(s->steps, sizeof(*n) * (size_t)cap);
+        wc_sched_step_t *n = malloc(sizeof(*n) * (size_t)cap);
         if (!n) {
             s->error = WU_ERR_NO_MEMORY;
             return NULL;
         }
+        memcpy(n, s->steps, sizeof(*n) * (size_t)s->nsteps);
+        if (s->steps != s->inline_steps)
+            free(s->steps);
         s->steps = n;
         s->cap = cap;
     }
@@ -381,7 +393,12 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
             wc_sched_free(s);
         return;
     }
-    wp_ltask_submit(&s->task);
+    /* A blocking schedule is advanced by its waiter, which hands it to the engine only before it
+     * may sleep (wc_sched_wait): a short collective never touches the engine's queues. */
+    if (!s->blocking) {
+        s->submitted = true;
+        wp_ltask_submit(&s->task);
+    }
 }
 
 wu_status_t wc_sched_wait(wc_sched_t *s)
@@ -400,9 +417,15 @@ wu_status_t wc_sched_wait(wc_sched_t *s)
         }
         if (wp_poll())
             continue;
+        if (WU_UNLIKELY(!s->submitted) && (idle.polls & 63) == 63) {
+            /* the next idle step may sleep: from now on the engine advances it too */
+            s->submitted = true;
+            wp_ltask_submit(&s->task);
+        }
         wc_idle_block(&idle, &req, 1);
     }
-    wp_ltask_remove(&s->task);
+    if (s->submitted)
+        wp_ltask_remove(&s->task);
     wu_status_t st = s->error;
     wc_sched_free(s);
     return st;
