@@ -14,3 +14,8 @@ weft_mpi_test(NAME coll_move.np8 PROGRAM coll_move NP 8 TIMEOUT 120 ARGS 65536 -
 weft_mpi_tests(coll_reduce NPS 1 2 ARGS 70000 --weft TIMEOUT 120)
 weft_mpi_tests(coll_reduce NPS 3 4 ARGS 70000 --weft TIMEOUT 120)
 weft_mpi_test(NAME coll_reduce.np8 PROGRAM coll_reduce NP 8 TIMEOUT 120 ARGS 64 --weft)
+# Nonblocking collectives advanced by the engine's idle and timer threads as well.
+weft_mpi_test(NAME coll_move.progress_threads.np3 PROGRAM coll_move NP 3 TIMEOUT 120 ARGS 262144 --weft
+  ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)
+weft_mpi_test(NAME coll_reduce.progress_threads.np4 PROGRAM coll_reduce NP 4 TIMEOUT 120 ARGS 1000 --weft
+  ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)

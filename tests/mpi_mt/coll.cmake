@@ -4,3 +4,6 @@
 weft_mpi_program(mt_coll mt_coll.c)
 target_link_libraries(mt_coll PRIVATE Threads::Threads)
 weft_mt_tests(mt_coll ARGS 200 TIMEOUT 180)
+# Progress only from the engine's threads (explicit polling off).
+weft_mt_test(mt_coll.background_only.np4 mt_coll NP 4 THREADS 8 TIMEOUT 180 ARGS 100
+  ENV WEFT_PROGRESS_EXPLICIT=0)
