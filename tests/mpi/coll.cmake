@@ -19,3 +19,6 @@ weft_mpi_test(NAME coll_move.progress_threads.np3 PROGRAM coll_move NP 3 TIMEOUT
   ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)
 weft_mpi_test(NAME coll_reduce.progress_threads.np4 PROGRAM coll_reduce NP 4 TIMEOUT 120 ARGS 1000 --weft
   ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)
+# Bad arguments give the right error class; freed and tested collective requests.
+weft_mpi_program(coll_err coll_err.c)
+weft_mpi_tests(coll_err NPS 1 2 4 ARGS --weft TIMEOUT 60)
