@@ -5,15 +5,15 @@
 weft_mpi_program(coll_move coll_move.c)
 weft_mpi_program(coll_reduce coll_reduce.c)
 # Data movement (Barrier, Bcast, Gather(v), Scatter(v), Allgather(v), Alltoall(v,w)): up to 4 MiB
-# per rank with 1 and 2 ranks, 1 MiB with 3 and 4, 64 KiB with 8; every root, in place and not.
+# per rank with 1 and 2 ranks, 1 MiB with 3 and 4, 256 KiB with 8; every root, in place and not.
 weft_mpi_tests(coll_move NPS 1 2 ARGS 4194304 --weft TIMEOUT 120)
 weft_mpi_tests(coll_move NPS 3 4 ARGS 1048576 --weft TIMEOUT 120)
-weft_mpi_test(NAME coll_move.np8 PROGRAM coll_move NP 8 TIMEOUT 120 ARGS 65536 --weft)
+weft_mpi_test(NAME coll_move.np8 PROGRAM coll_move NP 8 TIMEOUT 120 ARGS 262144 --weft)
 # Reductions: predefined ops on the types they are defined for, pair types, user ops (one
-# non-commutative); counts 0 .. 70000 elements (64 with 8 ranks).
+# non-commutative); counts 0 .. 70000 elements (1000 with 8 ranks).
 weft_mpi_tests(coll_reduce NPS 1 2 ARGS 70000 --weft TIMEOUT 120)
 weft_mpi_tests(coll_reduce NPS 3 4 ARGS 70000 --weft TIMEOUT 120)
-weft_mpi_test(NAME coll_reduce.np8 PROGRAM coll_reduce NP 8 TIMEOUT 120 ARGS 64 --weft)
+weft_mpi_test(NAME coll_reduce.np8 PROGRAM coll_reduce NP 8 TIMEOUT 120 ARGS 1000 --weft)
 # Nonblocking collectives advanced by the engine's idle and timer threads as well.
 weft_mpi_test(NAME coll_move.progress_threads.np3 PROGRAM coll_move NP 3 TIMEOUT 120 ARGS 262144 --weft
   ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)

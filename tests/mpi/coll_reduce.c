@@ -295,7 +295,7 @@ int main(int argc, char **argv)
                             } else {
                                 int flag = 0;
                                 rc_run(&k, &k.req);
-                                for (int it = 0; it < 1000 && !flag; it++) {
+                                for (int it = 0; it < 20 && !flag; it++) {
                                     compute(20);
                                     MT_CALL(MPI_Test(&k.req, &flag, MPI_STATUS_IGNORE));
                                 }
