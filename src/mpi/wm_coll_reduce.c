@@ -316,7 +316,7 @@ static void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_a
         wm_allreduce_rd(s, c, &r, a->rbuf, count);
 }
 
-/* ---- reduce_scatter: reduce to rank 0, then scatter ---- */
+/* ---- reduce_scatter: reduce to rank 0, then scatter (large: allreduce, keep a block) ---- */
 
 static void wm_coll_build_reduce_scatter(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
@@ -335,6 +335,20 @@ static void wm_coll_build_reduce_scatter(wc_sched_t *s, wm_comm_t *c, const wm_c
     if (total == 0)
         return;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    wm_fold_t f = wm_fold_of(n, me);
+    if (n > 1 && r.op->builtin >= 0 && total >= (uint64_t)f.pof2 &&
+        total * r.ti->size >= WM_COLL_ALLREDUCE_LONG) {
+        /* large, predefined op: Rabenseifner's allreduce on a copy, then this rank's block */
+        char *all = wm_red_tmp(s, total, r.ti);
+        if (!all)
+            return;
+        wm_red_copy(s, &r, in, all, total);
+        wc_sched_fence(s);
+        wm_allreduce_rab(s, c, &r, all, total);
+        wc_sched_fence(s);
+        wm_red_copy(s, &r, wm_red_at(all, (uint64_t)disps[me], &r), a->rbuf, (uint64_t)cnts[me]);
+        return;
+    }
     char *res = me == 0 ? wm_red_tmp(s, total, r.ti) : NULL;
     if (me == 0 && !res)
         return;
