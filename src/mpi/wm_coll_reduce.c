@@ -76,6 +76,16 @@ static void wm_red_copy(wc_sched_t *s, const wm_red_t *r, const void *src, void 
     wc_sched_copy(s, src, count, &r->ti->layout, dst, count, &r->ti->layout);
 }
 
+static void wm_allreduce_rab(wc_sched_t *s, wm_comm_t *c, const struct wm_red *r, char *acc,
+                             uint64_t count);
+/* Ranks beyond the largest power of two below n fold in first (MPICH's scheme): of the first
+ * 2 * rem ranks, each even one hands its value to the odd one after it and sits out; the others
+ * are numbered 0 .. pof2 - 1 in rank order. */
+typedef struct wm_fold {
+    int pof2, rem, newrank;
+} wm_fold_t;
+static wm_fold_t wm_fold_of(int n, int me);
+
 /* ---- reduce: binomial tree ---- */
 
 /* Reduce count elements of every rank's `in` to `out` at root. in may equal out (in place at the
@@ -140,17 +150,25 @@ static void wm_coll_build_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args
     wm_red_t r = wm_red_of(a);
     bool root = c->rank == a->root;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    wm_reduce_tree(s, c, &r, in, root ? a->rbuf : NULL, (uint64_t)a->rcount, a->root);
+    uint64_t count = (uint64_t)a->rcount;
+    wm_fold_t f = wm_fold_of(c->size, c->rank);
+    if (c->size > 1 && r.op->builtin >= 0 && count >= (uint64_t)f.pof2 &&
+        count * r.ti->size >= WM_COLL_ALLREDUCE_LONG) {
+        /* large, predefined op: Rabenseifner (its allgather half moves what a gather to the root
+         * would, and spares the tree's log n full copies) */
+        char *acc = root ? a->rbuf : wm_red_tmp(s, count, r.ti);
+        if (!acc)
+            return;
+        if (acc != in)
+            wm_red_copy(s, &r, in, acc, count);
+        wc_sched_fence(s);
+        wm_allreduce_rab(s, c, &r, acc, count);
+        return;
+    }
+    wm_reduce_tree(s, c, &r, in, root ? a->rbuf : NULL, count, a->root);
 }
 
 /* ---- allreduce ---- */
-
-/* Ranks beyond the largest power of two below n fold in first (MPICH's scheme): of the first
- * 2 * rem ranks, each even one hands its value to the odd one after it and sits out; the others
- * are numbered 0 .. pof2 - 1 in rank order. */
-typedef struct wm_fold {
-    int pof2, rem, newrank;
-} wm_fold_t;
 
 static wm_fold_t wm_fold_of(int n, int me)
 {
