@@ -94,13 +94,47 @@ static void wc_sched_free_tmps(wc_sched_t *s)
     }
 }
 
+/* One freed schedule kept per thread for the next collective of that thread (a schedule is ~2 KiB:
+ * malloc and free were a third of a small collective's cost). A thread key's destructor frees it
+ * when the thread exits; the key is made once, by whichever thread first caches. */
+static WT_TLS wc_sched_t *wc_sched_cached;
+static WT_TLS bool wc_sched_cache_armed;
+static wt_tls_key_t wc_sched_cache_key;
+static _Atomic int wc_sched_cache_key_state;   /* 0 none, 1 being made, 2 ready, 3 failed */
+
+static void wc_sched_cache_dtor(void *unused)
+{
+    (void)unused;
+    free(wc_sched_cached);
+    wc_sched_cached = NULL;
+}
+
+static bool wc_sched_cache_arm(void)
+{
+    if (WU_LIKELY(wc_sched_cache_armed))
+        return true;
+    int st = atomic_load_explicit(&wc_sched_cache_key_state, memory_order_acquire);
+    if (st == 0 && atomic_compare_exchange_strong(&wc_sched_cache_key_state, &st, 1)) {
+        st = wt_tls_key_create(&wc_sched_cache_key, wc_sched_cache_dtor) == WU_OK ? 2 : 3;
+        atomic_store_explicit(&wc_sched_cache_key_state, st, memory_order_release);
+    }
+    if (st != 2 || wt_tls_set(wc_sched_cache_key, (void *)1) != WU_OK)
+        return false;
+    wc_sched_cache_armed = true;
+    return true;
+}
+
 static void wc_sched_free(wc_sched_t *s)
 {
     wc_sched_free_tmps(s);
     if (s->steps != s->inline_steps)
         free(s->steps);
-    free(s);
     atomic_fetch_sub_explicit(&wc_sched_count, 1, memory_order_relaxed);
+    if (!wc_sched_cached && wc_sched_cache_arm()) {
+        wc_sched_cached = s;
+        return;
+    }
+    free(s);
 }
 
 static void wc_sched_zombie_push(wc_sched_t *s)
@@ -130,8 +164,10 @@ static void wc_sched_reclaim(void)
 wc_sched_t *wc_sched_create(uint32_t ctx, int tag)
 {
     wc_sched_reclaim();
-    wc_sched_t *s = malloc(sizeof(*s));
-    if (!s)
+    wc_sched_t *s = wc_sched_cached;
+    if (s)
+        wc_sched_cached = NULL;
+    else if (!(s = malloc(sizeof(*s))))
         return NULL;
     memset(s, 0, offsetof(wc_sched_t, inline_steps));
     s->steps = s->inline_steps;
