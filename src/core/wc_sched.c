@@ -8,8 +8,10 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const wc_dtype_t wc_dtype_bytes = { .size = 1, .extent = 1, .contig = true };
 
@@ -437,6 +439,18 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
     }
 }
 
+/* More ranks than CPUs on the machine: a rank waiting in a collective hands its core over rather
+ * than spin, since the rank it waits for may be the one that needs it. */
+static bool wc_sched_oversubscribed(void)
+{
+    static int over = -1;
+    if (WU_UNLIKELY(over < 0)) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        over = ncpu > 0 && wc_world.size > ncpu;
+    }
+    return over;
+}
+
 wu_status_t wc_sched_wait(wc_sched_t *s)
 {
     wc_idle_t idle;
@@ -458,6 +472,8 @@ wu_status_t wc_sched_wait(wc_sched_t *s)
             s->submitted = true;
             wp_ltask_submit(&s->task);
         }
+        if (wc_sched_oversubscribed())
+            sched_yield();   /* the peer we wait for may be waiting for this core */
         wc_idle_block(&idle, &req, 1);
     }
     if (s->submitted)
