@@ -446,7 +446,8 @@ static bool wc_sched_oversubscribed(void)
     static int over = -1;
     if (WU_UNLIKELY(over < 0)) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        over = ncpu > 0 && wc_world.size > ncpu;
+        const char *env = getenv("WEFT_COLL_YIELD");   /* 0 / 1 force it off / on */
+        over = env ? atoi(env) != 0 : ncpu > 0 && wc_world.size > ncpu;
     }
     return over;
 }
