@@ -1,27 +1,190 @@
-/* Collectives. This version: the barrier (dissemination), used by MPI_Finalize too. */
-#include "mpi/wm_internal.h"
+/* Collectives: running schedules for the entry points, the per-communicator sequence numbers, the
+ * argument checks, and the barrier (used by MPI_Finalize too). See wm_coll.h. */
+#include "mpi/wm_coll.h"
 
-/* Dissemination barrier: ceil(log2 n) rounds of zero-byte messages on the collective context. */
+#include <stdlib.h>
+
+/* ---- sequence numbers ----
+ * One counter per context id, in a lazily built three-level table indexed by the context (ids come
+ * from a job-wide counter and are never reused, so a freed communicator's counter is simply never
+ * read again). Levels are installed with compare-and-swap; counters are fetch-and-add. This wants
+ * to be a field of wm_comm_t; it lives here while that header belongs to the communicators. */
+#define WM_SEQ_LEAF 2048
+#define WM_SEQ_MID 1024
+#define WM_SEQ_TOP 1024
+typedef struct { _Atomic uint32_t seq[WM_SEQ_LEAF]; } wm_seq_leaf_t;
+typedef struct { _Atomic(wm_seq_leaf_t *) leaf[WM_SEQ_MID]; } wm_seq_mid_t;
+static _Atomic(wm_seq_mid_t *) wm_seq_top[WM_SEQ_TOP];
+
+static void *wm_seq_level(void *_Atomic *slot, size_t size)
+{
+    void *p = atomic_load_explicit(slot, memory_order_acquire);
+    if (WU_LIKELY(p != NULL))
+        return p;
+    void *n = calloc(1, size);
+    if (!n)
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(slot, &p, n, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return n;
+    free(n);
+    return p;
+}
+
+/* The next collective sequence number of c; false: out of memory. */
+static bool wm_coll_seq_next(wm_comm_t *c, uint32_t *seq_p)
+{
+    uint32_t ctx = c->ctx & ~WM_CTX_COLL;
+    wm_seq_mid_t *mid = wm_seq_level((void *_Atomic *)&wm_seq_top[(ctx >> 21) % WM_SEQ_TOP],
+                                     sizeof(wm_seq_mid_t));
+    if (!mid)
+        return false;
+    wm_seq_leaf_t *leaf = wm_seq_level((void *_Atomic *)&mid->leaf[(ctx >> 11) % WM_SEQ_MID],
+                                       sizeof(wm_seq_leaf_t));
+    if (!leaf)
+        return false;
+    *seq_p = atomic_fetch_add_explicit(&leaf->seq[ctx % WM_SEQ_LEAF], 1, memory_order_relaxed);
+    return true;
+}
+
+/* ---- running ---- */
+
+static int wm_coll_status_error(wm_comm_t *c, const char *fn, wu_status_t st)
+{
+    if (st == WU_ERR_TRUNCATE)
+        return wm_error(c, MPI_ERR_TRUNCATE, fn,
+                        "a message was longer than its buffer (counts or datatypes differ between "
+                        "the ranks)");
+    return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
+}
+
+int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm_coll_args_t *a,
+                MPI_Request *request, wm_obj_t *obj1, wm_obj_t *obj2)
+{
+    uint32_t seq;
+    if (!wm_coll_seq_next(c, &seq))
+        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for the collective sequence table");
+    int tag = WM_TAG_COLL_BASE + (int)(seq % (uint32_t)(WM_TAG_COLL_END - WM_TAG_COLL_BASE + 1));
+    wc_sched_t *s = wc_sched_create(c->ctx | WM_CTX_COLL, tag);
+    if (!s)
+        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a schedule");
+    build(s, c, a);
+    wu_status_t st = wc_sched_error(s);
+    if (WU_UNLIKELY(st != WU_OK)) {
+        wc_sched_discard(s);
+        return wm_coll_status_error(c, fn, st);
+    }
+    if (!request) {
+        wc_sched_start(s, NULL);
+        st = wc_sched_wait(s);
+        return st == WU_OK ? MPI_SUCCESS : wm_coll_status_error(c, fn, st);
+    }
+    wm_request_t *r = wm_request_alloc();
+    if (!r) {
+        wc_sched_discard(s);
+        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+    }
+    r->kind = WM_REQ_COLL;
+    r->comm = c;
+    r->peer = MPI_ANY_SOURCE;
+    r->tag = MPI_ANY_TAG;
+    wm_request_use(r, WM_REQ_OBJ_COMM, &c->obj);
+    if (obj1)
+        wm_request_use(r, WM_REQ_OBJ_TYPE, obj1);
+    if (obj2)
+        wm_request_use(r, WM_REQ_OBJ_OP, obj2);
+    r->active = true;
+    *request = (MPI_Request)r;
+    wc_sched_start(s, &r->core);
+    return MPI_SUCCESS;
+}
+
+/* ---- checks ---- */
+
+int wm_coll_check_comm(wm_comm_t *c, const char *fn, MPI_Request *request, bool nb)
+{
+    if (WU_UNLIKELY(c->inter))
+        return wm_error(c, MPI_ERR_COMM, fn,
+                        "%s is an intercommunicator: collectives on intercommunicators are not "
+                        "implemented yet", c->name);
+    if (WU_UNLIKELY(nb && !request))
+        return wm_error(c, MPI_ERR_ARG, fn, "request is NULL");
+    return MPI_SUCCESS;
+}
+
+int wm_coll_check_root(wm_comm_t *c, const char *fn, int root)
+{
+    if (WU_UNLIKELY(root < 0 || root >= c->size))
+        return wm_error(c, MPI_ERR_ROOT, fn, "invalid root %d (%s has %d ranks)", root, c->name,
+                        c->size);
+    return MPI_SUCCESS;
+}
+
+int wm_coll_check_buf(wm_comm_t *c, const char *fn, const char *which, const void *buf,
+                      MPI_Count count, MPI_Datatype type, const wm_datatype_t **ti_p)
+{
+    if (WU_UNLIKELY(count < 0))
+        return wm_error(c, MPI_ERR_COUNT, fn, "%s count %lld is negative", which,
+                        (long long)count);
+    const wm_datatype_t *ti = wm_type_get(type);
+    if (WU_UNLIKELY(!ti))
+        return wm_error(c, MPI_ERR_TYPE, fn, "invalid %s datatype %p", which, (void *)type);
+    if (WU_UNLIKELY(!ti->committed))
+        return wm_error(c, MPI_ERR_TYPE, fn, "%s datatype %p is not committed", which,
+                        (void *)type);
+    if (WU_UNLIKELY(buf == MPI_IN_PLACE))
+        return wm_error(c, MPI_ERR_BUFFER, fn, "%s buffer cannot be MPI_IN_PLACE here", which);
+    *ti_p = ti;
+    return MPI_SUCCESS;
+}
+
+int wm_coll_check_vec(wm_comm_t *c, const char *fn, const char *which, const wm_coll_vec_t *v,
+                      int n)
+{
+    if (WU_UNLIKELY(!v->i && !v->c && !v->a && n > 0))
+        return wm_error(c, MPI_ERR_ARG, fn, "%s is NULL", which);
+    return MPI_SUCCESS;
+}
+
+/* ---- barrier ---- */
+
+/* Dissemination (Hensgen, Finkel, Manber): ceil(log2 n) rounds of zero-byte messages. */
+void wm_coll_build_barrier(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+{
+    (void)a;
+    int n = c->size, me = c->rank;
+    for (int d = 1; d < n; d <<= 1) {
+        wc_sched_recv(s, NULL, 0, &wc_dtype_bytes, wm_coll_world(c, (me - d + n) % n));
+        wc_sched_send(s, NULL, 0, &wc_dtype_bytes, wm_coll_world(c, (me + d) % n));
+        wc_sched_fence(s);
+    }
+}
+
 int wm_barrier(wm_comm_t *c)
 {
-    int n = c->size, me = c->rank;
-    char dummy;
-    for (int d = 1, round = 0; d < n; d <<= 1, round++) {
-        wc_request_t s = { 0 }, r = { 0 };
-        int to = wm_comm_world_rank(c, (me + d) % n);
-        int from = wm_comm_world_rank(c, (me - d + n) % n);
-        wc_irecv(&r, &dummy, 0, from, round, c->ctx | WM_CTX_COLL);
-        wc_isend(&s, &dummy, 0, to, round, c->ctx | WM_CTX_COLL, WC_SEND_STANDARD);
-        wc_wait(&s);
-        wc_wait(&r);
-    }
-    return MPI_SUCCESS;
+    wm_coll_args_t a = { 0 };
+    return wm_coll_run("MPI_Barrier", c, wm_coll_build_barrier, &a, NULL, NULL, NULL);
 }
 
 WM_API int PMPI_Barrier(MPI_Comm comm)
 {
-    WM_COMM_CHECK("MPI_Barrier", comm, c);
+    static const char fn[] = "MPI_Barrier";
+    WM_COMM_CHECK(fn, comm, c);
+    int rc = wm_coll_check_comm(c, fn, NULL, false);
+    if (rc)
+        return rc;
     return wm_barrier(c);
 }
 WM_ALIAS(MPI_Barrier)
 
+WM_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Ibarrier";
+    WM_COMM_CHECK(fn, comm, c);
+    int rc = wm_coll_check_comm(c, fn, request, true);
+    if (rc)
+        return rc;
+    wm_coll_args_t a = { 0 };
+    return wm_coll_run(fn, c, wm_coll_build_barrier, &a, request, NULL, NULL);
+}
+WM_ALIAS(MPI_Ibarrier)

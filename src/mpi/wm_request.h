@@ -16,6 +16,7 @@ typedef enum {
     WM_REQ_SEND = 1,
     WM_REQ_RECV,
     WM_REQ_DONE,       /* completed at start: MPI_PROC_NULL */
+    WM_REQ_COLL,       /* a collective: core is completed by its schedule (wm_coll.h) */
 } wm_req_kind_t;
 
 typedef struct wm_request {

@@ -1,0 +1,87 @@
+/* Schedules: a collective operation as a list of steps run by the progression engine.
+ *
+ * A schedule is built by one thread (sends, receives, local copies and calls, fences), then
+ * started. Steps run in list order; a fence waits until every step before it has completed, so the
+ * steps between two fences form a round whose sends and receives are all outstanding at once, and
+ * a copy or call placed after a fence sees the data that the rounds before it received. Messages go
+ * on the schedule's context with the schedule's tag. The MPI layer gives every collective call on a
+ * communicator its own tag (a per-communicator sequence number), so several schedules outstanding
+ * on one communicator never match each other's messages. Within one schedule the tag cannot name
+ * the round (a tree's sender and receiver are in different rounds of their own schedules): the
+ * algorithms build both sides so that the messages from one rank to another are sent and received
+ * in the same order, and messages of one (context, source, tag) do not overtake.
+ *
+ * Running. wc_sched_start runs the first rounds at once in the caller (the first sends leave
+ * before the call returns), then submits a ONCE light task (wp_ltask.h) that advances the schedule
+ * whenever a poller runs it: explicit polls inside MPI calls, idle threads, the timer thread. So a
+ * nonblocking collective advances while the application computes, exactly as point-to-point does.
+ * When the last step completes the schedule sets the request's error and completes it with
+ * wc_request_done: the wait/test family of the MPI layer works on it unchanged (a detached request
+ * gets its on_complete). A blocking collective uses the same schedule and wc_sched_wait, which also
+ * advances it inline and then frees it.
+ *
+ * Memory. A nonblocking schedule owns itself once started: the task frees its temporary buffers
+ * when it completes, and the schedule itself (whose task the engine still touches after the task
+ * returns DONE) goes on a list of finished schedules that the next wc_sched_create reclaims.
+ *
+ * Concurrency contract: building (create .. start) by one thread. After start, the schedule is
+ * advanced by one thread at a time (the task, or a blocking waiter, under the schedule's `busy`
+ * flag); any number of schedules, on any communicators, run concurrently from any threads. Buffers
+ * named by steps belong to the schedule until its request completes.
+ */
+#ifndef WC_SCHED_H
+#define WC_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/wc_dtype.h"
+#include "core/wc_request.h"
+#include "util/wu_status.h"
+
+typedef struct wc_sched wc_sched_t;
+
+/* Bytes: the layout of packed temporary buffers. */
+extern const wc_dtype_t wc_dtype_bytes;
+
+/* Arguments of a call step, copied into the schedule at build time. */
+typedef struct wc_sched_args {
+    void    *p[4];
+    uint64_t n[4];
+} wc_sched_args_t;
+/* A local step (reduction, unpacking, ...); returns WU_OK or the error of the schedule. */
+typedef wu_status_t (*wc_sched_fn_t)(const wc_sched_args_t *a);
+
+/* A new empty schedule for messages on context ctx with tag `tag`. Reclaims finished schedules
+ * first. NULL: out of memory. */
+wc_sched_t *wc_sched_create(uint32_t ctx, int tag);
+
+/* Build steps. Ranks are world ranks. count elements of layout dt at buf (packed bytes move).
+ * Errors (out of memory) are sticky: check wc_sched_error once after building. */
+void wc_sched_send(wc_sched_t *s, const void *buf, uint64_t count, const wc_dtype_t *dt, int dst);
+void wc_sched_recv(wc_sched_t *s, void *buf, uint64_t count, const wc_dtype_t *dt, int src);
+/* Copy the packed stream of (src, scount, sdt) into (dst, dcount, ddt), at most the smaller size. */
+void wc_sched_copy(wc_sched_t *s, const void *src, uint64_t scount, const wc_dtype_t *sdt,
+                   void *dst, uint64_t dcount, const wc_dtype_t *ddt);
+void wc_sched_call(wc_sched_t *s, wc_sched_fn_t fn, const wc_sched_args_t *args);
+void wc_sched_fence(wc_sched_t *s);
+/* A temporary buffer of `bytes` bytes (16-byte aligned), freed when the schedule completes. */
+void *wc_sched_tmp(wc_sched_t *s, size_t bytes);
+wu_status_t wc_sched_error(const wc_sched_t *s);
+int wc_sched_nsteps(const wc_sched_t *s);
+
+/* Free a schedule that was never started (an error while building it). */
+void wc_sched_discard(wc_sched_t *s);
+
+/* Start. req (not NULL): a nonblocking operation; req is reset to pending and completed when the
+ * schedule is done; the schedule frees itself. req NULL: a blocking operation; the caller must
+ * call wc_sched_wait. */
+void wc_sched_start(wc_sched_t *s, wc_request_t *req);
+/* Blocking: wait for a schedule started with req NULL (polling, advancing it, then sleeping like
+ * wc_wait), free it, and return its status. */
+wu_status_t wc_sched_wait(wc_sched_t *s);
+
+/* Tests and statistics: schedules allocated and not yet freed. */
+long wc_sched_live(void);
+
+#endif

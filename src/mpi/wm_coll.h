@@ -1,0 +1,106 @@
+/* Collectives of the MPI layer: every collective is a schedule (core/wc_sched.h) built by an
+ * algorithm of wm_coll_*.c, started, and either waited for (blocking call) or handed to the
+ * application as a request of kind WM_REQ_COLL (nonblocking call). docs/collectives.md gives the
+ * algorithms and their thresholds.
+ *
+ * Messages go on the communicator's collective context (ctx | WM_CTX_COLL) with tag
+ * WM_TAG_COLL_BASE + seq (modulo the range): seq is the communicator's collective sequence number
+ * (every member numbers its collective calls alike, since MPI orders them alike), so outstanding
+ * collectives on one communicator never match each other's messages.
+ *
+ * Concurrency contract: builders run in the calling thread and only read the arguments; the
+ * sequence counter of a communicator is atomic (the application does not run two collectives on
+ * one communicator at once, but different communicators share nothing).
+ */
+#ifndef WM_COLL_H
+#define WM_COLL_H
+
+#include "core/wc_sched.h"
+#include "mpi/wm_internal.h"
+#include "mpi/wm_op.h"
+
+/* Counts and displacements of the v and w forms: int arrays, or MPI_Count / MPI_Aint arrays of the
+ * large-count (_c) forms. */
+typedef struct wm_coll_vec {
+    const int *i;
+    const MPI_Count *c;       /* counts (_c) */
+    const MPI_Aint *a;        /* displacements (_c) */
+} wm_coll_vec_t;
+
+static inline int64_t wm_coll_vec_at(const wm_coll_vec_t *v, int k)
+{
+    if (v->i)
+        return v->i[k];
+    if (v->c)
+        return (int64_t)v->c[k];
+    return (int64_t)v->a[k];
+}
+
+/* A collective's checked arguments. Buffers are the user's; MPI_IN_PLACE stays as given. */
+typedef struct wm_coll_args {
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count scount, rcount;
+    const wm_datatype_t *stype, *rtype;
+    wm_coll_vec_t scounts, sdispls, rcounts, rdispls;
+    const wm_datatype_t *const *stypes, *const *rtypes;   /* alltoallw */
+    int root;
+    const wm_op_t *op;
+    MPI_Datatype op_type;                                /* the handle, for user ops */
+} wm_coll_args_t;
+
+typedef void (*wm_coll_build_fn_t)(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+
+/* Build the schedule of a collective on c with build(a), then run it: blocking when request is
+ * NULL, else return it as a new request. objs (up to 2, may be NULL) are user objects the request
+ * must keep alive (datatypes, op). Returns an MPI error code (raised on c). */
+int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm_coll_args_t *a,
+                MPI_Request *request, wm_obj_t *obj1, wm_obj_t *obj2);
+
+/* Checks shared by the entry points; each returns MPI_SUCCESS or the raised error. */
+int wm_coll_check_comm(wm_comm_t *c, const char *fn, MPI_Request *request, bool nb);
+int wm_coll_check_root(wm_comm_t *c, const char *fn, int root);
+int wm_coll_check_buf(wm_comm_t *c, const char *fn, const char *which, const void *buf,
+                      MPI_Count count, MPI_Datatype type, const wm_datatype_t **ti_p);
+int wm_coll_check_vec(wm_comm_t *c, const char *fn, const char *which, const wm_coll_vec_t *v,
+                      int n);
+
+/* World rank of communicator rank r. */
+static inline int wm_coll_world(const wm_comm_t *c, int r)
+{
+    return wm_comm_world_rank(c, r);
+}
+
+/* Address of element `elem` of a buffer of type ti. */
+static inline void *wm_coll_at(const void *buf, int64_t elem, const wm_datatype_t *ti)
+{
+    return (char *)buf + elem * ti->extent;
+}
+
+/* Packed bytes of count elements. */
+static inline uint64_t wm_coll_bytes(MPI_Count count, const wm_datatype_t *ti)
+{
+    return (uint64_t)count * ti->layout.size;
+}
+
+/* Builders (wm_coll_*.c). */
+void wm_coll_build_barrier(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_gather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_gatherv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_scatter(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_scatterv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_allgather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_allgatherv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_alltoall(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+
+/* Thresholds (docs/collectives.md), in packed bytes. */
+#define WM_COLL_BCAST_LONG      65536   /* at least this and 3+ ranks: scatter + ring allgather */
+#define WM_COLL_GATHER_LONG     8192    /* per-rank block of at least this: linear gather/scatter */
+#define WM_COLL_ALLGATHER_LONG  65536   /* total of at least this: ring */
+#define WM_COLL_ALLTOALL_LONG   32768   /* per-pair block of at least this, 3+ ranks: pairwise */
+#define WM_COLL_ALLREDUCE_LONG  32768   /* at least this, predefined op: Rabenseifner */
+
+#endif

@@ -1,0 +1,526 @@
+/* Rooted collectives: Bcast, Gather(v), Scatter(v) and their nonblocking forms, as schedules.
+ * Trees are binomial over relative ranks vr = (rank - root) mod n: the parent of vr clears its
+ * lowest set bit, and the subtree of vr holds the relative ranks [vr, vr + sub(vr)). */
+#include "mpi/wm_coll.h"
+
+/* Lowest set bit of vr, or the power of two at or above n for the root: the subtree spans
+ * min(that, n - vr) ranks. */
+static int wm_tree_mask(int vr, int n)
+{
+    if (vr == 0) {
+        int m = 1;
+        while (m < n)
+            m <<= 1;
+        return m;
+    }
+    return vr & -vr;
+}
+
+static inline int wm_tree_sub(int vr, int n)
+{
+    int m = wm_tree_mask(vr, n);
+    return m < n - vr ? m : n - vr;
+}
+
+static inline int wm_abs(int vr, int root, int n)
+{
+    return (vr + root) % n;
+}
+
+/* ---- bcast ---- */
+
+static void wm_bcast_binomial(wc_sched_t *s, wm_comm_t *c, void *buf, uint64_t count,
+                              const wc_dtype_t *dt, int root)
+{
+    int n = c->size, vr = (c->rank - root + n) % n;
+    int mask = wm_tree_mask(vr, n);
+    if (vr != 0) {
+        wc_sched_recv(s, buf, count, dt, wm_coll_world(c, wm_abs(vr - mask, root, n)));
+        wc_sched_fence(s);
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < n)
+            wc_sched_send(s, buf, count, dt, wm_coll_world(c, wm_abs(vr + mask, root, n)));
+}
+
+/* Van de Geijn: binomial scatter of n chunks, then a ring allgather of the chunks. bytes of
+ * contiguous data at p. */
+static void wm_bcast_scatter_ring(wc_sched_t *s, wm_comm_t *c, char *p, uint64_t bytes, int root)
+{
+    int n = c->size, vr = (c->rank - root + n) % n;
+    uint64_t cs = (bytes + (uint64_t)n - 1) / (uint64_t)n;
+#define WM_CHUNK_OFF(j) ((uint64_t)(j) * cs < bytes ? (uint64_t)(j) * cs : bytes)
+    int mask = wm_tree_mask(vr, n);
+    if (vr != 0) {
+        uint64_t lo = WM_CHUNK_OFF(vr), hi = WM_CHUNK_OFF(vr + wm_tree_sub(vr, n));
+        wc_sched_recv(s, p + lo, hi - lo, &wc_dtype_bytes,
+                      wm_coll_world(c, wm_abs(vr - mask, root, n)));
+        wc_sched_fence(s);
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        int ch = vr + mask;
+        if (ch >= n)
+            continue;
+        uint64_t lo = WM_CHUNK_OFF(ch), hi = WM_CHUNK_OFF(ch + wm_tree_sub(ch, n));
+        wc_sched_send(s, p + lo, hi - lo, &wc_dtype_bytes, wm_coll_world(c, wm_abs(ch, root, n)));
+    }
+    wc_sched_fence(s);
+    int right = wm_coll_world(c, wm_abs((vr + 1) % n, root, n));
+    int left = wm_coll_world(c, wm_abs((vr - 1 + n) % n, root, n));
+    for (int i = 0; i < n - 1; i++) {
+        int sj = (vr - i + n) % n, rj = (vr - i - 1 + n) % n;
+        wc_sched_recv(s, p + WM_CHUNK_OFF(rj), WM_CHUNK_OFF(rj + 1) - WM_CHUNK_OFF(rj),
+                      &wc_dtype_bytes, left);
+        wc_sched_send(s, p + WM_CHUNK_OFF(sj), WM_CHUNK_OFF(sj + 1) - WM_CHUNK_OFF(sj),
+                      &wc_dtype_bytes, right);
+        wc_sched_fence(s);
+    }
+#undef WM_CHUNK_OFF
+}
+
+void wm_coll_build_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+{
+    uint64_t bytes = wm_coll_bytes(a->rcount, a->rtype);
+    if (c->size == 1 || bytes == 0)
+        return;
+    const wc_dtype_t *dt = &a->rtype->layout;
+    if (bytes >= WM_COLL_BCAST_LONG && c->size >= 3 && dt->contig)
+        wm_bcast_scatter_ring(s, c, (char *)a->rbuf + dt->contig_off, bytes, a->root);
+    else
+        wm_bcast_binomial(s, c, a->rbuf, (uint64_t)a->rcount, dt, a->root);
+}
+
+/* ---- gather ---- */
+
+/* Copy the packed blocks tmp (relative order, bs bytes each) into the root's buffer: relative block
+ * j is rank (j + root) mod n, element (rank * rcount) of rbuf. */
+static void wm_gather_unrotate(wc_sched_t *s, const wm_coll_args_t *a, int n, char *tmp,
+                               uint64_t bs, bool to_user)
+{
+    int root = a->root;
+    int runs[2][2] = { { 0, n - root }, { n - root, root } };   /* first relative block, length */
+    for (int k = 0; k < 2; k++) {
+        int j = runs[k][0], len = runs[k][1];
+        if (len == 0)
+            continue;
+        int rank = (j + root) % n;
+        char *user = wm_coll_at(a->rbuf, (int64_t)rank * a->rcount, a->rtype);
+        uint64_t cnt = (uint64_t)len * (uint64_t)a->rcount;
+        if (to_user)
+            wc_sched_copy(s, tmp + (uint64_t)j * bs, (uint64_t)len * bs, &wc_dtype_bytes, user,
+                          cnt, &a->rtype->layout);
+        else
+            wc_sched_copy(s, user, cnt, &a->rtype->layout, tmp + (uint64_t)j * bs,
+                          (uint64_t)len * bs, &wc_dtype_bytes);
+    }
+}
+
+void wm_coll_build_gather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+{
+    int n = c->size, me = c->rank, root = a->root;
+    bool is_root = me == root, in_place = is_root && a->sbuf == MPI_IN_PLACE;
+    /* the block every rank contributes, in packed bytes (the root's receive block equals it) */
+    uint64_t bs = is_root ? wm_coll_bytes(a->rcount, a->rtype) : wm_coll_bytes(a->scount, a->stype);
+    if (n == 1 || bs >= WM_COLL_GATHER_LONG) {
+        if (!is_root) {
+            wc_sched_send(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout,
+                          wm_coll_world(c, root));
+            return;
+        }
+        for (int i = 1; i < n; i++) {
+            int r = (root + i) % n;
+            wc_sched_recv(s, wm_coll_at(a->rbuf, (int64_t)r * a->rcount, a->rtype),
+                          (uint64_t)a->rcount, &a->rtype->layout, wm_coll_world(c, r));
+        }
+        if (!in_place)
+            wc_sched_copy(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout,
+                          wm_coll_at(a->rbuf, (int64_t)root * a->rcount, a->rtype),
+                          (uint64_t)a->rcount, &a->rtype->layout);
+        return;
+    }
+    /* binomial: each rank gathers its subtree's blocks (packed, relative order) and sends them up */
+    int vr = (me - root + n) % n, mask = wm_tree_mask(vr, n), sub = wm_tree_sub(vr, n);
+    if (sub == 1) {
+        wc_sched_send(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout,
+                      wm_coll_world(c, wm_abs(vr - mask, root, n)));
+        return;
+    }
+    char *tmp = wc_sched_tmp(s, (size_t)bs * (size_t)sub);
+    if (!tmp)
+        return;
+    if (is_root && in_place)
+        wc_sched_copy(s, wm_coll_at(a->rbuf, (int64_t)root * a->rcount, a->rtype),
+                      (uint64_t)a->rcount, &a->rtype->layout, tmp, bs, &wc_dtype_bytes);
+    else
+        wc_sched_copy(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout, tmp, bs,
+                      &wc_dtype_bytes);
+    for (int m = 1; m < mask && vr + m < n; m <<= 1) {
+        int ch = vr + m;
+        wc_sched_recv(s, tmp + (uint64_t)m * bs, bs * (uint64_t)wm_tree_sub(ch, n), &wc_dtype_bytes,
+                      wm_coll_world(c, wm_abs(ch, root, n)));
+    }
+    wc_sched_fence(s);
+    if (vr != 0)
+        wc_sched_send(s, tmp, bs * (uint64_t)sub, &wc_dtype_bytes,
+                      wm_coll_world(c, wm_abs(vr - mask, root, n)));
+    else
+        wm_gather_unrotate(s, a, n, tmp, bs, true);
+}
+
+void wm_coll_build_gatherv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+{
+    int n = c->size, me = c->rank, root = a->root;
+    if (me != root) {
+        wc_sched_send(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout, wm_coll_world(c, root));
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        int r = (root + i) % n;
+        wc_sched_recv(s, wm_coll_at(a->rbuf, wm_coll_vec_at(&a->rdispls, r), a->rtype),
+                      (uint64_t)wm_coll_vec_at(&a->rcounts, r), &a->rtype->layout,
+                      wm_coll_world(c, r));
+    }
+    if (a->sbuf != MPI_IN_PLACE)
+        wc_sched_copy(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout,
+                      wm_coll_at(a->rbuf, wm_coll_vec_at(&a->rdispls, root), a->rtype),
+                      (uint64_t)wm_coll_vec_at(&a->rcounts, root), &a->rtype->layout);
+}
+
+/* ---- scatter ---- */
+
+void wm_coll_build_scatter(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+{
+    int n = c->size, me = c->rank, root = a->root;
+    bool is_root = me == root, in_place = is_root && a->rbuf == MPI_IN_PLACE;
+    uint64_t bs = is_root ? wm_coll_bytes(a->scount, a->stype) : wm_coll_bytes(a->rcount, a->rtype);
+    if (n == 1 || bs >= WM_COLL_GATHER_LONG) {
+        if (!is_root) {
+            wc_sched_recv(s, a->rbuf, (uint64_t)a->rcount, &a->rtype->layout,
+                          wm_coll_world(c, root));
+            return;
+        }
+        for (int i = 1; i < n; i++) {
+            int r = (root + i) % n;
+            wc_sched_send(s, wm_coll_at(a->sbuf, (int64_t)r * a->scount, a->stype),
+                          (uint64_t)a->scount, &a->stype->layout, wm_coll_world(c, r));
+        }
+        if (!in_place)
+            wc_sched_copy(s, wm_coll_at(a->sbuf, (int64_t)root * a->scount, a->stype),
+                          (uint64_t)a->scount, &a->stype->layout, a->rbuf, (uint64_t)a->rcount,
+                          &a->rtype->layout);
+        return;
+    }
+    int vr = (me - root + n) % n, mask = wm_tree_mask(vr, n), sub = wm_tree_sub(vr, n);
+    if (sub == 1) {
+        wc_sched_recv(s, a->rbuf, (uint64_t)a->rcount, &a->rtype->layout,
+                      wm_coll_world(c, wm_abs(vr - mask, root, n)));
+        return;
+    }
+    char *tmp = wc_sched_tmp(s, (size_t)bs * (size_t)sub);
+    if (!tmp)
+        return;
+    if (vr == 0) {
+        /* the root packs its blocks in relative order (reading, as gather's unrotate writes) */
+        wm_coll_args_t ra = *a;
+        ra.rbuf = (void *)a->sbuf;
+        ra.rcount = a->scount;
+        ra.rtype = a->stype;
+        wm_gather_unrotate(s, &ra, n, tmp, bs, false);
+    } else {
+        wc_sched_recv(s, tmp, bs * (uint64_t)sub, &wc_dtype_bytes,
+                      wm_coll_world(c, wm_abs(vr - mask, root, n)));
+        wc_sched_fence(s);
+    }
+    for (int m = mask >> 1; m > 0; m >>= 1) {
+        int ch = vr + m;
+        if (ch < n)
+            wc_sched_send(s, tmp + (uint64_t)m * bs, bs * (uint64_t)wm_tree_sub(ch, n),
+                          &wc_dtype_bytes, wm_coll_world(c, wm_abs(ch, root, n)));
+    }
+    if (!in_place)
+        wc_sched_copy(s, tmp, bs, &wc_dtype_bytes, a->rbuf, (uint64_t)a->rcount,
+                      &a->rtype->layout);
+}
+
+void wm_coll_build_scatterv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+{
+    int n = c->size, me = c->rank, root = a->root;
+    if (me != root) {
+        wc_sched_recv(s, a->rbuf, (uint64_t)a->rcount, &a->rtype->layout, wm_coll_world(c, root));
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        int r = (root + i) % n;
+        wc_sched_send(s, wm_coll_at(a->sbuf, wm_coll_vec_at(&a->sdispls, r), a->stype),
+                      (uint64_t)wm_coll_vec_at(&a->scounts, r), &a->stype->layout,
+                      wm_coll_world(c, r));
+    }
+    if (a->rbuf != MPI_IN_PLACE)
+        wc_sched_copy(s, wm_coll_at(a->sbuf, wm_coll_vec_at(&a->sdispls, root), a->stype),
+                      (uint64_t)wm_coll_vec_at(&a->scounts, root), &a->stype->layout, a->rbuf,
+                      (uint64_t)a->rcount, &a->rtype->layout);
+}
+
+/* ---- entry points ---- */
+
+static inline wm_obj_t *wm_type_obj(const wm_datatype_t *ti)
+{
+    return ti && !ti->obj.predefined ? (wm_obj_t *)&ti->obj : NULL;
+}
+
+static int wm_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                    MPI_Comm comm, MPI_Request *request, bool nb)
+{
+    WM_COMM_CHECK(fn, comm, c);
+    wm_coll_args_t a = { .rbuf = buf, .rcount = count, .root = root };
+    int rc;
+    if ((rc = wm_coll_check_comm(c, fn, request, nb)) || (rc = wm_coll_check_root(c, fn, root)) ||
+        (rc = wm_coll_check_buf(c, fn, "buffer", buf, count, type, &a.rtype)))
+        return rc;
+    return wm_coll_run(fn, c, wm_coll_build_bcast, &a, request, wm_type_obj(a.rtype), NULL);
+}
+
+WM_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return wm_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, false);
+}
+WM_ALIAS(MPI_Bcast)
+
+WM_API int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    return wm_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, true);
+}
+WM_ALIAS(MPI_Ibcast)
+
+WM_API int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                        MPI_Comm comm)
+{
+    return wm_bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, NULL, false);
+}
+WM_ALIAS(MPI_Bcast_c)
+
+WM_API int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                         MPI_Comm comm, MPI_Request *request)
+{
+    return wm_bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, request, true);
+}
+WM_ALIAS(MPI_Ibcast_c)
+
+/* Gather and scatter: the root's side of the vector forms is `v` (counts, displacements). */
+static int wm_rooted(const char *fn, wm_coll_build_fn_t build, bool gather, bool vec,
+                     const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                     MPI_Count rcount, MPI_Datatype rtype, wm_coll_vec_t counts,
+                     wm_coll_vec_t displs, int root, MPI_Comm comm, MPI_Request *request, bool nb)
+{
+    WM_COMM_CHECK(fn, comm, c);
+    wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
+                         .root = root };
+    int rc;
+    if ((rc = wm_coll_check_comm(c, fn, request, nb)) || (rc = wm_coll_check_root(c, fn, root)))
+        return rc;
+    bool is_root = c->rank == root;
+    /* the side significant on this rank: gather sends everywhere, receives at the root */
+    bool use_s = gather || is_root, use_r = !gather || is_root;
+    bool s_in_place = gather && is_root && sbuf == MPI_IN_PLACE;
+    bool r_in_place = !gather && is_root && rbuf == MPI_IN_PLACE;
+    if (use_s && !s_in_place) {
+        if (gather || !vec) {
+            if ((rc = wm_coll_check_buf(c, fn, "send", sbuf, scount, stype, &a.stype)))
+                return rc;
+        } else if ((rc = wm_coll_check_buf(c, fn, "send", sbuf, 0, stype, &a.stype))) {
+            return rc;
+        }
+    }
+    if (use_r && !r_in_place) {
+        if (!gather || !vec) {
+            if ((rc = wm_coll_check_buf(c, fn, "receive", rbuf, rcount, rtype, &a.rtype)))
+                return rc;
+        } else if ((rc = wm_coll_check_buf(c, fn, "receive", rbuf, 0, rtype, &a.rtype))) {
+            return rc;
+        }
+    }
+    if (s_in_place && !(a.stype = wm_type_get(MPI_BYTE)))
+        return MPI_ERR_INTERN;
+    if (r_in_place && !(a.rtype = wm_type_get(MPI_BYTE)))
+        return MPI_ERR_INTERN;
+    if (vec && is_root) {
+        if ((rc = wm_coll_check_vec(c, fn, gather ? "recvcounts" : "sendcounts", &counts, c->size)) ||
+            (rc = wm_coll_check_vec(c, fn, "displs", &displs, c->size)))
+            return rc;
+        for (int i = 0; i < c->size; i++)
+            if (wm_coll_vec_at(&counts, i) < 0)
+                return wm_error(c, MPI_ERR_COUNT, fn, "%s[%d] = %lld is negative",
+                                gather ? "recvcounts" : "sendcounts", i,
+                                (long long)wm_coll_vec_at(&counts, i));
+        if (gather)
+            a.rcounts = counts, a.rdispls = displs;
+        else
+            a.scounts = counts, a.sdispls = displs;
+    }
+    return wm_coll_run(fn, c, build, &a, request, use_s ? wm_type_obj(a.stype) : NULL,
+                       use_r ? wm_type_obj(a.rtype) : NULL);
+}
+
+static const wm_coll_vec_t wm_no_vec;
+
+#define WM_VEC_I(p) ((wm_coll_vec_t){ .i = (p) })
+#define WM_VEC_C(p) ((wm_coll_vec_t){ .c = (p) })
+#define WM_VEC_A(p) ((wm_coll_vec_t){ .a = (p) })
+
+WM_API int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wm_rooted("MPI_Gather", wm_coll_build_gather, true, false, sendbuf, sendcount, sendtype,
+                     recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL, false);
+}
+WM_ALIAS(MPI_Gather)
+
+WM_API int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    return wm_rooted("MPI_Igather", wm_coll_build_gather, true, false, sendbuf, sendcount, sendtype,
+                     recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, request, true);
+}
+WM_ALIAS(MPI_Igather)
+
+WM_API int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm)
+{
+    return wm_rooted("MPI_Gather_c", wm_coll_build_gather, true, false, sendbuf, sendcount,
+                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
+                     false);
+}
+WM_ALIAS(MPI_Gather_c)
+
+WM_API int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, MPI_Request *request)
+{
+    return wm_rooted("MPI_Igather_c", wm_coll_build_gather, true, false, sendbuf, sendcount,
+                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
+                     request, true);
+}
+WM_ALIAS(MPI_Igather_c)
+
+WM_API int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm)
+{
+    return wm_rooted("MPI_Gatherv", wm_coll_build_gatherv, true, true, sendbuf, sendcount, sendtype,
+                     recvbuf, 0, recvtype, WM_VEC_I(recvcounts), WM_VEC_I(displs), root, comm, NULL,
+                     false);
+}
+WM_ALIAS(MPI_Gatherv)
+
+WM_API int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         int root, MPI_Comm comm, MPI_Request *request)
+{
+    return wm_rooted("MPI_Igatherv", wm_coll_build_gatherv, true, true, sendbuf, sendcount,
+                     sendtype, recvbuf, 0, recvtype, WM_VEC_I(recvcounts), WM_VEC_I(displs), root,
+                     comm, request, true);
+}
+WM_ALIAS(MPI_Igatherv)
+
+WM_API int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wm_rooted("MPI_Gatherv_c", wm_coll_build_gatherv, true, true, sendbuf, sendcount,
+                     sendtype, recvbuf, 0, recvtype, WM_VEC_C(recvcounts), WM_VEC_A(displs), root,
+                     comm, NULL, false);
+}
+WM_ALIAS(MPI_Gatherv_c)
+
+WM_API int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return wm_rooted("MPI_Igatherv_c", wm_coll_build_gatherv, true, true, sendbuf, sendcount,
+                     sendtype, recvbuf, 0, recvtype, WM_VEC_C(recvcounts), WM_VEC_A(displs), root,
+                     comm, request, true);
+}
+WM_ALIAS(MPI_Igatherv_c)
+
+WM_API int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wm_rooted("MPI_Scatter", wm_coll_build_scatter, false, false, sendbuf, sendcount,
+                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
+                     false);
+}
+WM_ALIAS(MPI_Scatter)
+
+WM_API int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    return wm_rooted("MPI_Iscatter", wm_coll_build_scatter, false, false, sendbuf, sendcount,
+                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
+                     request, true);
+}
+WM_ALIAS(MPI_Iscatter)
+
+WM_API int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm)
+{
+    return wm_rooted("MPI_Scatter_c", wm_coll_build_scatter, false, false, sendbuf, sendcount,
+                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
+                     false);
+}
+WM_ALIAS(MPI_Scatter_c)
+
+WM_API int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    return wm_rooted("MPI_Iscatter_c", wm_coll_build_scatter, false, false, sendbuf, sendcount,
+                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
+                     request, true);
+}
+WM_ALIAS(MPI_Iscatter_c)
+
+WM_API int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                         int root, MPI_Comm comm)
+{
+    return wm_rooted("MPI_Scatterv", wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,
+                     recvbuf, recvcount, recvtype, WM_VEC_I(sendcounts), WM_VEC_I(displs), root,
+                     comm, NULL, false);
+}
+WM_ALIAS(MPI_Scatterv)
+
+WM_API int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return wm_rooted("MPI_Iscatterv", wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,
+                     recvbuf, recvcount, recvtype, WM_VEC_I(sendcounts), WM_VEC_I(displs), root,
+                     comm, request, true);
+}
+WM_ALIAS(MPI_Iscatterv)
+
+WM_API int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return wm_rooted("MPI_Scatterv_c", wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,
+                     recvbuf, recvcount, recvtype, WM_VEC_C(sendcounts), WM_VEC_A(displs), root,
+                     comm, NULL, false);
+}
+WM_ALIAS(MPI_Scatterv_c)
+
+WM_API int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                            const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return wm_rooted("MPI_Iscatterv_c", wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,
+                     recvbuf, recvcount, recvtype, WM_VEC_C(sendcounts), WM_VEC_A(displs), root,
+                     comm, request, true);
+}
+WM_ALIAS(MPI_Iscatterv_c)

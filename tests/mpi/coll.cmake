@@ -1,0 +1,24 @@
+# Collectives (issue 5): each program checks every collective against a reference it computes with
+# point-to-point, blocking, nonblocking overlapped with computation, and many outstanding at once
+# (argument: the largest buffer of a rank in bytes, or the largest count). Under MPICH too:
+# tests/mpi/validate_mpich.sh style, without --weft (cases MPICH 4.0 gets wrong are then left out).
+weft_mpi_program(coll_move coll_move.c)
+weft_mpi_program(coll_reduce coll_reduce.c)
+# Data movement (Barrier, Bcast, Gather(v), Scatter(v), Allgather(v), Alltoall(v,w)): up to 4 MiB
+# per rank with 1 and 2 ranks, 1 MiB with 3 and 4, 256 KiB with 8; every root, in place and not.
+weft_mpi_tests(coll_move NPS 1 2 ARGS 4194304 --weft TIMEOUT 120)
+weft_mpi_tests(coll_move NPS 3 4 ARGS 1048576 --weft TIMEOUT 120)
+weft_mpi_test(NAME coll_move.np8 PROGRAM coll_move NP 8 TIMEOUT 120 ARGS 262144 --weft)
+# Reductions: predefined ops on the types they are defined for, pair types, user ops (one
+# non-commutative); counts 0 .. 70000 elements (1000 with 8 ranks).
+weft_mpi_tests(coll_reduce NPS 1 2 ARGS 70000 --weft TIMEOUT 120)
+weft_mpi_tests(coll_reduce NPS 3 4 ARGS 70000 --weft TIMEOUT 120)
+weft_mpi_test(NAME coll_reduce.np8 PROGRAM coll_reduce NP 8 TIMEOUT 120 ARGS 1000 --weft)
+# Nonblocking collectives advanced by the engine's idle and timer threads as well.
+weft_mpi_test(NAME coll_move.progress_threads.np3 PROGRAM coll_move NP 3 TIMEOUT 120 ARGS 262144 --weft
+  ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)
+weft_mpi_test(NAME coll_reduce.progress_threads.np4 PROGRAM coll_reduce NP 4 TIMEOUT 120 ARGS 1000 --weft
+  ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)
+# Bad arguments give the right error class; freed and tested collective requests.
+weft_mpi_program(coll_err coll_err.c)
+weft_mpi_tests(coll_err NPS 1 2 4 ARGS --weft TIMEOUT 60)
