@@ -1,7 +1,7 @@
 /* MPIX_Dynbcast / MPIX_Idynbcast (include/weft.h, docs/dynbcast.md): random roots send to random
  * subsets; destinations receive with ordinary calls posted before or after arrival (some only
- * after a delay or a barrier, some by probe or with wildcards), while other point-to-point traffic
- * runs on the same and other tags; every byte is checked. Derived datatypes on either side; a
+ * after a delay or a barrier, some by probe, matched probe or with wildcards), while other
+ * point-to-point traffic runs on the same and other tags; every byte is checked. Derived datatypes on either side; a
  * reversed communicator checks the rank translation. Then the argument errors.
  * Weft only (MPIX_Dynbcast is Weft's). Argument: number of rounds; DYNBCAST_SEED draws another plan. */
 #include "mpitest.h"
@@ -62,7 +62,8 @@ static const size_t sizes[] = { 0, 1, 8, 100, 255, 256, 257, 4000, 16384, 16385,
                                 1 << 20 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
-enum { RECV_PREPOST, RECV_NOW, RECV_DELAY, RECV_AFTER_BARRIER, RECV_PROBE, RECV_WILD, RECV_MODES };
+enum { RECV_PREPOST, RECV_NOW, RECV_DELAY, RECV_AFTER_BARRIER, RECV_PROBE, RECV_WILD, RECV_MPROBE,
+       RECV_MODES };
 
 typedef struct {
     MPI_Comm comm;
@@ -199,6 +200,21 @@ static void dest_post(dest_t *d, const round_t *r, int src, int tag)
         MT_CALL(MPI_Irecv(d->buf, (int)r->bytes, MPI_BYTE, src, tag, r->comm, &d->req));
 }
 
+/* Matched probe, then MPI_Imrecv of the message it took. */
+static void dest_mprobe(dest_t *d, const round_t *r)
+{
+    MPI_Message msg;
+    MPI_Status st;
+    MT_CALL(MPI_Mprobe(r->root, r->tag, r->comm, &msg, &st));
+    MT_EQ("mprobed source", r->root, st.MPI_SOURCE);
+    if (r->kind == 2)
+        MT_CALL(MPI_Imrecv(d->buf, (int)(r->bytes / 24), type_t, &msg, &d->req));
+    else if (r->kind == 1)
+        MT_CALL(MPI_Imrecv(d->buf, (int)(r->bytes / sizeof(int)), MPI_INT, &msg, &d->req));
+    else
+        MT_CALL(MPI_Imrecv(d->buf, (int)r->bytes, MPI_BYTE, &msg, &d->req));
+}
+
 static void dest_finish(dest_t *d, const round_t *r, int i)
 {
     MPI_Status st;
@@ -298,6 +314,9 @@ static void run_round(int i, MPI_Comm world, MPI_Comm rev, int size)
             dest_post(&d, &r, src, tag);
             break;
         }
+        case RECV_MPROBE:
+            dest_mprobe(&d, &r);
+            break;
         case RECV_AFTER_BARRIER:
             break;
         default:
