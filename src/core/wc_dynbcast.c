@@ -251,8 +251,9 @@ wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, con
         wc_dyn_send_heads(m, true);
     } else {
         wc_dyn_send_heads(m, false);
-        for (size_t off = 0; off < len; off += wc_world.frag_size)
-            wc_dyn_send_frag(m, off, len - off < wc_world.frag_size ? len - off : wc_world.frag_size);
+        size_t fs = wc_world.frag_size;
+        for (size_t off = 0; off < len; off += fs)
+            wc_dyn_send_frag(m, off, len - off < fs ? len - off : fs);
     }
     wc_dyn_unref(m);
     return WU_OK;

@@ -1,9 +1,10 @@
 /* MPIX_Dynbcast / MPIX_Idynbcast (include/weft.h, docs/dynbcast.md): random roots send to random
  * subsets; destinations receive with ordinary calls posted before or after arrival (some only
  * after a delay or a barrier, some by probe, matched probe or with wildcards), while other
- * point-to-point traffic runs on the same and other tags; every byte is checked. Derived datatypes on either side; a
- * reversed communicator checks the rank translation. Then the argument errors.
- * Weft only (MPIX_Dynbcast is Weft's). Argument: number of rounds; DYNBCAST_SEED draws another plan. */
+ * point-to-point traffic runs on the same and other tags; every byte is checked. Derived
+ * datatypes on either side; a reversed communicator checks the rank translation. Then the
+ * argument errors and truncation. Weft only (MPIX_Dynbcast is Weft's).
+ * Argument: number of rounds; DYNBCAST_SEED draws another plan. */
 #include "mpitest.h"
 #include <weft.h>
 
