@@ -5,6 +5,7 @@
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
 #include "util/wu_compiler.h"
+#include "util/wu_config.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -446,8 +447,8 @@ static bool wc_sched_oversubscribed(void)
     static int over = -1;
     if (WU_UNLIKELY(over < 0)) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        const char *env = getenv("WEFT_COLL_YIELD");   /* 0 / 1 force it off / on */
-        over = env ? atoi(env) != 0 : ncpu > 0 && wc_world.size > ncpu;
+        const char *v = wu_config_str(WU_CONFIG_COLL_YIELD);   /* auto, or 0 / 1 force it */
+        over = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && wc_world.size > ncpu;
     }
     return over;
 }

@@ -1,51 +1,8 @@
-/* Collectives: running schedules for the entry points, the per-communicator sequence numbers, the
- * argument checks, and the barrier (used by MPI_Finalize too). See wm_coll.h. */
+/* Collectives: running schedules for the entry points (tagged by the communicator's sequence
+ * number, wm_comm_t.coll_seq), the argument checks, and the barrier (used by MPI_Finalize too). See wm_coll.h. */
 #include "mpi/wm_coll.h"
 
 #include <stdlib.h>
-
-/* ---- sequence numbers ----
- * One counter per context id, in a lazily built three-level table indexed by the context (ids come
- * from a job-wide counter and are never reused, so a freed communicator's counter is simply never
- * read again). Levels are installed with compare-and-swap; counters are fetch-and-add. This wants
- * to be a field of wm_comm_t; it lives here while that header belongs to the communicators. */
-#define WM_SEQ_LEAF 2048
-#define WM_SEQ_MID 1024
-#define WM_SEQ_TOP 1024
-typedef struct { _Atomic uint32_t seq[WM_SEQ_LEAF]; } wm_seq_leaf_t;
-typedef struct { _Atomic(wm_seq_leaf_t *) leaf[WM_SEQ_MID]; } wm_seq_mid_t;
-static _Atomic(wm_seq_mid_t *) wm_seq_top[WM_SEQ_TOP];
-
-static void *wm_seq_level(void *_Atomic *slot, size_t size)
-{
-    void *p = atomic_load_explicit(slot, memory_order_acquire);
-    if (WU_LIKELY(p != NULL))
-        return p;
-    void *n = calloc(1, size);
-    if (!n)
-        return NULL;
-    if (atomic_compare_exchange_strong_explicit(slot, &p, n, memory_order_acq_rel,
-                                                memory_order_acquire))
-        return n;
-    free(n);
-    return p;
-}
-
-/* The next collective sequence number of c; false: out of memory. */
-static bool wm_coll_seq_next(wm_comm_t *c, uint32_t *seq_p)
-{
-    uint32_t ctx = c->ctx & ~WM_CTX_COLL;
-    wm_seq_mid_t *mid = wm_seq_level((void *_Atomic *)&wm_seq_top[(ctx >> 21) % WM_SEQ_TOP],
-                                     sizeof(wm_seq_mid_t));
-    if (!mid)
-        return false;
-    wm_seq_leaf_t *leaf = wm_seq_level((void *_Atomic *)&mid->leaf[(ctx >> 11) % WM_SEQ_MID],
-                                       sizeof(wm_seq_leaf_t));
-    if (!leaf)
-        return false;
-    *seq_p = atomic_fetch_add_explicit(&leaf->seq[ctx % WM_SEQ_LEAF], 1, memory_order_relaxed);
-    return true;
-}
 
 /* ---- running ---- */
 
@@ -61,9 +18,8 @@ static int wm_coll_status_error(wm_comm_t *c, const char *fn, wu_status_t st)
 int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm_coll_args_t *a,
                 MPI_Request *request, wm_obj_t *obj1, wm_obj_t *obj2)
 {
-    uint32_t seq;
-    if (!wm_coll_seq_next(c, &seq))
-        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for the collective sequence table");
+    /* the call's sequence number on c names its messages (docs/collectives.md) */
+    uint32_t seq = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed);
     int tag = WM_TAG_COLL_BASE + (int)(seq % (uint32_t)(WM_TAG_COLL_END - WM_TAG_COLL_BASE + 1));
     wc_sched_t *s = wc_sched_create(c->ctx | WM_CTX_COLL, tag);
     if (!s)

@@ -383,8 +383,36 @@ WM_ALLTOALLV(MPI_Alltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, false, WM_NOREQ, NU
 WM_ALLTOALLV(MPI_Ialltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, true, WM_REQ, request)
 
 /* Alltoallw: per-peer datatypes, byte displacements. The types are looked up into a temporary
- * array of the schedule. A request names at most two user objects (wm_request_t.objs), so the
- * user datatypes of a nonblocking alltoallw must stay alive until it completes. */
+ * array. A request names at most three objects (wm_request_t.objs), so the call holds structural
+ * references on the user datatypes instead: the blocking form while it runs, the nonblocking one
+ * through its request (wm_request_t.held) until the request is freed. The user may free them at
+ * once (premature release) either way. */
+static wm_obj_t **wm_alltoallw_hold(const wm_datatype_t **types, int n, uint32_t *count_p)
+{
+    uint32_t k = 0;
+    for (int j = 0; j < n; j++)
+        k += types[j] && !types[j]->obj.predefined;
+    *count_p = k;
+    if (!k)
+        return NULL;
+    wm_obj_t **held = malloc(sizeof(*held) * k);
+    if (!held)
+        return NULL;
+    k = 0;
+    for (int j = 0; j < n; j++)
+        if (types[j] && !types[j]->obj.predefined) {
+            held[k] = (wm_obj_t *)&types[j]->obj;
+            wm_obj_retain(held[k++]);
+        }
+    return held;
+}
+
+static void wm_alltoallw_unhold(wm_obj_t **held, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        wm_obj_release(held[i]);
+    free(held);
+}
 static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
                         wm_coll_vec_t sdispls, const MPI_Datatype stypes[], void *rbuf,
                         wm_coll_vec_t rcounts, wm_coll_vec_t rdispls, const MPI_Datatype rtypes[],
@@ -402,7 +430,7 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
         return rc;
     if ((!in_place && !stypes) || !rtypes)
         return wm_error(c, MPI_ERR_ARG, fn, "%s is NULL", rtypes ? "sendtypes" : "recvtypes");
-    const wm_datatype_t **types = malloc(sizeof(*types) * 2 * (size_t)(n ? n : 1));
+    const wm_datatype_t **types = calloc(2 * (size_t)(n ? n : 1), sizeof(*types));
     if (!types)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for %d datatypes", 2 * n);
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls,
@@ -418,9 +446,21 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
             return rc;
         }
     }
-    /* the builder reads the types at build time only */
+    uint32_t nheld;
+    wm_obj_t **held = wm_alltoallw_hold(types, 2 * n, &nheld);
+    if (nheld && !held) {
+        free(types);
+        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for %d datatypes", 2 * n);
+    }
     rc = wm_coll_run(fn, c, wm_coll_build_alltoallw, &a, request, NULL, NULL);
     free(types);
+    if (rc == MPI_SUCCESS && request) {
+        wm_request_t *r = (wm_request_t *)*request;
+        r->held = held;
+        r->nheld = nheld;
+    } else if (held) {
+        wm_alltoallw_unhold(held, nheld);
+    }
     return rc;
 }
 

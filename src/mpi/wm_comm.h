@@ -37,6 +37,9 @@ typedef struct wm_comm {
                                      communicator, MPI_INFO_NULL for none */
     int           *ranks_mem;     /* malloc'd block behind world_ranks/remote_world_ranks */
     char           name[MPI_MAX_OBJECT_NAME];
+    /* The next collective's sequence number (wm_coll.c): every member counts the collective calls
+     * on the communicator alike, so the numbers agree; any thread (fetch-and-add). */
+    _Atomic uint32_t coll_seq;
 } wm_comm_t;
 
 extern wm_comm_t wm_comm_world, wm_comm_self;

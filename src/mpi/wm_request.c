@@ -67,6 +67,12 @@ void wm_request_release(wm_request_t *r)
             wm_obj_req_unref(o);
         }
     }
+    if (WU_UNLIKELY(r->held != NULL)) {
+        for (uint32_t i = 0; i < r->nheld; i++)
+            wm_obj_release(r->held[i]);
+        free(r->held);
+        r->held = NULL;
+    }
     r->next_free = wm_request_free_list;
     wm_request_free_list = r;
 }

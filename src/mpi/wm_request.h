@@ -40,6 +40,11 @@ typedef struct wm_request {
     int            tag;
     wc_send_mode_t mode;
     void          *bsend_block;
+    /* More user objects than objs[] has slots for (the datatypes of MPI_Ialltoallw): the request
+     * holds structural references on them (wm_obj_retain, taken once when it starts), dropped and
+     * freed when it goes back to the pool. NULL: none. Owner only. */
+    wm_obj_t     **held;
+    uint32_t       nheld;
     /* The user objects this request uses (communicator, datatype, op; predefined ones are not
      * named), read by the collector's mark phase from any thread (wm_object.h). Set by the owner
      * while it starts the request, cleared when the request goes back to the pool. */
