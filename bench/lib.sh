@@ -6,6 +6,15 @@
 
 log() { printf '%s\n' "$*" | tee -a "$out/run.log" >&2; }
 
+# bench_outdir <prefix>: sets out (BENCH_OUT, else bench/results/<prefix><timestamp>, with raw/) and tmp (a
+# scratch directory removed when the script exits). Exits 2 if either cannot be made.
+bench_outdir() {
+    out=${BENCH_OUT:-$here/results/$1$(date +%Y%m%d-%H%M%S)}
+    mkdir -p "$out/raw" || exit 2
+    tmp=$(mktemp -d "/tmp/weft-bench-${1:-pt2pt-}XXXXXX") || exit 2
+    trap 'rm -rf "$tmp"' EXIT
+}
+
 # bench_build <programs...>: Weft through the CMake target bench_programs, the peers with their mpicc.
 bench_build() {
     declare -gA bindir state

@@ -52,14 +52,9 @@ case $bind in
     *) echo "$0: BENCH_BIND must be none or core, not '$bind'" >&2; exit 2 ;;
 esac
 
-stamp=$(date +%Y%m%d-%H%M%S)
-out=${BENCH_OUT:-$here/results/$stamp}
-mkdir -p "$out/raw" || exit 2
-tmp=$(mktemp -d /tmp/weft-bench.XXXXXX) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
 ncpu=$(nproc)
 . "$here/lib.sh"
+bench_outdir ""
 
 # --- build -------------------------------------------------------------------------------------------------
 bench_build pingpong tagmatch

@@ -42,11 +42,7 @@ impls=${BENCH_IMPLS:-weft mpich openmpi}
 limit=${BENCH_TIMEOUT:-300}
 ncpu=$(nproc)
 
-stamp=$(date +%Y%m%d-%H%M%S)
-out=${BENCH_OUT:-$here/results/coll-$stamp}
-mkdir -p "$out/raw" || exit 2
-tmp=$(mktemp -d /tmp/weft-bench-coll.XXXXXX) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+bench_outdir coll-
 
 bench_build coll
 {

@@ -41,11 +41,7 @@ impls=${BENCH_IMPLS:-weft mpich openmpi}
 limit=${BENCH_TIMEOUT:-600}
 ncpu=$(nproc)
 
-stamp=$(date +%Y%m%d-%H%M%S)
-out=${BENCH_OUT:-$here/results/dynbcast-$stamp}
-mkdir -p "$out/raw" || exit 2
-tmp=$(mktemp -d /tmp/weft-bench-dyn.XXXXXX) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+bench_outdir dynbcast-
 
 bench_build dynbcast
 {

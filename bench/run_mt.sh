@@ -90,13 +90,8 @@ done
 ncpu=$(nproc)
 programs="mt_overlap mt_sendtime mt_latency mt_compute_lat mt_cpu_blocked mt_ranks_lat mt_initlevel"
 
-stamp=$(date +%Y%m%d-%H%M%S)
-out=${BENCH_OUT:-$here/results/mt-$stamp}
-mkdir -p "$out/raw" || exit 2
-tmp=$(mktemp -d /tmp/weft-bench-mt.XXXXXX) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
 . "$here/lib.sh"
+bench_outdir mt-
 
 # --- build -------------------------------------------------------------------------------------------------
 bench_build $programs

@@ -64,11 +64,7 @@ case $bind in
 esac
 ncpu=$(nproc)
 
-stamp=$(date +%Y%m%d-%H%M%S)
-out=${BENCH_OUT:-$here/results/obj-$stamp}
-mkdir -p "$out/raw" || exit 2
-tmp=$(mktemp -d /tmp/weft-bench-obj.XXXXXX) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+bench_outdir obj-
 
 # --- build ---------------------------------------------------------------------------------------------------
 # lib.sh knows weft, mpich, openmpi; weft-rc is the same CMake project configured with WEFT_OBJ_REFCOUNT=ON.
