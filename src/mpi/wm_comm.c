@@ -217,35 +217,21 @@ uint32_t wm_ctx_agree(wm_comm_t *c)
 
 /* ---- queries ---- */
 
-WM_API int PMPI_Comm_rank(MPI_Comm comm, int *rank)
-{
-    WM_COMM_CHECK("MPI_Comm_rank", comm, c);
-    if (!rank)
-        return wm_error(c, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
-    *rank = c->rank;
-    return MPI_SUCCESS;
-}
-WM_ALIAS(MPI_Comm_rank)
+/* MPI_<NAME>(comm, int *ARG): *ARG = VALUE of the checked communicator c. */
+#define WM_COMM_QUERY(NAME, ARG, VALUE)                                        \
+    WM_API int P##NAME(MPI_Comm comm, int *ARG)                                \
+    {                                                                          \
+        WM_COMM_CHECK(#NAME, comm, c);                                         \
+        if (!ARG)                                                              \
+            return wm_error(c, MPI_ERR_ARG, #NAME, #ARG " is NULL");           \
+        *ARG = (VALUE);                                                        \
+        return MPI_SUCCESS;                                                    \
+    }                                                                          \
+    WM_ALIAS(NAME)
 
-WM_API int PMPI_Comm_size(MPI_Comm comm, int *size)
-{
-    WM_COMM_CHECK("MPI_Comm_size", comm, c);
-    if (!size)
-        return wm_error(c, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
-    *size = c->size;
-    return MPI_SUCCESS;
-}
-WM_ALIAS(MPI_Comm_size)
-
-WM_API int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    WM_COMM_CHECK("MPI_Comm_test_inter", comm, c);
-    if (!flag)
-        return wm_error(c, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
-    *flag = c->inter;
-    return MPI_SUCCESS;
-}
-WM_ALIAS(MPI_Comm_test_inter)
+WM_COMM_QUERY(MPI_Comm_rank, rank, c->rank)
+WM_COMM_QUERY(MPI_Comm_size, size, c->size)
+WM_COMM_QUERY(MPI_Comm_test_inter, flag, c->inter)
 
 WM_API int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
