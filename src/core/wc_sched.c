@@ -444,11 +444,14 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
  * than spin, since the rank it waits for may be the one that needs it. */
 static bool wc_sched_oversubscribed(void)
 {
-    static int over = -1;
+    /* computed by the first waiter; threads racing to compute it store the same value */
+    static _Atomic int cached = -1;
+    int over = atomic_load_explicit(&cached, memory_order_relaxed);
     if (WU_UNLIKELY(over < 0)) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         const char *v = wu_config_str(WU_CONFIG_COLL_YIELD);   /* auto, or 0 / 1 force it */
         over = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && wc_world.size > ncpu;
+        atomic_store_explicit(&cached, over, memory_order_relaxed);
     }
     return over;
 }
