@@ -531,24 +531,39 @@ WM_ALIAS(MPI_Comm_idup_with_info)
 
 /* ---- free ---- */
 
-WM_API int PMPI_Comm_free(MPI_Comm *comm)
+/* The communicator argument of Comm_free/Comm_disconnect: a valid user communicator. */
+static int wm_comm_user_arg(const char *fn, MPI_Comm *comm, wm_comm_t **c_p)
 {
-    static const char fn[] = "MPI_Comm_free";
-    WM_CHECK_INIT(fn);
     if (!comm)
         return wm_error(NULL, MPI_ERR_ARG, fn, "comm is NULL");
     wm_comm_t *c = wm_comm_get(*comm);
     if (!c)
         return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)*comm);
     if (c->obj.predefined)
-        return wm_error(c, MPI_ERR_COMM, fn, "%s cannot be freed", c->name);
+        return wm_error(c, MPI_ERR_COMM, fn, "%s is predefined and cannot be freed", c->name);
+    *c_p = c;
+    return MPI_SUCCESS;
+}
+
+/* The user's handle goes: attributes are deleted (a failing callback fails the call), then the
+ * handle. Pending requests on c keep it alive (the collector): the free may come first. */
+static int wm_comm_user_release(wm_comm_t *c, MPI_Comm *comm)
+{
     int rc = wm_attr_delete_all(&c->obj);
     if (rc != MPI_SUCCESS)
         return wm_error_raise(c, rc);
-    /* pending requests on c keep it alive (the collector): the free may come first */
     wm_obj_user_free(&c->obj);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Comm_free(MPI_Comm *comm)
+{
+    static const char fn[] = "MPI_Comm_free";
+    WM_CHECK_INIT(fn);
+    wm_comm_t *c;
+    int rc = wm_comm_user_arg(fn, comm, &c);
+    return rc ? rc : wm_comm_user_release(c, comm);
 }
 WM_ALIAS(MPI_Comm_free)
 
@@ -568,13 +583,10 @@ WM_API int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     static const char fn[] = "MPI_Comm_disconnect";
     WM_CHECK_INIT(fn);
-    if (!comm)
-        return wm_error(NULL, MPI_ERR_ARG, fn, "comm is NULL");
-    wm_comm_t *c = wm_comm_get(*comm);
-    if (!c)
-        return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)*comm);
-    if (c->obj.predefined)
-        return wm_error(c, MPI_ERR_COMM, fn, "%s cannot be disconnected", c->name);
+    wm_comm_t *c;
+    int rc = wm_comm_user_arg(fn, comm, &c);
+    if (rc)
+        return rc;
     struct { wm_obj_t *target; bool found; } s = { &c->obj, true };
     wc_idle_t idle;
     wc_idle_init(&idle);
@@ -601,11 +613,6 @@ WM_API int PMPI_Comm_disconnect(MPI_Comm *comm)
     }
     if (st != WU_OK)
         return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
-    int rc = wm_attr_delete_all(&c->obj);
-    if (rc != MPI_SUCCESS)
-        return wm_error_raise(c, rc);
-    wm_obj_user_free(&c->obj);
-    *comm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
+    return wm_comm_user_release(c, comm);
 }
 WM_ALIAS(MPI_Comm_disconnect)

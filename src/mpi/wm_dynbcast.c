@@ -113,10 +113,10 @@ WM_API int MPIX_Idynbcast(const void *buf, int count, MPI_Datatype datatype, con
     r->peer = MPI_PROC_NULL;
     r->tag = tag;
     r->mode = WC_SEND_STANDARD;
-    r->persistent = false;
-    r->proc_null = false;
     r->active = true;
+    /* like a send: the request keeps a user communicator and datatype alive (docs/objects.md) */
     wm_request_use(r, WM_REQ_OBJ_COMM, &c->obj);
+    wm_request_use(r, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
     wu_status_t st = wc_idynbcast(&r->core, buf, (uint64_t)count, &ti->layout, world, n, tag,
                                   c->ctx);
     free(world);
