@@ -9,7 +9,7 @@
  *   size = bytes per rank of the operation's buffer: bcast: the whole buffer; allreduce: count doubles
  *   (MPI_SUM) = size / 8; alltoall: size bytes to each rank (MPI_BYTE); allgather: size bytes from each.
  *
- * Overlap (-m overlap): for ibcast and iallreduce of one size (-s, first entry), as in the pioman paper:
+ * Overlap (-m overlap): for ibcast and iallreduce of each size of -s, as in the pioman paper:
  *   T_comm   start + wait, nothing in between;
  *   T_comp   a fixed amount of work (mt_work: a dependent multiply-add chain), calibrated to T_comm;
  *   T_total  start, the same work, wait;
@@ -307,7 +307,8 @@ int main(int argc, char **argv)
             for (int i = 0; i < nsz; i++)
                 ok &= run_latency(c, (size_t)sz[i], budget);
         else
-            ok &= run_overlap(c, (size_t)sz[0], budget);
+            for (int i = 0; i < nsz; i++)
+                ok &= run_overlap(c, (size_t)sz[i], budget);
     }
     free(list);
     MPI_Finalize();

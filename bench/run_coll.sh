@@ -14,7 +14,7 @@
 #   BENCH_COLL_RANKS="2 4"         rank counts
 #   BENCH_COLL_SIZES=8,64,512,4K,32K,256K,1M
 #   BENCH_COLL_BUDGET=0.3          latency: seconds per (collective, size)
-#   BENCH_COLL_OV_SIZE=1M          overlap: message size
+#   BENCH_COLL_OV_SIZES=4K,64K,1M  overlap: message sizes
 #   BENCH_COLL_OV_BUDGET=1.0       overlap: seconds per collective
 #   BENCH_IMPLS="weft mpich openmpi"
 #   BENCH_TIMEOUT=300              seconds allowed for one run
@@ -36,7 +36,7 @@ rounds=${BENCH_ROUNDS:-3}
 rank_counts=${BENCH_COLL_RANKS:-2 4}
 sizes=${BENCH_COLL_SIZES:-8,64,512,4K,32K,256K,1M}
 budget=${BENCH_COLL_BUDGET:-0.3}
-ov_size=${BENCH_COLL_OV_SIZE:-1M}
+ov_size=${BENCH_COLL_OV_SIZES:-4K,64K,1M}
 ov_budget=${BENCH_COLL_OV_BUDGET:-1.0}
 impls=${BENCH_IMPLS:-weft mpich openmpi}
 limit=${BENCH_TIMEOUT:-300}
@@ -49,7 +49,7 @@ bench_build coll
     bench_meta
     echo "binding: each rank pins itself to CPU rank mod $ncpu (-p); launchers --bind-to none"
     echo "rounds: $rounds; ranks: $rank_counts; sizes: $sizes; latency budget ${budget}s/point"
-    echo "overlap: size $ov_size, budget ${ov_budget}s per collective"
+    echo "overlap: sizes $ov_size, MPI_THREAD_MULTIPLE (engine threads on in Weft), budget ${ov_budget}s per (collective, size)"
 } >"$out/meta.txt"
 
 : >"$out/runs.txt"
@@ -63,7 +63,7 @@ for ((r = 0; r < rounds; r++)); do
                 if [ $mode = lat ]; then
                     args=(-m lat -s "$sizes" -t "$budget" -p)
                 else
-                    args=(-m overlap -s "$ov_size" -t "$ov_budget" -p)
+                    args=(-m overlap -s "$ov_size" -t "$ov_budget" -l multiple -p)
                 fi
                 log "round $r: $impl np=$np $mode"
                 if bench_launch "$impl" "$np" "$limit" coll "${args[@]}" >"$f" 2>&1; then
