@@ -591,11 +591,19 @@ static void run_batch(const env_t *e, MPI_Count cnt, int dtm, int nb, int roots_
     for (int k = 0; k < K_N; k++) {
         if (dtm && (k >= K_REDUCE || k == K_BARRIER))
             continue;   /* the reductions' derived type is the affine one */
+        /* Left out when validating under MPICH 4.0, which gets them wrong: Reduce_scatter with
+         * zero counts on groups of different sizes (an assertion fails) */
+        if (!mt_weft && k == K_RS && cnt == 0)
+            continue;
         int nr = rooted(k) ? 2 : 1;
         for (int rg = 0; rg < nr; rg++) {
             int gsize = !rooted(k) ? 1 : (e->g == rg ? e->n : e->rn);
             for (int rr = 0; rr < gsize; rr++) {
                 if (!roots_all && rr != 0 && rr != gsize - 1)
+                    continue;
+                /* MPICH 4.0: outstanding MPI_Ibcasts whose root is not its group's rank 0 deliver
+                 * nothing (4 ranks, one Ibcast per root suffice) */
+                if (!mt_weft && nb && k == K_BCAST && rr != 0)
                     continue;
                 slot_t *s = &slots[ns];
                 memset(s, 0, sizeof(*s));
@@ -611,6 +619,9 @@ static void run_batch(const env_t *e, MPI_Count cnt, int dtm, int nb, int roots_
             }
         }
     }
+    if (getenv("COLL_INTER_VERBOSE") && mt_rank == 0)
+        printf("split %s count %lld dtmode %d %s: %d calls\n", e->split, (long long)cnt, dtm,
+               nb ? "nonblocking" : "blocking", ns);
     if (nb) {
         MPI_Request *reqs = mt_malloc(sizeof(MPI_Request) * (size_t)ns);
         for (int i = 0; i < ns; i++)
@@ -619,8 +630,12 @@ static void run_batch(const env_t *e, MPI_Count cnt, int dtm, int nb, int roots_
         MT_CALL(MPI_Waitall(ns, reqs, MPI_STATUSES_IGNORE));
         free(reqs);
     } else {
-        for (int i = 0; i < ns; i++)
+        for (int i = 0; i < ns; i++) {
+            if (getenv("COLL_INTER_VERBOSE") && atoi(getenv("COLL_INTER_VERBOSE")) > 1)
+                fprintf(stderr, "rank %d: %s root (%d, %d)\n", mt_rank, knames[slots[i].kind],
+                        slots[i].rg, slots[i].rr);
             MT_CALL(start(e, &slots[i], NULL));
+        }
     }
     for (int i = 0; i < ns; i++) {
         check(e, &slots[i], nb);
