@@ -477,7 +477,8 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
         total = count * n;
     }
     if ((rc = wm_coll_check_buf(c, fn, inter_send ? "send" : "receive",
-                                rbuf == MPI_IN_PLACE ? NULL : rbuf, count, type, &a.rtype)))
+                                inter_send ? sbuf : rbuf == MPI_IN_PLACE ? NULL : rbuf, count,
+                                type, &a.rtype)))
         return rc;
     if (rbuf == MPI_IN_PLACE && !inter_send)
         return wm_error(c, MPI_ERR_BUFFER, fn, "recvbuf cannot be MPI_IN_PLACE");
@@ -499,13 +500,15 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
         [WM_R_SCAN] = wm_coll_build_scan, [WM_R_EXSCAN] = wm_coll_build_exscan,
     };
     static const wm_coll_build_fn_t inter_builders[] = {
-        [WM_R_REDUCE] = wm_coll_build_inter_reduce, [WM_R_ALLREDUCE] = wm_coll_build_inter_allreduce,
+        [WM_R_REDUCE] = wm_coll_build_inter_reduce,
+        [WM_R_ALLREDUCE] = wm_coll_build_inter_allreduce,
         [WM_R_RS] = wm_coll_build_inter_reduce_scatter,
         [WM_R_RSB] = wm_coll_build_inter_reduce_scatter,
     };
     wm_obj_t *to = a.rtype->obj.predefined ? NULL : (wm_obj_t *)&a.rtype->obj;
     wm_obj_t *oo = a.op->obj.predefined ? NULL : (wm_obj_t *)&a.op->obj;
-    return wm_coll_run(fn, c, c->inter ? inter_builders[kind] : builders[kind], &a, request, to, oo);
+    return wm_coll_run(fn, c, c->inter ? inter_builders[kind] : builders[kind], &a, request, to,
+                       oo);
 }
 
 static const wm_coll_vec_t wm_no_vec;

@@ -260,7 +260,8 @@ static void prep(const env_t *e, slot_t *s)
             s->rcnt = cnt;
             recv_side(s, (size_t)rn * (size_t)cnt * esz(rt));
             for (int j = 0; j < rn; j++)
-                blk_put(s->img, (size_t)j * (size_t)cnt * esz(rt), cnt, rt, sd(s->seed, e->R[j], -1));
+                blk_put(s->img, (size_t)j * (size_t)cnt * esz(rt), cnt, rt,
+                        sd(s->seed, e->R[j], -1));
         } else if (!idle) {
             s->scnt = cnt;
             s->sb = gbuf((size_t)cnt * esz(st));
@@ -289,7 +290,8 @@ static void prep(const env_t *e, slot_t *s)
             s->scnt = cnt;
             s->sb = gbuf((size_t)rn * (size_t)cnt * esz(st));
             for (int j = 0; j < rn; j++)
-                blk_put(s->sb, (size_t)j * (size_t)cnt * esz(st), cnt, st, sd(s->seed, e->w, e->R[j]));
+                blk_put(s->sb, (size_t)j * (size_t)cnt * esz(st), cnt, st,
+                        sd(s->seed, e->w, e->R[j]));
         } else if (!idle) {
             s->rcnt = cnt;
             recv_side(s, (size_t)cnt * esz(rt));
@@ -581,8 +583,8 @@ static void compute(void)
 
 static uint64_t batch_no;
 
-/* Every collective once (rooted ones once per root in roots_all mode, else the first and last rank of
- * each group), all outstanding at once when nb. */
+/* Every collective once (rooted ones once per root in roots_all mode, else the first and last rank
+ * of each group), all outstanding at once when nb. */
 static void run_batch(const env_t *e, MPI_Count cnt, int dtm, int nb, int roots_all)
 {
     slot_t *slots = mt_malloc(sizeof(slot_t) * 512);
@@ -652,8 +654,8 @@ static void expect_inplace(const char *what, int rc)
 {
     int cls = mt_class(rc);
     MT_TRUE(cls == MPI_ERR_ARG || cls == MPI_ERR_BUFFER,
-            "%s with MPI_IN_PLACE on an intercommunicator expected MPI_ERR_ARG or MPI_ERR_BUFFER got %s",
-            what, mt_class_name(cls));
+            "%s with MPI_IN_PLACE on an intercommunicator expected MPI_ERR_ARG or MPI_ERR_BUFFER "
+            "got %s", what, mt_class_name(cls));
 }
 
 static void errors(const env_t *e)
@@ -671,14 +673,16 @@ static void errors(const env_t *e)
         expect_inplace("MPI_Allreduce", MPI_Allreduce(MPI_IN_PLACE, out, 2, MPI_INT, MPI_SUM, ec));
         expect_inplace("MPI_Iallreduce",
                        MPI_Iallreduce(MPI_IN_PLACE, out, 2, MPI_INT, MPI_SUM, ec, &req));
-        expect_inplace("MPI_Allgather", MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, out, 1, MPI_INT, ec));
+        expect_inplace("MPI_Allgather",
+                       MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, out, 1, MPI_INT, ec));
         expect_inplace("MPI_Allgatherv",
                        MPI_Allgatherv(MPI_IN_PLACE, 1, MPI_INT, out, cnts, dsp, MPI_INT, ec));
         expect_inplace("MPI_Alltoall", MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, out, 1, MPI_INT, ec));
         expect_inplace("MPI_Alltoallv",
-                       MPI_Alltoallv(MPI_IN_PLACE, cnts, dsp, MPI_INT, out, cnts, dsp, MPI_INT, ec));
-        expect_inplace("MPI_Alltoallw", MPI_Alltoallw(MPI_IN_PLACE, cnts, dsp, types, out, cnts, dsp,
-                                                      types, ec));
+                       MPI_Alltoallv(MPI_IN_PLACE, cnts, dsp, MPI_INT, out, cnts, dsp, MPI_INT,
+                                     ec));
+        expect_inplace("MPI_Alltoallw", MPI_Alltoallw(MPI_IN_PLACE, cnts, dsp, types, out, cnts,
+                                                      dsp, types, ec));
         expect_inplace("MPI_Reduce_scatter_block",
                        MPI_Reduce_scatter_block(MPI_IN_PLACE, out, 1, MPI_INT, MPI_SUM, ec));
         expect_inplace("MPI_Reduce_scatter",
