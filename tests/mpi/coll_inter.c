@@ -721,6 +721,43 @@ static void errors(const env_t *e)
         MT_CLASS_EQ("MPI_Ireduce_c bad root", MPI_ERR_ROOT,
                     MPI_Ireduce_c(in, out, 1, MPI_INT, MPI_SUM, br, ec, &req));
     }
+    if (mt_weft) {
+        /* arguments that are not significant at a process are not checked there: garbage at
+         * MPI_PROC_NULL, the send side at the root of Gather/Reduce, the receive side of the
+         * senders (root: group 1's rank 0) */
+        int root = e->g == 1 ? (e->r == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        int v[64], x = 1000 + e->w;
+        for (int j = 0; j < 64; j++)
+            v[j] = -1;
+        if (root == MPI_PROC_NULL) {
+            MT_CALL(MPI_Bcast(NULL, -1, MPI_DATATYPE_NULL, root, ec));
+            MT_CALL(MPI_Gather(NULL, -1, MPI_DATATYPE_NULL, NULL, -1, MPI_DATATYPE_NULL, root, ec));
+            MT_CALL(MPI_Reduce(NULL, NULL, -1, MPI_DATATYPE_NULL, MPI_OP_NULL, root, ec));
+            MT_CALL(MPI_Scatter(NULL, -1, MPI_DATATYPE_NULL, NULL, -1, MPI_DATATYPE_NULL, root,
+                                ec));
+        } else if (root == MPI_ROOT) {
+            v[0] = 4242;
+            MT_CALL(MPI_Bcast(v, 1, MPI_INT, root, ec));
+            MT_CALL(MPI_Gather(NULL, -1, MPI_DATATYPE_NULL, v, 1, MPI_INT, root, ec));
+            for (int j = 0; j < rn; j++)
+                MT_EQ("Gather at the root from remote rank j", 1000 + e->R[j], v[j]);
+            MT_CALL(MPI_Reduce(NULL, &x, 1, MPI_INT, MPI_SUM, root, ec));
+            int sum = 0;
+            for (int j = 0; j < rn; j++)
+                sum += 1000 + e->R[j];
+            MT_EQ("Reduce at the root", sum, x);
+            for (int j = 0; j < rn; j++)
+                v[j] = 7000 + e->R[j];
+            MT_CALL(MPI_Scatter(v, 1, MPI_INT, NULL, -1, MPI_DATATYPE_NULL, root, ec));
+        } else {
+            MT_CALL(MPI_Bcast(v, 1, MPI_INT, root, ec));
+            MT_EQ("Bcast from the remote root", 4242, v[0]);
+            MT_CALL(MPI_Gather(&x, 1, MPI_INT, NULL, -1, MPI_DATATYPE_NULL, root, ec));
+            MT_CALL(MPI_Reduce(&x, NULL, 1, MPI_INT, MPI_SUM, root, ec));
+            MT_CALL(MPI_Scatter(NULL, -1, MPI_DATATYPE_NULL, v, 1, MPI_INT, root, ec));
+            MT_EQ("Scatter from the remote root", 7000 + e->w, v[0]);
+        }
+    }
     /* the communicator still works after the rejected calls */
     int one = 1, got = 0;
     MT_CALL(MPI_Allreduce(&one, &got, 1, MPI_INT, MPI_SUM, ec));
