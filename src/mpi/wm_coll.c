@@ -59,17 +59,31 @@ int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm
 
 int wm_coll_check_comm(wm_comm_t *c, const char *fn, MPI_Request *request, bool nb)
 {
-    if (WU_UNLIKELY(c->inter))
-        return wm_error(c, MPI_ERR_COMM, fn,
-                        "%s is an intercommunicator: collectives on intercommunicators are not "
-                        "implemented yet", c->name);
     if (WU_UNLIKELY(nb && !request))
         return wm_error(c, MPI_ERR_ARG, fn, "request is NULL");
     return MPI_SUCCESS;
 }
 
+int wm_coll_check_intra(wm_comm_t *c, const char *fn)
+{
+    if (WU_UNLIKELY(c->inter))
+        return wm_error(c, MPI_ERR_COMM, fn,
+                        "%s is an intercommunicator: %s is not defined on intercommunicators",
+                        c->name, fn);
+    return MPI_SUCCESS;
+}
+
 int wm_coll_check_root(wm_comm_t *c, const char *fn, int root)
 {
+    if (c->inter) {
+        if (WU_UNLIKELY(root != MPI_ROOT && root != MPI_PROC_NULL &&
+                        (root < 0 || root >= c->remote_size)))
+            return wm_error(c, MPI_ERR_ROOT, fn,
+                            "invalid root %d on intercommunicator %s: MPI_ROOT, MPI_PROC_NULL or "
+                            "a rank of the remote group (%d ranks)", root, c->name,
+                            c->remote_size);
+        return MPI_SUCCESS;
+    }
     if (WU_UNLIKELY(root < 0 || root >= c->size))
         return wm_error(c, MPI_ERR_ROOT, fn, "invalid root %d (%s has %d ranks)", root, c->name,
                         c->size);
@@ -91,6 +105,14 @@ int wm_coll_check_buf(wm_comm_t *c, const char *fn, const char *which, const voi
     if (WU_UNLIKELY(buf == MPI_IN_PLACE))
         return wm_error(c, MPI_ERR_BUFFER, fn, "%s buffer cannot be MPI_IN_PLACE here", which);
     *ti_p = ti;
+    return MPI_SUCCESS;
+}
+
+int wm_coll_check_not_in_place(wm_comm_t *c, const char *fn, const char *which, const void *buf)
+{
+    if (WU_UNLIKELY(buf == MPI_IN_PLACE))
+        return wm_error(c, MPI_ERR_BUFFER, fn,
+                        "%s cannot be MPI_IN_PLACE: %s is an intercommunicator", which, c->name);
     return MPI_SUCCESS;
 }
 
@@ -119,7 +141,9 @@ void wm_coll_build_barrier(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 int wm_barrier(wm_comm_t *c)
 {
     wm_coll_args_t a = { 0 };
-    return wm_coll_run("MPI_Barrier", c, wm_coll_build_barrier, &a, NULL, NULL, NULL);
+    return wm_coll_run("MPI_Barrier", c,
+                       c->inter ? wm_coll_build_inter_barrier : wm_coll_build_barrier, &a, NULL,
+                       NULL, NULL);
 }
 
 WM_API int PMPI_Barrier(MPI_Comm comm)
@@ -141,6 +165,7 @@ WM_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     if (rc)
         return rc;
     wm_coll_args_t a = { 0 };
-    return wm_coll_run(fn, c, wm_coll_build_barrier, &a, request, NULL, NULL);
+    return wm_coll_run(fn, c, c->inter ? wm_coll_build_inter_barrier : wm_coll_build_barrier, &a,
+                       request, NULL, NULL);
 }
 WM_ALIAS(MPI_Ibarrier)

@@ -57,9 +57,16 @@ typedef void (*wm_coll_build_fn_t)(wc_sched_t *s, wm_comm_t *c, const wm_coll_ar
 int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm_coll_args_t *a,
                 MPI_Request *request, wm_obj_t *obj1, wm_obj_t *obj2);
 
-/* Checks shared by the entry points; each returns MPI_SUCCESS or the raised error. */
+/* Checks shared by the entry points; each returns MPI_SUCCESS or the raised error.
+ * check_comm accepts intercommunicators (the caller dispatches to the wm_coll_build_inter_*
+ * builders); check_intra rejects them (collectives the standard defines only on
+ * intracommunicators). check_root: a rank of c, or on an intercommunicator MPI_ROOT,
+ * MPI_PROC_NULL or a rank of the remote group. */
 int wm_coll_check_comm(wm_comm_t *c, const char *fn, MPI_Request *request, bool nb);
+int wm_coll_check_intra(wm_comm_t *c, const char *fn);
 int wm_coll_check_root(wm_comm_t *c, const char *fn, int root);
+/* Intercommunicators: MPI_IN_PLACE is never allowed (MPI_ERR_BUFFER naming `which`). */
+int wm_coll_check_not_in_place(wm_comm_t *c, const char *fn, const char *which, const void *buf);
 int wm_coll_check_buf(wm_comm_t *c, const char *fn, const char *which, const void *buf,
                       MPI_Count count, MPI_Datatype type, const wm_datatype_t **ti_p);
 int wm_coll_check_vec(wm_comm_t *c, const char *fn, const char *which, const wm_coll_vec_t *v,
@@ -83,7 +90,9 @@ static inline uint64_t wm_coll_bytes(MPI_Count count, const wm_datatype_t *ti)
     return (uint64_t)count * ti->layout.size;
 }
 
-/* Builders (wm_coll_*.c). */
+/* Builders (wm_coll_*.c). The intracommunicator builders see only c's local group (c->size,
+ * c->rank, wm_coll_world): the intercommunicator builders (wm_coll_inter.c) run them on an
+ * intercommunicator for the phases within one group. */
 void wm_coll_build_barrier(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_gather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
@@ -95,6 +104,22 @@ void wm_coll_build_allgatherv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t 
 void wm_coll_build_alltoall(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+/* Intercommunicators (wm_coll_inter.c): a->root is MPI_ROOT, MPI_PROC_NULL or a remote rank. */
+void wm_coll_build_inter_barrier(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_gather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_gatherv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_scatter(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_scatterv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_allgather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_allgatherv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_alltoall(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_inter_reduce_scatter(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 
 /* Thresholds (docs/collectives.md), in packed bytes. */
 #define WM_COLL_BCAST_LONG      65536   /* at least this and 3+ ranks: scatter + ring allgather */

@@ -297,6 +297,14 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
     int rc, n = c->size;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)))
         return rc;
+    if (c->inter) {
+        /* data comes from the remote group: the vectors span it */
+        if ((rc = wm_coll_check_not_in_place(c, fn, "sendbuf", sbuf)))
+            return rc;
+        n = c->remote_size;
+        build = gather ? (vec ? wm_coll_build_inter_allgatherv : wm_coll_build_inter_allgather)
+                       : (vec ? wm_coll_build_inter_alltoallv : wm_coll_build_inter_alltoall);
+    }
     bool in_place = sbuf == MPI_IN_PLACE;
     bool svec = vec && !gather;   /* alltoallv has send vectors, allgatherv does not */
     if (!in_place) {
@@ -422,6 +430,11 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
     int rc, n = c->size;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)))
         return rc;
+    if (c->inter) {
+        if ((rc = wm_coll_check_not_in_place(c, fn, "sendbuf", sbuf)))
+            return rc;
+        n = c->remote_size;
+    }
     bool in_place = sbuf == MPI_IN_PLACE;
     if ((!in_place && ((rc = wm_coll_check_vec(c, fn, "sendcounts", &scounts, n)) ||
                        (rc = wm_coll_check_vec(c, fn, "sdispls", &sdispls, n)))) ||
@@ -452,7 +465,8 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
         free(types);
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for %d datatypes", 2 * n);
     }
-    rc = wm_coll_run(fn, c, wm_coll_build_alltoallw, &a, request, NULL, NULL);
+    rc = wm_coll_run(fn, c, c->inter ? wm_coll_build_inter_alltoallw : wm_coll_build_alltoallw,
+                     &a, request, NULL, NULL);
     free(types);
     if (rc == MPI_SUCCESS && request) {
         wm_request_t *r = (wm_request_t *)*request;

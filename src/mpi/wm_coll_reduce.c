@@ -143,7 +143,7 @@ static void wm_reduce_tree(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, const
     }
 }
 
-static void wm_coll_build_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+void wm_coll_build_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     if (a->rcount == 0)
         return;
@@ -447,10 +447,20 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
     int rc, n = c->size;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)))
         return rc;
+    if ((kind == WM_R_SCAN || kind == WM_R_EXSCAN) && (rc = wm_coll_check_intra(c, fn)))
+        return rc;
     if (kind == WM_R_REDUCE && (rc = wm_coll_check_root(c, fn, root)))
         return rc;
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rcounts = rcounts,
                          .root = root, .op_type = type };
+    /* intercommunicator Reduce: nothing is significant at MPI_PROC_NULL, the send side in the
+     * other group, the receive side at MPI_ROOT; no MPI_IN_PLACE anywhere */
+    bool inter_root = c->inter && kind == WM_R_REDUCE && root == MPI_ROOT;
+    bool inter_send = c->inter && kind == WM_R_REDUCE && root >= 0;
+    if (c->inter && kind == WM_R_REDUCE && root == MPI_PROC_NULL)
+        return wm_coll_run(fn, c, wm_coll_build_inter_reduce, &a, request, NULL, NULL);
+    if (c->inter && !inter_root && (rc = wm_coll_check_not_in_place(c, fn, "sendbuf", sbuf)))
+        return rc;
     MPI_Count total = count;
     if (kind == WM_R_RS) {
         if ((rc = wm_coll_check_vec(c, fn, "recvcounts", &rcounts, n)))
@@ -466,12 +476,13 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
     } else if (kind == WM_R_RSB) {
         total = count * n;
     }
-    if ((rc = wm_coll_check_buf(c, fn, "receive", rbuf == MPI_IN_PLACE ? NULL : rbuf, count, type,
-                                &a.rtype)))
+    if ((rc = wm_coll_check_buf(c, fn, inter_send ? "send" : "receive",
+                                inter_send ? sbuf : rbuf == MPI_IN_PLACE ? NULL : rbuf, count,
+                                type, &a.rtype)))
         return rc;
-    if (rbuf == MPI_IN_PLACE)
+    if (rbuf == MPI_IN_PLACE && !inter_send)
         return wm_error(c, MPI_ERR_BUFFER, fn, "recvbuf cannot be MPI_IN_PLACE");
-    if (sbuf == MPI_IN_PLACE && kind == WM_R_REDUCE && c->rank != root)
+    if (!c->inter && sbuf == MPI_IN_PLACE && kind == WM_R_REDUCE && c->rank != root)
         return wm_error(c, MPI_ERR_BUFFER, fn, "sendbuf is MPI_IN_PLACE on rank %d, not the root",
                         c->rank);
     (void)total;
@@ -488,9 +499,16 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
         [WM_R_RS] = wm_coll_build_reduce_scatter, [WM_R_RSB] = wm_coll_build_reduce_scatter,
         [WM_R_SCAN] = wm_coll_build_scan, [WM_R_EXSCAN] = wm_coll_build_exscan,
     };
+    static const wm_coll_build_fn_t inter_builders[] = {
+        [WM_R_REDUCE] = wm_coll_build_inter_reduce,
+        [WM_R_ALLREDUCE] = wm_coll_build_inter_allreduce,
+        [WM_R_RS] = wm_coll_build_inter_reduce_scatter,
+        [WM_R_RSB] = wm_coll_build_inter_reduce_scatter,
+    };
     wm_obj_t *to = a.rtype->obj.predefined ? NULL : (wm_obj_t *)&a.rtype->obj;
     wm_obj_t *oo = a.op->obj.predefined ? NULL : (wm_obj_t *)&a.op->obj;
-    return wm_coll_run(fn, c, builders[kind], &a, request, to, oo);
+    return wm_coll_run(fn, c, c->inter ? inter_builders[kind] : builders[kind], &a, request, to,
+                       oo);
 }
 
 static const wm_coll_vec_t wm_no_vec;

@@ -274,10 +274,14 @@ static int wm_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype typ
     WM_COMM_CHECK(fn, comm, c);
     wm_coll_args_t a = { .rbuf = buf, .rcount = count, .root = root };
     int rc;
-    if ((rc = wm_coll_check_comm(c, fn, request, nb)) || (rc = wm_coll_check_root(c, fn, root)) ||
+    if ((rc = wm_coll_check_comm(c, fn, request, nb)) || (rc = wm_coll_check_root(c, fn, root)))
+        return rc;
+    /* on an intercommunicator nothing but root is significant at MPI_PROC_NULL */
+    if (!(c->inter && root == MPI_PROC_NULL) &&
         (rc = wm_coll_check_buf(c, fn, "buffer", buf, count, type, &a.rtype)))
         return rc;
-    return wm_coll_run(fn, c, wm_coll_build_bcast, &a, request, wm_type_obj(a.rtype), NULL);
+    return wm_coll_run(fn, c, c->inter ? wm_coll_build_inter_bcast : wm_coll_build_bcast, &a,
+                       request, wm_type_obj(a.rtype), NULL);
 }
 
 WM_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -319,11 +323,23 @@ static int wm_rooted(const char *fn, wm_coll_build_fn_t build, bool gather, bool
     int rc;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)) || (rc = wm_coll_check_root(c, fn, root)))
         return rc;
-    bool is_root = c->rank == root;
-    /* the side significant on this rank: gather sends everywhere, receives at the root */
-    bool use_s = gather || is_root, use_r = !gather || is_root;
-    bool s_in_place = gather && is_root && sbuf == MPI_IN_PLACE;
-    bool r_in_place = !gather && is_root && rbuf == MPI_IN_PLACE;
+    /* intercommunicator: the root is MPI_ROOT, the rest of its group MPI_PROC_NULL (idle), and
+     * the other group names the root by its remote rank; the vectors span the remote group */
+    bool is_root = c->inter ? root == MPI_ROOT : c->rank == root;
+    bool idle = c->inter && root == MPI_PROC_NULL;
+    int nv = c->inter ? c->remote_size : c->size;
+    if (c->inter)
+        build = gather ? (vec ? wm_coll_build_inter_gatherv : wm_coll_build_inter_gather)
+                       : (vec ? wm_coll_build_inter_scatterv : wm_coll_build_inter_scatter);
+    /* the side significant on this rank: gather sends everywhere (intercommunicator: in the other
+     * group), receives at the root */
+    bool use_s = !idle && (c->inter ? gather != is_root : gather || is_root);
+    bool use_r = !idle && (c->inter ? gather == is_root : !gather || is_root);
+    if (c->inter && ((use_s && (rc = wm_coll_check_not_in_place(c, fn, "sendbuf", sbuf))) ||
+                     (use_r && (rc = wm_coll_check_not_in_place(c, fn, "recvbuf", rbuf)))))
+        return rc;
+    bool s_in_place = gather && is_root && sbuf == MPI_IN_PLACE && !c->inter;
+    bool r_in_place = !gather && is_root && rbuf == MPI_IN_PLACE && !c->inter;
     if (use_s && !s_in_place) {
         if (gather || !vec) {
             if ((rc = wm_coll_check_buf(c, fn, "send", sbuf, scount, stype, &a.stype)))
@@ -345,10 +361,10 @@ static int wm_rooted(const char *fn, wm_coll_build_fn_t build, bool gather, bool
     if (r_in_place && !(a.rtype = wm_type_get(MPI_BYTE)))
         return MPI_ERR_INTERN;
     if (vec && is_root) {
-        if ((rc = wm_coll_check_vec(c, fn, gather ? "recvcounts" : "sendcounts", &counts, c->size)) ||
-            (rc = wm_coll_check_vec(c, fn, "displs", &displs, c->size)))
+        if ((rc = wm_coll_check_vec(c, fn, gather ? "recvcounts" : "sendcounts", &counts, nv)) ||
+            (rc = wm_coll_check_vec(c, fn, "displs", &displs, nv)))
             return rc;
-        for (int i = 0; i < c->size; i++)
+        for (int i = 0; i < nv; i++)
             if (wm_coll_vec_at(&counts, i) < 0)
                 return wm_error(c, MPI_ERR_COUNT, fn, "%s[%d] = %lld is negative",
                                 gather ? "recvcounts" : "sendcounts", i,
