@@ -68,16 +68,41 @@ static void wm_allgather_bruck(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t
                       wm_ag_block(a, 0), (uint64_t)me * (uint64_t)a->rcount, &a->rtype->layout);
 }
 
+/* Linear: one round, every rank sends its block to every other and receives theirs, sending from
+ * the send buffer (which no step writes: a peer's single-copy read of it costs the owner no
+ * coherence traffic later), and copies its own block last, while the peers read. */
+static void wm_allgather_linear(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+{
+    int n = c->size, me = c->rank;
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    const void *sp = in_place ? wm_ag_block(a, me) : a->sbuf;
+    uint64_t sc = (uint64_t)(in_place ? a->rcount : a->scount);
+    const wc_dtype_t *sdt = in_place ? &a->rtype->layout : &a->stype->layout;
+    for (int i = 1; i < n; i++) {
+        int from = (me - i + n) % n;
+        wc_sched_recv(s, wm_ag_block(a, from), (uint64_t)a->rcount, &a->rtype->layout,
+                      wm_coll_world(c, from));
+        wc_sched_send(s, sp, sc, sdt, wm_coll_world(c, (me + i) % n));
+    }
+    if (!in_place)
+        wc_sched_copy(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout, wm_ag_block(a, me),
+                      (uint64_t)a->rcount, &a->rtype->layout);
+}
+
 void wm_coll_build_allgather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     int n = c->size;
+    uint64_t bs = wm_coll_bytes(a->rcount, a->rtype);
+    if (n > 1 && bs >= WM_COLL_ALLGATHER_LINEAR) {
+        wm_allgather_linear(s, c, a);
+        return;
+    }
     if (a->sbuf != MPI_IN_PLACE)
         wc_sched_copy(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout, wm_ag_block(a, c->rank),
                       (uint64_t)a->rcount, &a->rtype->layout);
     if (n == 1)
         return;
     wc_sched_fence(s);
-    uint64_t bs = wm_coll_bytes(a->rcount, a->rtype);
     if (bs * (uint64_t)n >= WM_COLL_ALLGATHER_LONG)
         wm_allgather_ring(s, c, a);
     else if ((n & (n - 1)) == 0)
