@@ -101,7 +101,8 @@ void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
 #define WM_COLL_GATHER_LONG     8192    /* per-rank block of at least this: linear gather/scatter */
 #define WM_COLL_ALLGATHER_LONG  65536   /* total of at least this: ring */
 #define WM_COLL_ALLGATHER_LINEAR 16384  /* block of at least this: linear, one round */
-#define WM_COLL_ALLTOALL_LONG   32768   /* per-pair block of at least this, 3+ ranks: pairwise */
+#define WM_COLL_ALLTOALL_LONG   32768   /* per-pair block of at least this and more ranks than */
+#define WM_COLL_ALLTOALL_PAIRWISE_RANKS 8   /* this: pairwise */
 #define WM_COLL_ALLREDUCE_LONG  32768   /* at least this, predefined op: Rabenseifner */
 
 #endif

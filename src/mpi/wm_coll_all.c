@@ -253,6 +253,14 @@ static void wm_exchange(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a, in
     wm_x_side_t sx, rx;
     if (!wm_x_sides(s, c, a, kind, &sx, &rx))
         return;
+    wc_sched_fence(s);   /* in place: the send side is saved first */
+    for (int i = 1; i < n; i++) {
+        wm_x_recv(s, c, &rx, (me - i + n) % n);
+        wm_x_send(s, c, &sx, (me + i) % n);
+        if (pairwise)
+            wc_sched_fence(s);
+    }
+    /* the own block last: copied while the peers move theirs */
     if (a->sbuf != MPI_IN_PLACE) {
         void *sp, *rp;
         uint64_t sc, rc;
@@ -261,19 +269,20 @@ static void wm_exchange(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a, in
         wm_x_block(&rx, me, &rp, &rc, &rd);
         wc_sched_copy(s, sp, sc, sd, rp, rc, rd);
     }
-    wc_sched_fence(s);
-    for (int i = 1; i < n; i++) {
-        wm_x_recv(s, c, &rx, (me - i + n) % n);
-        wm_x_send(s, c, &sx, (me + i) % n);
-        if (pairwise)
-            wc_sched_fence(s);
-    }
+}
+
+/* Pairwise for large blocks among many ranks only: with few ranks, and above all with more ranks
+ * than cores, every round costs each rank a wake-up, while one round of single-copy messages
+ * moves each byte once whatever the order. */
+static inline bool wm_alltoall_pairwise(int n, uint64_t max_block)
+{
+    return n > WM_COLL_ALLTOALL_PAIRWISE_RANKS && max_block >= WM_COLL_ALLTOALL_LONG;
 }
 
 void wm_coll_build_alltoall(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     uint64_t bs = wm_coll_bytes(a->rcount, a->rtype);
-    wm_exchange(s, c, a, 0, c->size >= 3 && bs >= WM_COLL_ALLTOALL_LONG);
+    wm_exchange(s, c, a, 0, wm_alltoall_pairwise(c->size, bs));
 }
 
 void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
@@ -283,7 +292,7 @@ void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
         uint64_t b = wm_coll_bytes(wm_coll_vec_at(&a->rcounts, j), a->rtype);
         max = b > max ? b : max;
     }
-    wm_exchange(s, c, a, 1, c->size >= 3 && max >= WM_COLL_ALLTOALL_LONG);
+    wm_exchange(s, c, a, 1, wm_alltoall_pairwise(c->size, max));
 }
 
 void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
@@ -293,7 +302,7 @@ void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
         uint64_t b = (uint64_t)wm_coll_vec_at(&a->rcounts, j) * a->rtypes[j]->layout.size;
         max = b > max ? b : max;
     }
-    wm_exchange(s, c, a, 2, c->size >= 3 && max >= WM_COLL_ALLTOALL_LONG);
+    wm_exchange(s, c, a, 2, wm_alltoall_pairwise(c->size, max));
 }
 
 /* ---- entry points ---- */
