@@ -104,5 +104,6 @@ void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
 #define WM_COLL_ALLTOALL_LONG   32768   /* per-pair block of at least this and more ranks than */
 #define WM_COLL_ALLTOALL_PAIRWISE_RANKS 8   /* this: pairwise */
 #define WM_COLL_ALLREDUCE_LONG  32768   /* at least this, predefined op: Rabenseifner */
+#define WM_COLL_ALLREDUCE_LINEAR_RANKS 8 /* up to this many ranks, linear instead */
 
 #endif
