@@ -30,6 +30,13 @@ typedef struct wc_world {
 
 extern wc_world_t wc_world;
 
+/* Does a WC_SEND_BULK message of `bytes` contiguous bytes move by single copy (the receiver
+ * reading the sender's buffer)? Collectives then let every receiver pull from the source. */
+static inline bool wc_bulk_single_copy(uint64_t bytes)
+{
+    return wc_world.cma_bulk_min && bytes > wc_world.eager_max && bytes >= wc_world.cma_bulk_min;
+}
+
 /* thread_multiple: the application may call concurrently (MPI_THREAD_MULTIPLE). Then the engine's
  * progress threads start (WEFT_PROGRESS_IDLE/TIMER, on by default) and every lock is real. Below
  * it, progress threads start only if those variables are set to 1 explicitly, and locks are real

@@ -97,6 +97,7 @@ void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
 void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 
 /* Thresholds (docs/collectives.md), in packed bytes. */
+#define WM_COLL_BCAST_LINEAR_RANKS 8    /* up to this many ranks, single-copy sizes: linear */
 #define WM_COLL_BCAST_LONG      65536   /* at least this and 3+ ranks: scatter + ring allgather */
 #define WM_COLL_GATHER_LONG     8192    /* per-rank block of at least this: linear gather/scatter */
 #define WM_COLL_ALLGATHER_LONG  65536   /* total of at least this: ring */

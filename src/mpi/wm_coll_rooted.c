@@ -81,10 +81,22 @@ static void wm_bcast_scatter_ring(wc_sched_t *s, wm_comm_t *c, char *p, uint64_t
 void wm_coll_build_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     uint64_t bytes = wm_coll_bytes(a->rcount, a->rtype);
-    if (c->size == 1 || bytes == 0)
+    int n = c->size;
+    if (n == 1 || bytes == 0)
         return;
     const wc_dtype_t *dt = &a->rtype->layout;
-    if (bytes >= WM_COLL_BCAST_LONG && c->size >= 3 && dt->contig)
+    if (n <= WM_COLL_BCAST_LINEAR_RANKS && dt->contig && wc_bulk_single_copy(bytes)) {
+        /* linear: every rank reads the whole buffer straight from the root's, all at once */
+        if (c->rank != a->root) {
+            wc_sched_recv(s, a->rbuf, (uint64_t)a->rcount, dt, wm_coll_world(c, a->root));
+            return;
+        }
+        for (int i = 1; i < n; i++)
+            wc_sched_send(s, a->rbuf, (uint64_t)a->rcount, dt,
+                          wm_coll_world(c, (a->root + i) % n));
+        return;
+    }
+    if (bytes >= WM_COLL_BCAST_LONG && n >= 3 && dt->contig)
         wm_bcast_scatter_ring(s, c, (char *)a->rbuf + dt->contig_off, bytes, a->root);
     else
         wm_bcast_binomial(s, c, a->rbuf, (uint64_t)a->rcount, dt, a->root);
