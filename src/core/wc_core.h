@@ -25,6 +25,7 @@ typedef struct wc_world {
     size_t cma_min;      /* rendezvous of at least this many bytes use it (0: none) */
     size_t cma_bulk_min; /* the same for WC_SEND_BULK sends (0: none); CMA works when not 0 */
     size_t eager_max;
+    size_t bulk_eager_max;   /* eager limit of WC_SEND_BULK_EAGER sends: >= eager_max */
     size_t frag_size;
 } wc_world_t;
 

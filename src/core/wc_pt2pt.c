@@ -589,14 +589,15 @@ static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, siz
     wc_sendop_t *op = &req->op;
     op->req = req;
     op->pooled = false;
-    if (len <= wc_world.eager_max) {
+    if (len <= wc_world.eager_max ||
+        (WU_UNLIKELY(mode == WC_SEND_BULK_EAGER) && len <= wc_world.bulk_eager_max)) {
         op->hdr = (wc_hdr_t){ .type = WC_PKT_EAGER, .flags = req->sync ? WC_PKT_FLAG_SYNC : 0,
                               .tag = tag, .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req };
         op->payload = dt ? NULL : buf;
         op->pack = dt != NULL;
         op->len = len;
     } else {
-        uint8_t flags = (dt ? WC_PKT_FLAG_PACKED : 0) | (mode == WC_SEND_BULK ? WC_PKT_FLAG_BULK : 0);
+        uint8_t flags = (dt ? WC_PKT_FLAG_PACKED : 0) | (mode >= WC_SEND_BULK ? WC_PKT_FLAG_BULK : 0);
         op->hdr = (wc_hdr_t){ .type = WC_PKT_RTS, .flags = flags, .tag = tag, .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req,
                               .addr = (uint64_t)(uintptr_t)buf };
         op->payload = NULL;

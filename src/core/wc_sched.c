@@ -70,6 +70,7 @@ struct wc_sched {
     int round;                         /* fences passed */
     uint64_t round_bytes;              /* bytes the messages of the current round move */
     wu_status_t error;                 /* building, then the first failed step's */
+    uint8_t send_mode;                 /* of every send step (wc_send_mode_t) */
     bool blocking;
     bool finished;                     /* the request was completed */
     bool submitted;                    /* the task is (or was) in the engine */
@@ -180,6 +181,7 @@ wc_sched_t *wc_sched_create(uint32_t ctx, int tag)
     s->ctx = ctx;
     s->tag = tag;
     s->error = WU_OK;
+    s->send_mode = WC_SEND_BULK;
     return s;
 }
 
@@ -248,6 +250,11 @@ void wc_sched_call(wc_sched_t *s, wc_sched_fn_t fn, const wc_sched_args_t *args)
     wc_sched_step_t *st = wc_sched_add(s, WC_STEP_CALL);
     if (st)
         st->call.fn = fn, st->call.args = *args;
+}
+
+void wc_sched_send_mode(wc_sched_t *s, wc_send_mode_t mode)
+{
+    s->send_mode = (uint8_t)mode;
 }
 
 void wc_sched_fence(wc_sched_t *s)
@@ -329,7 +336,7 @@ static void wc_sched_start_round(wc_sched_t *s)
         switch (st->kind) {
         case WC_STEP_SEND:
             rc = wc_isend_dt(&st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
-                             s->tag, s->ctx, WC_SEND_BULK);
+                             s->tag, s->ctx, (wc_send_mode_t)s->send_mode);
             break;
         case WC_STEP_RECV:
             rc = wc_irecv_dt(&st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,

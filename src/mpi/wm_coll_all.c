@@ -93,6 +93,7 @@ void wm_coll_build_allgather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
 {
     int n = c->size;
     uint64_t bs = wm_coll_bytes(a->rcount, a->rtype);
+    wc_sched_send_mode(s, WC_SEND_BULK_EAGER);
     if (n > 1 && bs >= WM_COLL_ALLGATHER_LINEAR) {
         wm_allgather_linear(s, c, a);
         return;
@@ -251,6 +252,7 @@ static void wm_exchange(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a, in
 {
     int n = c->size, me = c->rank;
     wm_x_side_t sx, rx;
+    wc_sched_send_mode(s, WC_SEND_BULK_EAGER);
     if (!wm_x_sides(s, c, a, kind, &sx, &rx))
         return;
     wc_sched_fence(s);   /* in place: the send side is saved first */

@@ -326,6 +326,7 @@ static void wm_allreduce_linear(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, 
 {
     int n = c->size, me = c->rank;
     uint64_t q = count / (uint64_t)n, m = count % (uint64_t)n;
+    wc_sched_send_mode(s, WC_SEND_BULK_EAGER);
 #define WM_BLK_OFF(j) ((uint64_t)(j) * q + ((uint64_t)(j) < m ? (uint64_t)(j) : m))
 #define WM_BLK_CNT(j) (q + ((uint64_t)(j) < m))
     uint64_t mine = WM_BLK_CNT(me), off = WM_BLK_OFF(me);
