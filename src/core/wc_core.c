@@ -67,7 +67,8 @@ wu_status_t wc_init(bool thread_multiple)
         wc_pt2pt_enable_prefetch();
         wc_world.cma = wx_shm_has_cma();
         wc_world.cma_min = (size_t)wu_config_int(WU_CONFIG_SHM_CMA_MIN);
-        wc_world.cma_bulk_min = wc_world.cma ? (size_t)wu_config_int(WU_CONFIG_SHM_CMA_COLL_MIN) : 0;
+        wc_world.cma_bulk_min =
+            wc_world.cma ? (size_t)wu_config_int(WU_CONFIG_SHM_CMA_COLL_MIN) : 0;
         if (wc_world.cma_min == 0)
             wc_world.cma = false;
         size_t maxp = wx_shm_max_payload();

@@ -597,8 +597,10 @@ static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, siz
         op->pack = dt != NULL;
         op->len = len;
     } else {
-        uint8_t flags = (dt ? WC_PKT_FLAG_PACKED : 0) | (mode >= WC_SEND_BULK ? WC_PKT_FLAG_BULK : 0);
-        op->hdr = (wc_hdr_t){ .type = WC_PKT_RTS, .flags = flags, .tag = tag, .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req,
+        uint8_t flags = (uint8_t)((dt ? WC_PKT_FLAG_PACKED : 0) |
+                                  (mode >= WC_SEND_BULK ? WC_PKT_FLAG_BULK : 0));
+        op->hdr = (wc_hdr_t){ .type = WC_PKT_RTS, .flags = flags, .tag = tag, .ctx = ctx,
+                              .len = len, .sreq = (uint64_t)(uintptr_t)req,
                               .addr = (uint64_t)(uintptr_t)buf };
         op->payload = NULL;
         op->pack = false;
