@@ -330,23 +330,26 @@ static void wm_allreduce_linear(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, 
 #define WM_BLK_OFF(j) ((uint64_t)(j) * q + ((uint64_t)(j) < m ? (uint64_t)(j) : m))
 #define WM_BLK_CNT(j) (q + ((uint64_t)(j) < m))
     uint64_t mine = WM_BLK_CNT(me), off = WM_BLK_OFF(me);
-    char *tmp = wm_red_tmp(s, mine * (uint64_t)(n - 1), r->ti);
+    /* not in place: the first peer's block lands in the result, and the own block is reduced
+     * into it (commutative), instead of being copied there first */
+    int direct = in != out;
+    char *tmp = wm_red_tmp(s, mine * (uint64_t)(n - 1 - direct), r->ti);
     if (!tmp)
         return;
     const wc_dtype_t *dt = &r->ti->layout;
+    char *res = wm_red_at(out, off, r);
     for (int i = 1; i < n; i++) {
         int from = (me - i + n) % n, to = (me + i) % n;
-        wc_sched_recv(s, wm_red_at(tmp, (uint64_t)(i - 1) * mine, r), mine, dt,
-                      wm_coll_world(c, from));
+        char *dst = direct && i == 1 ? res : wm_red_at(tmp, (uint64_t)(i - 1 - direct) * mine, r);
+        wc_sched_recv(s, dst, mine, dt, wm_coll_world(c, from));
         wc_sched_send(s, wm_red_at(in, WM_BLK_OFF(to), r), WM_BLK_CNT(to), dt,
                       wm_coll_world(c, to));
     }
-    if (in != out)
-        wm_red_copy(s, r, wm_red_at(in, off, r), wm_red_at(out, off, r), mine);
     wc_sched_fence(s);
-    for (int i = 1; i < n; i++)
-        wm_red_apply(s, r, wm_red_at(tmp, (uint64_t)(i - 1) * mine, r), wm_red_at(out, off, r),
-                     mine);
+    if (direct)
+        wm_red_apply(s, r, wm_red_at(in, off, r), res, mine);
+    for (int i = 1 + direct; i < n; i++)
+        wm_red_apply(s, r, wm_red_at(tmp, (uint64_t)(i - 1 - direct) * mine, r), res, mine);
     wc_sched_fence(s);
     for (int i = 1; i < n; i++) {
         int from = (me - i + n) % n, to = (me + i) % n;
