@@ -55,6 +55,7 @@ wu_status_t wc_init(bool thread_multiple)
     wc_wait_init();
     wc_world.eager_max = (size_t)wu_config_int(WU_CONFIG_SHM_EAGER_MAX);
     wc_world.frag_size = (size_t)wu_config_int(WU_CONFIG_SHM_FRAG_SIZE);
+    wc_world.bulk_eager_max = wc_world.eager_max;
     if (size > 1) {
         wx_bootstrap_t bs = {
             .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),
@@ -66,6 +67,8 @@ wu_status_t wc_init(bool thread_multiple)
         wc_pt2pt_enable_prefetch();
         wc_world.cma = wx_shm_has_cma();
         wc_world.cma_min = (size_t)wu_config_int(WU_CONFIG_SHM_CMA_MIN);
+        wc_world.cma_bulk_min =
+            wc_world.cma ? (size_t)wu_config_int(WU_CONFIG_SHM_CMA_COLL_MIN) : 0;
         if (wc_world.cma_min == 0)
             wc_world.cma = false;
         size_t maxp = wx_shm_max_payload();
@@ -73,6 +76,10 @@ wu_status_t wc_init(bool thread_multiple)
             wc_world.eager_max = maxp;
         if (wc_world.frag_size > maxp)
             wc_world.frag_size = maxp;
+        /* collectives exchanging blocks: no handshake up to the largest packet, at most 64 KiB */
+        wc_world.bulk_eager_max = maxp < 65536 ? maxp : 65536;
+        if (wc_world.bulk_eager_max < wc_world.eager_max)
+            wc_world.bulk_eager_max = wc_world.eager_max;
     }
     if (wc_world.frag_size == 0)
         wc_world.frag_size = 4096;

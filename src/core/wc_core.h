@@ -23,11 +23,20 @@ typedef struct wc_world {
     int  appnum;         /* the launcher's MPMD section of this process (MPI_APPNUM) */
     bool cma;            /* process_vm_readv works between the ranks */
     size_t cma_min;      /* rendezvous of at least this many bytes use it (0: none) */
+    size_t cma_bulk_min; /* the same for WC_SEND_BULK sends (0: none); CMA works when not 0 */
     size_t eager_max;
+    size_t bulk_eager_max;   /* eager limit of WC_SEND_BULK_EAGER sends: >= eager_max */
     size_t frag_size;
 } wc_world_t;
 
 extern wc_world_t wc_world;
+
+/* Does a WC_SEND_BULK message of `bytes` contiguous bytes move by single copy (the receiver
+ * reading the sender's buffer)? Collectives then let every receiver pull from the source. */
+static inline bool wc_bulk_single_copy(uint64_t bytes)
+{
+    return wc_world.cma_bulk_min && bytes > wc_world.eager_max && bytes >= wc_world.cma_bulk_min;
+}
 
 /* thread_multiple: the application may call concurrently (MPI_THREAD_MULTIPLE). Then the engine's
  * progress threads start (WEFT_PROGRESS_IDLE/TIMER, on by default) and every lock is real. Below

@@ -27,6 +27,7 @@ typedef enum {
 
 #define WC_PKT_FLAG_SYNC   0x1
 #define WC_PKT_FLAG_PACKED 0x2   /* RTS: the sender's data is not contiguous: no single copy */
+#define WC_PKT_FLAG_BULK   0x4   /* RTS: a collective's, single copy from WEFT_SHM_CMA_COLL_MIN */
 
 typedef struct wc_hdr {
     uint8_t  type;

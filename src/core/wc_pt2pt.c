@@ -378,14 +378,26 @@ static bool wc_cma_scatter_ok(const wc_dtype_t *dt)
     return blocks && dt->size / blocks >= WC_CMA_MIN_BLOCK;
 }
 
+/* Single copy for this RTS? Collectives (BULK) take it from a lower size than point-to-point: a
+ * rank of a collective often waits on several peers at once, on a machine whose cores run other
+ * ranks, where the pipeline (both ranks copying at once) loses its parallelism and copies twice. */
+static inline bool wc_cma_wanted(const wc_hdr_t *hdr)
+{
+    if (hdr->flags & WC_PKT_FLAG_PACKED)
+        return false;
+    if (wc_world.cma && hdr->len >= wc_world.cma_min)
+        return true;
+    return (hdr->flags & WC_PKT_FLAG_BULK) && wc_world.cma_bulk_min &&
+           hdr->len >= wc_world.cma_bulk_min;
+}
+
 static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr)
 {
     size_t n;
     wc_recv_status(rreq, src, hdr, &n);
     if (src == wc_world.rank) {
         wc_copy_local(rreq, (wc_request_t *)(uintptr_t)hdr->sreq, n);
-    } else if (wc_world.cma && hdr->len >= wc_world.cma_min && !(hdr->flags & WC_PKT_FLAG_PACKED) &&
-               (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
+    } else if (wc_cma_wanted(hdr) && (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
         wu_status_t st = rreq->dt ? wc_cma_scatter(rreq, src, hdr->addr, n)
                                   : wx_shm_get(src, rreq->buf, hdr->addr, n);
         if (st != WU_OK)
@@ -577,15 +589,18 @@ static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, siz
     wc_sendop_t *op = &req->op;
     op->req = req;
     op->pooled = false;
-    if (len <= wc_world.eager_max) {
+    if (len <= wc_world.eager_max ||
+        (WU_UNLIKELY(mode == WC_SEND_BULK_EAGER) && len <= wc_world.bulk_eager_max)) {
         op->hdr = (wc_hdr_t){ .type = WC_PKT_EAGER, .flags = req->sync ? WC_PKT_FLAG_SYNC : 0,
                               .tag = tag, .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req };
         op->payload = dt ? NULL : buf;
         op->pack = dt != NULL;
         op->len = len;
     } else {
-        op->hdr = (wc_hdr_t){ .type = WC_PKT_RTS, .flags = dt ? WC_PKT_FLAG_PACKED : 0, .tag = tag,
-                              .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req,
+        uint8_t flags = (uint8_t)((dt ? WC_PKT_FLAG_PACKED : 0) |
+                                  (mode >= WC_SEND_BULK ? WC_PKT_FLAG_BULK : 0));
+        op->hdr = (wc_hdr_t){ .type = WC_PKT_RTS, .flags = flags, .tag = tag, .ctx = ctx,
+                              .len = len, .sreq = (uint64_t)(uintptr_t)req,
                               .addr = (uint64_t)(uintptr_t)buf };
         op->payload = NULL;
         op->pack = false;

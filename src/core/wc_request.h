@@ -30,6 +30,8 @@ typedef enum {
     WC_SEND_STANDARD = 0,
     WC_SEND_SYNC,
     WC_SEND_READY,
+    WC_SEND_BULK,      /* standard, and a rendezvous prefers the single copy (collectives) */
+    WC_SEND_BULK_EAGER,   /* WC_SEND_BULK, eager up to the largest packet (bulk_eager_max) */
 } wc_send_mode_t;
 
 /* A packet waiting for room in a transport ring, queued per destination in send order. */

@@ -68,7 +68,9 @@ struct wc_sched {
     int next;                          /* next step to start */
     int pending;                       /* first started step that may not be complete */
     int round;                         /* fences passed */
+    uint64_t round_bytes;              /* bytes the messages of the current round move */
     wu_status_t error;                 /* building, then the first failed step's */
+    uint8_t send_mode;                 /* of every send step (wc_send_mode_t) */
     bool blocking;
     bool finished;                     /* the request was completed */
     bool submitted;                    /* the task is (or was) in the engine */
@@ -179,6 +181,7 @@ wc_sched_t *wc_sched_create(uint32_t ctx, int tag)
     s->ctx = ctx;
     s->tag = tag;
     s->error = WU_OK;
+    s->send_mode = WC_SEND_BULK;
     return s;
 }
 
@@ -247,6 +250,11 @@ void wc_sched_call(wc_sched_t *s, wc_sched_fn_t fn, const wc_sched_args_t *args)
     wc_sched_step_t *st = wc_sched_add(s, WC_STEP_CALL);
     if (st)
         st->call.fn = fn, st->call.args = *args;
+}
+
+void wc_sched_send_mode(wc_sched_t *s, wc_send_mode_t mode)
+{
+    s->send_mode = (uint8_t)mode;
 }
 
 void wc_sched_fence(wc_sched_t *s)
@@ -319,13 +327,16 @@ static void wc_sched_fail(wc_sched_t *s, wu_status_t st)
 /* Start steps from `next` up to the next fence (consumed) or the end. */
 static void wc_sched_start_round(wc_sched_t *s)
 {
+    s->round_bytes = 0;
     while (s->next < s->nsteps) {
         wc_sched_step_t *st = &s->steps[s->next++];
         wu_status_t rc = WU_OK;
+        if (st->kind == WC_STEP_SEND || st->kind == WC_STEP_RECV)
+            s->round_bytes += st->msg.count * st->msg.dt->size;
         switch (st->kind) {
         case WC_STEP_SEND:
             rc = wc_isend_dt(&st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
-                             s->tag, s->ctx, WC_SEND_STANDARD);
+                             s->tag, s->ctx, (wc_send_mode_t)s->send_mode);
             break;
         case WC_STEP_RECV:
             rc = wc_irecv_dt(&st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
@@ -456,22 +467,37 @@ static bool wc_sched_oversubscribed(void)
     return over;
 }
 
+/* Extra spin before a waiter sleeps while a round moves `bytes`: the time a copy of them takes
+ * at ~4 GB/s (a peer's single-copy read gives no progress event until its FIN: sleeping through
+ * it costs a wake-up per message), at most 1 ms. */
+static inline uint64_t wc_sched_spin_extra(uint64_t bytes)
+{
+    uint64_t ns = bytes / 4;
+    return ns < 1000000u ? ns : 1000000u;
+}
+
 wu_status_t wc_sched_wait(wc_sched_t *s)
 {
     wc_idle_t idle;
     wc_idle_init(&idle);
     wc_request_t *req = s->req;
+    uint64_t bytes = 0;
     while (!wc_request_is_complete(req)) {
         if (wc_sched_trylock(s)) {
             wc_adv_t a = s->finished ? WC_ADV_NONE : wc_sched_advance(s);
             if (a == WC_ADV_DONE)
                 wc_sched_finish(s);
+            bytes = s->round_bytes;
             wc_sched_unlock(s);
-            if (a != WC_ADV_NONE)
+            if (a != WC_ADV_NONE) {
+                idle.deadline_ns = 0;   /* the spin time counts from the last progress */
                 continue;
+            }
         }
-        if (wp_poll())
+        if (wp_poll()) {
+            idle.deadline_ns = 0;
             continue;
+        }
         if (WU_UNLIKELY(!s->submitted) && (idle.polls & 63) == 63) {
             /* the next idle step may sleep: from now on the engine advances it too */
             s->submitted = true;
@@ -479,7 +505,10 @@ wu_status_t wc_sched_wait(wc_sched_t *s)
         }
         if (wc_sched_oversubscribed())
             sched_yield();   /* the peer we wait for may be waiting for this core */
+        uint64_t d0 = idle.deadline_ns;
         wc_idle_block(&idle, &req, 1);
+        if (!d0 && idle.deadline_ns)
+            idle.deadline_ns += wc_sched_spin_extra(bytes);
     }
     if (s->submitted)
         wp_ltask_remove(&s->task);

@@ -65,6 +65,10 @@ void wc_sched_copy(wc_sched_t *s, const void *src, uint64_t scount, const wc_dty
                    void *dst, uint64_t dcount, const wc_dtype_t *ddt);
 void wc_sched_call(wc_sched_t *s, wc_sched_fn_t fn, const wc_sched_args_t *args);
 void wc_sched_fence(wc_sched_t *s);
+/* The mode of the schedule's sends: WC_SEND_BULK (the default: large messages by single copy) or
+ * WC_SEND_BULK_EAGER (also eager up to the largest packet: for exchanges of blocks, where a
+ * handshake per message costs more than the second copy). */
+void wc_sched_send_mode(wc_sched_t *s, wc_send_mode_t mode);
 /* A temporary buffer of `bytes` bytes (16-byte aligned), freed when the schedule completes. */
 void *wc_sched_tmp(wc_sched_t *s, size_t bytes);
 wu_status_t wc_sched_error(const wc_sched_t *s);

@@ -122,10 +122,14 @@ void wm_coll_build_inter_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_ar
 void wm_coll_build_inter_reduce_scatter(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 
 /* Thresholds (docs/collectives.md), in packed bytes. */
+#define WM_COLL_BCAST_LINEAR_RANKS 8    /* up to this many ranks, single-copy sizes: linear */
 #define WM_COLL_BCAST_LONG      65536   /* at least this and 3+ ranks: scatter + ring allgather */
 #define WM_COLL_GATHER_LONG     8192    /* per-rank block of at least this: linear gather/scatter */
 #define WM_COLL_ALLGATHER_LONG  65536   /* total of at least this: ring */
-#define WM_COLL_ALLTOALL_LONG   32768   /* per-pair block of at least this, 3+ ranks: pairwise */
+#define WM_COLL_ALLGATHER_LINEAR 16384  /* block of at least this: linear, one round */
+#define WM_COLL_ALLTOALL_LONG   32768   /* per-pair block of at least this and more ranks than */
+#define WM_COLL_ALLTOALL_PAIRWISE_RANKS 8   /* this: pairwise */
 #define WM_COLL_ALLREDUCE_LONG  32768   /* at least this, predefined op: Rabenseifner */
+#define WM_COLL_ALLREDUCE_LINEAR_RANKS 8 /* up to this many ranks, linear instead */
 
 #endif

@@ -68,16 +68,42 @@ static void wm_allgather_bruck(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t
                       wm_ag_block(a, 0), (uint64_t)me * (uint64_t)a->rcount, &a->rtype->layout);
 }
 
+/* Linear: one round, every rank sends its block to every other and receives theirs, sending from
+ * the send buffer (which no step writes: a peer's single-copy read of it costs the owner no
+ * coherence traffic later), and copies its own block last, while the peers read. */
+static void wm_allgather_linear(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+{
+    int n = c->size, me = c->rank;
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    const void *sp = in_place ? wm_ag_block(a, me) : a->sbuf;
+    uint64_t sc = (uint64_t)(in_place ? a->rcount : a->scount);
+    const wc_dtype_t *sdt = in_place ? &a->rtype->layout : &a->stype->layout;
+    for (int i = 1; i < n; i++) {
+        int from = (me - i + n) % n;
+        wc_sched_recv(s, wm_ag_block(a, from), (uint64_t)a->rcount, &a->rtype->layout,
+                      wm_coll_world(c, from));
+        wc_sched_send(s, sp, sc, sdt, wm_coll_world(c, (me + i) % n));
+    }
+    if (!in_place)
+        wc_sched_copy(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout, wm_ag_block(a, me),
+                      (uint64_t)a->rcount, &a->rtype->layout);
+}
+
 void wm_coll_build_allgather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     int n = c->size;
+    uint64_t bs = wm_coll_bytes(a->rcount, a->rtype);
+    wc_sched_send_mode(s, WC_SEND_BULK_EAGER);
+    if (n > 1 && bs >= WM_COLL_ALLGATHER_LINEAR) {
+        wm_allgather_linear(s, c, a);
+        return;
+    }
     if (a->sbuf != MPI_IN_PLACE)
         wc_sched_copy(s, a->sbuf, (uint64_t)a->scount, &a->stype->layout, wm_ag_block(a, c->rank),
                       (uint64_t)a->rcount, &a->rtype->layout);
     if (n == 1)
         return;
     wc_sched_fence(s);
-    uint64_t bs = wm_coll_bytes(a->rcount, a->rtype);
     if (bs * (uint64_t)n >= WM_COLL_ALLGATHER_LONG)
         wm_allgather_ring(s, c, a);
     else if ((n & (n - 1)) == 0)
@@ -226,8 +252,17 @@ static void wm_exchange(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a, in
 {
     int n = c->size, me = c->rank;
     wm_x_side_t sx, rx;
+    wc_sched_send_mode(s, WC_SEND_BULK_EAGER);
     if (!wm_x_sides(s, c, a, kind, &sx, &rx))
         return;
+    wc_sched_fence(s);   /* in place: the send side is saved first */
+    for (int i = 1; i < n; i++) {
+        wm_x_recv(s, c, &rx, (me - i + n) % n);
+        wm_x_send(s, c, &sx, (me + i) % n);
+        if (pairwise)
+            wc_sched_fence(s);
+    }
+    /* the own block last: copied while the peers move theirs */
     if (a->sbuf != MPI_IN_PLACE) {
         void *sp, *rp;
         uint64_t sc, rc;
@@ -236,19 +271,20 @@ static void wm_exchange(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a, in
         wm_x_block(&rx, me, &rp, &rc, &rd);
         wc_sched_copy(s, sp, sc, sd, rp, rc, rd);
     }
-    wc_sched_fence(s);
-    for (int i = 1; i < n; i++) {
-        wm_x_recv(s, c, &rx, (me - i + n) % n);
-        wm_x_send(s, c, &sx, (me + i) % n);
-        if (pairwise)
-            wc_sched_fence(s);
-    }
+}
+
+/* Pairwise for large blocks among many ranks only: with few ranks, and above all with more ranks
+ * than cores, every round costs each rank a wake-up, while one round of single-copy messages
+ * moves each byte once whatever the order. */
+static inline bool wm_alltoall_pairwise(int n, uint64_t max_block)
+{
+    return n > WM_COLL_ALLTOALL_PAIRWISE_RANKS && max_block >= WM_COLL_ALLTOALL_LONG;
 }
 
 void wm_coll_build_alltoall(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     uint64_t bs = wm_coll_bytes(a->rcount, a->rtype);
-    wm_exchange(s, c, a, 0, c->size >= 3 && bs >= WM_COLL_ALLTOALL_LONG);
+    wm_exchange(s, c, a, 0, wm_alltoall_pairwise(c->size, bs));
 }
 
 void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
@@ -258,7 +294,7 @@ void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
         uint64_t b = wm_coll_bytes(wm_coll_vec_at(&a->rcounts, j), a->rtype);
         max = b > max ? b : max;
     }
-    wm_exchange(s, c, a, 1, c->size >= 3 && max >= WM_COLL_ALLTOALL_LONG);
+    wm_exchange(s, c, a, 1, wm_alltoall_pairwise(c->size, max));
 }
 
 void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
@@ -268,7 +304,7 @@ void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
         uint64_t b = (uint64_t)wm_coll_vec_at(&a->rcounts, j) * a->rtypes[j]->layout.size;
         max = b > max ? b : max;
     }
-    wm_exchange(s, c, a, 2, c->size >= 3 && max >= WM_COLL_ALLTOALL_LONG);
+    wm_exchange(s, c, a, 2, wm_alltoall_pairwise(c->size, max));
 }
 
 /* ---- entry points ---- */

@@ -315,12 +315,64 @@ static void wm_allreduce_rab(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, cha
     wm_fold_out(s, c, r, &f, acc, count);
 }
 
+/* Linear reduce-scatter + allgather (commutative ops): n blocks; in one round every rank sends
+ * block j of its input to rank j and receives its own block from every rank; it reduces them
+ * into block `me` of out; in a second round it sends that block to every rank and receives
+ * theirs. Two rounds whatever n, sends straight from the input (no copy of the whole vector
+ * first), each byte moved once: with few ranks, or more ranks than cores (a round costs each
+ * rank a wake-up), it beats the 2 log n rounds of recursive halving and doubling. in may be out. */
+static void wm_allreduce_linear(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, const void *in,
+                                char *out, uint64_t count)
+{
+    int n = c->size, me = c->rank;
+    uint64_t q = count / (uint64_t)n, m = count % (uint64_t)n;
+    wc_sched_send_mode(s, WC_SEND_BULK_EAGER);
+#define WM_BLK_OFF(j) ((uint64_t)(j) * q + ((uint64_t)(j) < m ? (uint64_t)(j) : m))
+#define WM_BLK_CNT(j) (q + ((uint64_t)(j) < m))
+    uint64_t mine = WM_BLK_CNT(me), off = WM_BLK_OFF(me);
+    /* not in place: the first peer's block lands in the result, and the own block is reduced
+     * into it (commutative), instead of being copied there first */
+    int direct = in != out;
+    char *tmp = wm_red_tmp(s, mine * (uint64_t)(n - 1 - direct), r->ti);
+    if (!tmp)
+        return;
+    const wc_dtype_t *dt = &r->ti->layout;
+    char *res = wm_red_at(out, off, r);
+    for (int i = 1; i < n; i++) {
+        int from = (me - i + n) % n, to = (me + i) % n;
+        char *dst = direct && i == 1 ? res : wm_red_at(tmp, (uint64_t)(i - 1 - direct) * mine, r);
+        wc_sched_recv(s, dst, mine, dt, wm_coll_world(c, from));
+        wc_sched_send(s, wm_red_at(in, WM_BLK_OFF(to), r), WM_BLK_CNT(to), dt,
+                      wm_coll_world(c, to));
+    }
+    wc_sched_fence(s);
+    if (direct)
+        wm_red_apply(s, r, wm_red_at(in, off, r), res, mine);
+    for (int i = 1 + direct; i < n; i++)
+        wm_red_apply(s, r, wm_red_at(tmp, (uint64_t)(i - 1 - direct) * mine, r), res, mine);
+    wc_sched_fence(s);
+    for (int i = 1; i < n; i++) {
+        int from = (me - i + n) % n, to = (me + i) % n;
+        wc_sched_recv(s, wm_red_at(out, WM_BLK_OFF(from), r), WM_BLK_CNT(from), dt,
+                      wm_coll_world(c, from));
+        wc_sched_send(s, wm_red_at(out, off, r), mine, dt, wm_coll_world(c, to));
+    }
+#undef WM_BLK_OFF
+#undef WM_BLK_CNT
+}
+
 static void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     uint64_t count = (uint64_t)a->rcount;
     if (count == 0)
         return;
     wm_red_t r = wm_red_of(a);
+    if (c->size > 1 && c->size <= WM_COLL_ALLREDUCE_LINEAR_RANKS && r.op->builtin >= 0 &&
+        count >= (uint64_t)c->size && count * r.ti->size >= WM_COLL_ALLREDUCE_LONG) {
+        wm_allreduce_linear(s, c, &r, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, a->rbuf,
+                            count);
+        return;
+    }
     if (a->sbuf != MPI_IN_PLACE)
         wm_red_copy(s, &r, a->sbuf, a->rbuf, count);
     if (c->size == 1)

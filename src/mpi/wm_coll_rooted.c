@@ -81,13 +81,46 @@ static void wm_bcast_scatter_ring(wc_sched_t *s, wm_comm_t *c, char *p, uint64_t
 void wm_coll_build_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     uint64_t bytes = wm_coll_bytes(a->rcount, a->rtype);
-    if (c->size == 1 || bytes == 0)
+    int n = c->size;
+    if (n == 1 || bytes == 0)
         return;
     const wc_dtype_t *dt = &a->rtype->layout;
-    if (bytes >= WM_COLL_BCAST_LONG && c->size >= 3 && dt->contig)
-        wm_bcast_scatter_ring(s, c, (char *)a->rbuf + dt->contig_off, bytes, a->root);
-    else
+    if (n <= WM_COLL_BCAST_LINEAR_RANKS && wc_bulk_single_copy(bytes)) {
+        /* linear: every rank reads the whole buffer straight from the root's, all at once. Every
+         * rank decides alike: the condition does not look at the local layout (the root's and a
+         * receiver's may differ in shape); a non-contiguous side takes the pipeline. */
+        if (c->rank != a->root) {
+            wc_sched_recv(s, a->rbuf, (uint64_t)a->rcount, dt, wm_coll_world(c, a->root));
+            return;
+        }
+        for (int i = 1; i < n; i++)
+            wc_sched_send(s, a->rbuf, (uint64_t)a->rcount, dt,
+                          wm_coll_world(c, (a->root + i) % n));
+        return;
+    }
+    if (bytes < WM_COLL_BCAST_LONG || n < 3) {
         wm_bcast_binomial(s, c, a->rbuf, (uint64_t)a->rcount, dt, a->root);
+        return;
+    }
+    if (dt->contig) {
+        wm_bcast_scatter_ring(s, c, (char *)a->rbuf + dt->contig_off, bytes, a->root);
+        return;
+    }
+    /* the chunks are byte ranges: a non-contiguous layout goes through a packed temporary (the
+     * algorithm must not depend on the layout, which may differ between the root and the rest) */
+    char *tmp = wc_sched_tmp(s, (size_t)bytes);
+    if (!tmp)
+        return;
+    bool root = c->rank == a->root;
+    if (root) {
+        wc_sched_copy(s, a->rbuf, (uint64_t)a->rcount, dt, tmp, bytes, &wc_dtype_bytes);
+        wc_sched_fence(s);
+    }
+    wm_bcast_scatter_ring(s, c, tmp, bytes, a->root);
+    if (!root) {
+        wc_sched_fence(s);
+        wc_sched_copy(s, tmp, bytes, &wc_dtype_bytes, a->rbuf, (uint64_t)a->rcount, dt);
+    }
 }
 
 /* ---- gather ---- */

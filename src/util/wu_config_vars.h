@@ -7,6 +7,7 @@
     X(SHM_RING_SIZE,  SIZE, "0",      "bytes of each per-pair ring; 0 picks by job size")          \
     X(SHM_CMA,        STR,  "auto",   "single-copy rendezvous by process_vm_readv: auto, 1 or 0")  \
     X(SHM_CMA_MIN,    SIZE, "0",      "smallest message sent by single-copy CMA rendezvous; 0: never (pipelined copy)") \
+    X(SHM_CMA_COLL_MIN, SIZE, "32768", "the same for the messages of collectives; 0: never")      \
     X(SHM_FRAG_SIZE,  SIZE, "32768",  "fragment size of the pipelined rendezvous copy")            \
     X(PROGRESS_IDLE,  BOOL, "1",      "run ltasks from idle threads (SCHED_IDLE, one per topology node of PROGRESS_IDLE_LEVEL)") \
     X(PROGRESS_IDLE_LEVEL, STR, "package", "where idle threads live: package, l3, core or machine") \

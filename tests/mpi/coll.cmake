@@ -19,6 +19,18 @@ weft_mpi_test(NAME coll_move.progress_threads.np3 PROGRAM coll_move NP 3 TIMEOUT
   ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)
 weft_mpi_test(NAME coll_reduce.progress_threads.np4 PROGRAM coll_reduce NP 4 TIMEOUT 120 ARGS 1000 --weft
   ENV WEFT_PROGRESS_IDLE=1 WEFT_PROGRESS_TIMER=1)
+# Large messages without single copy (the pipelined rendezvous under the one-round algorithms), and
+# single copy from the eager limit on (every rendezvous of a collective read by CMA).
+weft_mpi_test(NAME coll_move.no_cma.np4 PROGRAM coll_move NP 4 TIMEOUT 120 ARGS 1048576 --weft
+  ENV WEFT_SHM_CMA_COLL_MIN=0)
+weft_mpi_test(NAME coll_reduce.cma_all.np3 PROGRAM coll_reduce NP 3 TIMEOUT 120 ARGS 70000 --weft
+  ENV WEFT_SHM_CMA_COLL_MIN=1)
+# The same data laid out differently on different ranks (contiguous / strided), large messages,
+# with single copy and with the pipeline only.
+weft_mpi_program(coll_layout coll_layout.c)
+weft_mpi_tests(coll_layout NPS 1 2 3 4 ARGS 65536 --weft TIMEOUT 120)
+weft_mpi_test(NAME coll_layout.no_cma.np3 PROGRAM coll_layout NP 3 TIMEOUT 120 ARGS 65536 --weft
+  ENV WEFT_SHM_CMA_COLL_MIN=0)
 # Bad arguments give the right error class; freed and tested collective requests.
 weft_mpi_program(coll_err coll_err.c)
 weft_mpi_tests(coll_err NPS 1 2 4 ARGS --weft TIMEOUT 60)
