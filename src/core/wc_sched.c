@@ -56,25 +56,29 @@ typedef struct wc_sched_tmp_hdr {
     uint64_t pad;                      /* the data is 16-byte aligned */
 } wc_sched_tmp_hdr_t;
 
+/* Temporaries of up to this many bytes in all come from the schedule's arena, which a cached
+ * schedule keeps (grown to what the last schedules needed): no malloc per call for the small
+ * buffers of reductions and packed blocks. Larger ones are malloc'd per schedule. */
+#define WC_SCHED_ARENA_MAX 65536
+
 struct wc_sched {
-    wp_ltask_t task;                   /* first: the engine's; `done` is its last write */
-    wc_request_t *req;                 /* completed when the schedule is done */
-    wc_request_t own_req;              /* blocking schedules: req points here */
-    uint32_t ctx;
-    int tag;
+    /* building, then advancing: one thread at a time (the builder; then the blocking waiter, or
+     * the starter and then the engine, which runs a task in one thread at a time) */
     wc_sched_step_t *steps;
     int nsteps, cap;
-    /* advancing state: written by the advancing thread only (under busy) */
     int next;                          /* next step to start */
     int pending;                       /* first started step that may not be complete */
-    int round;                         /* fences passed */
+    uint32_t ctx;
+    int tag;
     wu_status_t error;                 /* building, then the first failed step's */
     bool blocking;
-    bool finished;                     /* the request was completed */
-    bool submitted;                    /* the task is (or was) in the engine */
-    _Atomic int busy;                  /* held by the thread advancing the schedule */
-    wc_sched_tmp_hdr_t *tmps;
+    wc_request_t *req;                 /* nonblocking: completed when the schedule is done */
+    char *arena;                       /* WC_SCHED_ARENA_MAX at most; kept by the cache */
+    size_t arena_cap, arena_used;
+    size_t tmp_bytes;                  /* all temporaries asked for: the arena's next size */
+    wc_sched_tmp_hdr_t *tmps;          /* temporaries that did not fit the arena */
     struct wc_sched *zombie_next;
+    wp_ltask_t task;                   /* nonblocking only; the engine's until `done` reads 1 */
     wc_sched_step_t inline_steps[WC_SCHED_INLINE_STEPS];   /* small schedules: no second malloc */
 };
 
@@ -98,17 +102,27 @@ static void wc_sched_free_tmps(wc_sched_t *s)
 }
 
 /* One freed schedule kept per thread for the next collective of that thread (a schedule is ~2 KiB:
- * malloc and free were a third of a small collective's cost). A thread key's destructor frees it
- * when the thread exits; the key is made once, by whichever thread first caches. */
+ * malloc and free were a third of a small collective's cost), with its grown step array and its
+ * arena. A thread key's destructor frees it when the thread exits; the key is made once, by
+ * whichever thread first caches. */
 static WT_TLS wc_sched_t *wc_sched_cached;
 static WT_TLS bool wc_sched_cache_armed;
 static wt_tls_key_t wc_sched_cache_key;
 static _Atomic int wc_sched_cache_key_state;   /* 0 none, 1 being made, 2 ready, 3 failed */
 
+static void wc_sched_release(wc_sched_t *s)
+{
+    if (s->steps != s->inline_steps)
+        free(s->steps);
+    free(s->arena);
+    free(s);
+}
+
 static void wc_sched_cache_dtor(void *unused)
 {
     (void)unused;
-    free(wc_sched_cached);
+    if (wc_sched_cached)
+        wc_sched_release(wc_sched_cached);
     wc_sched_cached = NULL;
 }
 
@@ -130,14 +144,18 @@ static bool wc_sched_cache_arm(void)
 static void wc_sched_free(wc_sched_t *s)
 {
     wc_sched_free_tmps(s);
-    if (s->steps != s->inline_steps)
-        free(s->steps);
     atomic_fetch_sub_explicit(&wc_sched_count, 1, memory_order_relaxed);
+    if (WU_UNLIKELY(s->tmp_bytes > s->arena_cap) && s->tmp_bytes <= WC_SCHED_ARENA_MAX) {
+        /* next time, every temporary of a schedule like this one fits */
+        free(s->arena);
+        s->arena = malloc(s->tmp_bytes);
+        s->arena_cap = s->arena ? s->tmp_bytes : 0;
+    }
     if (!wc_sched_cached && wc_sched_cache_arm()) {
         wc_sched_cached = s;
         return;
     }
-    free(s);
+    wc_sched_release(s);
 }
 
 static void wc_sched_zombie_push(wc_sched_t *s)
@@ -151,8 +169,6 @@ static void wc_sched_zombie_push(wc_sched_t *s)
 
 static void wc_sched_reclaim(void)
 {
-    if (!atomic_load_explicit(&wc_sched_zombies, memory_order_relaxed))
-        return;
     wc_sched_t *s = atomic_exchange_explicit(&wc_sched_zombies, NULL, memory_order_acquire);
     while (s) {
         wc_sched_t *next = s->zombie_next;
@@ -166,19 +182,27 @@ static void wc_sched_reclaim(void)
 
 wc_sched_t *wc_sched_create(uint32_t ctx, int tag)
 {
-    wc_sched_reclaim();
+    if (WU_UNLIKELY(atomic_load_explicit(&wc_sched_zombies, memory_order_relaxed) != NULL))
+        wc_sched_reclaim();
     wc_sched_t *s = wc_sched_cached;
-    if (s)
+    if (s) {
         wc_sched_cached = NULL;
-    else if (!(s = malloc(sizeof(*s))))
-        return NULL;
-    memset(s, 0, offsetof(wc_sched_t, inline_steps));
-    s->steps = s->inline_steps;
-    s->cap = WC_SCHED_INLINE_STEPS;
-    atomic_fetch_add_explicit(&wc_sched_count, 1, memory_order_relaxed);
+    } else {
+        if (!(s = malloc(sizeof(*s))))
+            return NULL;
+        s->steps = s->inline_steps;
+        s->cap = WC_SCHED_INLINE_STEPS;
+        s->arena = NULL;
+        s->arena_cap = 0;
+    }
+    /* only what building and running read before writing: the task is set up at submission */
+    s->nsteps = s->next = s->pending = 0;
     s->ctx = ctx;
     s->tag = tag;
     s->error = WU_OK;
+    s->arena_used = s->tmp_bytes = 0;
+    s->tmps = NULL;
+    atomic_fetch_add_explicit(&wc_sched_count, 1, memory_order_relaxed);
     return s;
 }
 
@@ -197,23 +221,28 @@ int wc_sched_nsteps(const wc_sched_t *s)
     return s->nsteps;
 }
 
-static wc_sched_step_t *wc_sched_add(wc_sched_t *s, wc_step_kind_t kind)
+static WU_NOINLINE wc_sched_step_t *wc_sched_grow(wc_sched_t *s)
+{
+    int cap = 2 * s->cap;
+    wc_sched_step_t *n = malloc(sizeof(*n) * (size_t)cap);
+    if (!n) {
+        s->error = WU_ERR_NO_MEMORY;
+        return NULL;
+    }
+    memcpy(n, s->steps, sizeof(*n) * (size_t)s->nsteps);
+    if (s->steps != s->inline_steps)
+        free(s->steps);
+    s->steps = n;
+    s->cap = cap;
+    return n;
+}
+
+static inline wc_sched_step_t *wc_sched_add(wc_sched_t *s, wc_step_kind_t kind)
 {
     if (WU_UNLIKELY(s->error != WU_OK))
         return NULL;
-    if (s->nsteps == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 8;
-        wc_sched_step_t *n = malloc(sizeof(*n) * (size_t)cap);
-        if (!n) {
-            s->error = WU_ERR_NO_MEMORY;
-            return NULL;
-        }
-        memcpy(n, s->steps, sizeof(*n) * (size_t)s->nsteps);
-        if (s->steps != s->inline_steps)
-            free(s->steps);
-        s->steps = n;
-        s->cap = cap;
-    }
+    if (WU_UNLIKELY(s->nsteps == s->cap) && !wc_sched_grow(s))
+        return NULL;
     wc_sched_step_t *st = &s->steps[s->nsteps++];
     st->kind = (uint8_t)kind;
     return st;
@@ -261,7 +290,16 @@ void *wc_sched_tmp(wc_sched_t *s, size_t bytes)
 {
     if (WU_UNLIKELY(s->error != WU_OK))
         return NULL;
-    wc_sched_tmp_hdr_t *t = malloc(sizeof(*t) + (bytes ? bytes : 1));
+    size_t n = (bytes + 15) & ~(size_t)15;
+    if (n == 0)
+        n = 16;
+    s->tmp_bytes += n;
+    if (WU_LIKELY(n <= s->arena_cap - s->arena_used)) {
+        void *p = s->arena + s->arena_used;
+        s->arena_used += n;
+        return p;
+    }
+    wc_sched_tmp_hdr_t *t = malloc(sizeof(*t) + n);
     if (!t) {
         s->error = WU_ERR_NO_MEMORY;
         return NULL;
@@ -338,7 +376,6 @@ static void wc_sched_start_round(wc_sched_t *s)
             rc = st->call.fn(&st->call.args);
             break;
         case WC_STEP_FENCE:
-            s->round++;
             return;
         }
         if (WU_UNLIKELY(rc != WU_OK)) {
@@ -351,93 +388,63 @@ static void wc_sched_start_round(wc_sched_t *s)
     }
 }
 
-typedef enum { WC_ADV_NONE, WC_ADV_PROGRESS, WC_ADV_DONE } wc_adv_t;
-
-/* Advance as far as possible: the caller holds `busy`. */
-static wc_adv_t wc_sched_advance(wc_sched_t *s)
+/* Advance as far as possible: true when the last step has completed. Otherwise
+ * steps[pending] is a started message that is not complete. */
+static bool wc_sched_advance(wc_sched_t *s)
 {
-    wc_adv_t did = WC_ADV_NONE;
     for (;;) {
         while (s->pending < s->next) {
             wc_sched_step_t *st = &s->steps[s->pending];
             if (st->kind == WC_STEP_SEND || st->kind == WC_STEP_RECV) {
                 if (!wc_request_is_complete(&st->req))
-                    return did;
+                    return false;
                 if (WU_UNLIKELY(st->req.error != WU_OK))
                     wc_sched_fail(s, (wu_status_t)st->req.error);
             }
             s->pending++;
         }
         if (s->next == s->nsteps)
-            return WC_ADV_DONE;
+            return true;
         wc_sched_start_round(s);
-        did = WC_ADV_PROGRESS;
     }
 }
 
-/* The last step completed: complete the request. After wc_request_done the request may be gone. */
+/* The last step of a nonblocking schedule completed: complete the request (after which it may
+ * be gone). */
 static void wc_sched_finish(wc_sched_t *s)
 {
-    s->finished = true;
-    if (!s->blocking)
-        wc_sched_free_tmps(s);
+    wc_sched_free_tmps(s);
     s->req->error = s->error;
     wc_request_done(s->req);
 }
 
-static inline bool wc_sched_trylock(wc_sched_t *s)
-{
-    return !atomic_load_explicit(&s->busy, memory_order_relaxed) &&
-           !atomic_exchange_explicit(&s->busy, 1, memory_order_acquire);
-}
-
-static inline void wc_sched_unlock(wc_sched_t *s)
-{
-    atomic_store_explicit(&s->busy, 0, memory_order_release);
-}
-
+/* The engine runs a task in one thread at a time, and a started nonblocking schedule is advanced
+ * by its task only. */
 static wp_task_result_t wc_sched_task(void *arg)
 {
     wc_sched_t *s = arg;
-    if (!wc_sched_trylock(s))
+    if (!wc_sched_advance(s))
         return WP_TASK_AGAIN;
-    if (s->finished) {
-        wc_sched_unlock(s);
-        return WP_TASK_DONE;
-    }
-    wc_adv_t a = wc_sched_advance(s);
-    if (a != WC_ADV_DONE) {
-        wc_sched_unlock(s);
-        return WP_TASK_AGAIN;
-    }
-    bool blocking = s->blocking;
     wc_sched_finish(s);
-    wc_sched_unlock(s);
-    if (!blocking)
-        wc_sched_zombie_push(s);   /* freed once the engine has written `done` */
+    wc_sched_zombie_push(s);   /* freed once the engine has written `done` */
     return WP_TASK_DONE;
 }
 
 void wc_sched_start(wc_sched_t *s, wc_request_t *req)
 {
     s->blocking = (req == NULL);
-    s->req = req ? req : &s->own_req;
-    s->req->error = WU_OK;
-    wc_request_reset(s->req);
-    wp_ltask_init(&s->task, wc_sched_task, s, WP_TASK_ONCE, "coll");
-    if (wc_sched_advance(s) == WC_ADV_DONE) {
-        bool blocking = s->blocking;
+    s->req = req;
+    if (s->blocking)
+        return;   /* wc_sched_wait runs it from the first step */
+    req->error = WU_OK;
+    wc_request_reset(req);
+    if (wc_sched_advance(s)) {
         wc_sched_finish(s);
-        if (!blocking)
-            wc_sched_free(s);
+        wc_sched_free(s);
         return;
     }
-    /* A blocking schedule is advanced by its waiter, which hands it to the engine only before it
-     * may sleep (wc_sched_wait): a short collective never touches the engine's queues. */
-    if (!s->blocking) {
-        s->submitted = true;
-        wp_ltask_submit(&s->task);
-    }
+    wp_ltask_init(&s->task, wc_sched_task, s, WP_TASK_ONCE, "coll");
+    wp_ltask_submit(&s->task);
 }
 
 /* More ranks than CPUs on the machine: a rank waiting in a collective hands its core over rather
@@ -456,33 +463,24 @@ static bool wc_sched_oversubscribed(void)
     return over;
 }
 
+/* A blocking schedule never enters the engine: its waiter runs every step and, between polls,
+ * waits on the step that holds the round back, exactly as wc_wait does for one request (spin,
+ * then sleep until it completes, a packet arrives or a time-out). */
 wu_status_t wc_sched_wait(wc_sched_t *s)
 {
-    wc_idle_t idle;
-    wc_idle_init(&idle);
-    wc_request_t *req = s->req;
-    while (!wc_request_is_complete(req)) {
-        if (wc_sched_trylock(s)) {
-            wc_adv_t a = s->finished ? WC_ADV_NONE : wc_sched_advance(s);
-            if (a == WC_ADV_DONE)
-                wc_sched_finish(s);
-            wc_sched_unlock(s);
-            if (a != WC_ADV_NONE)
+    if (!wc_sched_advance(s)) {
+        wc_idle_t idle;
+        wc_idle_init(&idle);
+        bool yield = wc_sched_oversubscribed();
+        do {
+            if (wp_poll())
                 continue;
-        }
-        if (wp_poll())
-            continue;
-        if (WU_UNLIKELY(!s->submitted) && (idle.polls & 63) == 63) {
-            /* the next idle step may sleep: from now on the engine advances it too */
-            s->submitted = true;
-            wp_ltask_submit(&s->task);
-        }
-        if (wc_sched_oversubscribed())
-            sched_yield();   /* the peer we wait for may be waiting for this core */
-        wc_idle_block(&idle, &req, 1);
+            if (yield)
+                sched_yield();   /* the peer we wait for may be waiting for this core */
+            wc_request_t *req = &s->steps[s->pending].req;
+            wc_idle_block(&idle, &req, 1);
+        } while (!wc_sched_advance(s));
     }
-    if (s->submitted)
-        wp_ltask_remove(&s->task);
     wu_status_t st = s->error;
     wc_sched_free(s);
     return st;
