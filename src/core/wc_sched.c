@@ -16,72 +16,6 @@
 
 const wc_dtype_t wc_dtype_bytes = { .size = 1, .extent = 1, .contig = true };
 
-typedef enum {
-    WC_STEP_SEND = 1,
-    WC_STEP_RECV,
-    WC_STEP_COPY,
-    WC_STEP_CALL,
-    WC_STEP_FENCE,
-} wc_step_kind_t;
-
-typedef struct wc_sched_step {
-    uint8_t kind;
-    union {
-        struct {                       /* SEND, RECV */
-            void *buf;
-            uint64_t count;
-            const wc_dtype_t *dt;
-            int peer;
-        } msg;
-        struct {                       /* COPY */
-            const void *src;
-            uint64_t scount;
-            const wc_dtype_t *sdt;
-            void *dst;
-            uint64_t dcount;
-            const wc_dtype_t *ddt;
-        } copy;
-        struct {                       /* CALL */
-            wc_sched_fn_t fn;
-            wc_sched_args_t args;
-        } call;
-    };
-    wc_request_t req;                  /* SEND, RECV: the core's request, once started */
-} wc_sched_step_t;
-
-#define WC_SCHED_INLINE_STEPS 6
-
-typedef struct wc_sched_tmp_hdr {
-    struct wc_sched_tmp_hdr *next;
-    uint64_t pad;                      /* the data is 16-byte aligned */
-} wc_sched_tmp_hdr_t;
-
-/* Temporaries of up to this many bytes in all come from the schedule's arena, which a cached
- * schedule keeps (grown to what the last schedules needed): no malloc per call for the small
- * buffers of reductions and packed blocks. Larger ones are malloc'd per schedule. */
-#define WC_SCHED_ARENA_MAX 65536
-
-struct wc_sched {
-    /* building, then advancing: one thread at a time (the builder; then the blocking waiter, or
-     * the starter and then the engine, which runs a task in one thread at a time) */
-    wc_sched_step_t *steps;
-    int nsteps, cap;
-    int next;                          /* next step to start */
-    int pending;                       /* first started step that may not be complete */
-    uint32_t ctx;
-    int tag;
-    wu_status_t error;                 /* building, then the first failed step's */
-    bool blocking;
-    wc_request_t *req;                 /* nonblocking: completed when the schedule is done */
-    char *arena;                       /* WC_SCHED_ARENA_MAX at most; kept by the cache */
-    size_t arena_cap, arena_used;
-    size_t tmp_bytes;                  /* all temporaries asked for: the arena's next size */
-    wc_sched_tmp_hdr_t *tmps;          /* temporaries that did not fit the arena */
-    struct wc_sched *zombie_next;
-    wp_ltask_t task;                   /* nonblocking only; the engine's until `done` reads 1 */
-    wc_sched_step_t inline_steps[WC_SCHED_INLINE_STEPS];   /* small schedules: no second malloc */
-};
-
 /* Finished nonblocking schedules whose task the engine may still be touching. Pushed by tasks
  * (lock-free), taken all at once by wc_sched_create (exchange): no ABA. */
 static _Atomic(wc_sched_t *) wc_sched_zombies;
@@ -211,17 +145,7 @@ void wc_sched_discard(wc_sched_t *s)
     wc_sched_free(s);
 }
 
-wu_status_t wc_sched_error(const wc_sched_t *s)
-{
-    return s->error;
-}
-
-int wc_sched_nsteps(const wc_sched_t *s)
-{
-    return s->nsteps;
-}
-
-static WU_NOINLINE wc_sched_step_t *wc_sched_grow(wc_sched_t *s)
+wc_sched_step_t *wc_sched_grow(wc_sched_t *s)
 {
     int cap = 2 * s->cap;
     wc_sched_step_t *n = malloc(sizeof(*n) * (size_t)cap);
@@ -235,55 +159,6 @@ static WU_NOINLINE wc_sched_step_t *wc_sched_grow(wc_sched_t *s)
     s->steps = n;
     s->cap = cap;
     return n;
-}
-
-static inline wc_sched_step_t *wc_sched_add(wc_sched_t *s, wc_step_kind_t kind)
-{
-    if (WU_UNLIKELY(s->error != WU_OK))
-        return NULL;
-    if (WU_UNLIKELY(s->nsteps == s->cap) && !wc_sched_grow(s))
-        return NULL;
-    wc_sched_step_t *st = &s->steps[s->nsteps++];
-    st->kind = (uint8_t)kind;
-    return st;
-}
-
-void wc_sched_send(wc_sched_t *s, const void *buf, uint64_t count, const wc_dtype_t *dt, int dst)
-{
-    wc_sched_step_t *st = wc_sched_add(s, WC_STEP_SEND);
-    if (st)
-        st->msg.buf = (void *)buf, st->msg.count = count, st->msg.dt = dt, st->msg.peer = dst;
-}
-
-void wc_sched_recv(wc_sched_t *s, void *buf, uint64_t count, const wc_dtype_t *dt, int src)
-{
-    wc_sched_step_t *st = wc_sched_add(s, WC_STEP_RECV);
-    if (st)
-        st->msg.buf = buf, st->msg.count = count, st->msg.dt = dt, st->msg.peer = src;
-}
-
-void wc_sched_copy(wc_sched_t *s, const void *src, uint64_t scount, const wc_dtype_t *sdt,
-                   void *dst, uint64_t dcount, const wc_dtype_t *ddt)
-{
-    wc_sched_step_t *st = wc_sched_add(s, WC_STEP_COPY);
-    if (st)
-        st->copy.src = src, st->copy.scount = scount, st->copy.sdt = sdt, st->copy.dst = dst,
-        st->copy.dcount = dcount, st->copy.ddt = ddt;
-}
-
-void wc_sched_call(wc_sched_t *s, wc_sched_fn_t fn, const wc_sched_args_t *args)
-{
-    wc_sched_step_t *st = wc_sched_add(s, WC_STEP_CALL);
-    if (st)
-        st->call.fn = fn, st->call.args = *args;
-}
-
-void wc_sched_fence(wc_sched_t *s)
-{
-    /* A fence right after another one (or first) is a no-op: no empty rounds. */
-    if (s->nsteps == 0 || s->steps[s->nsteps - 1].kind == WC_STEP_FENCE)
-        return;
-    wc_sched_add(s, WC_STEP_FENCE);
 }
 
 void *wc_sched_tmp(wc_sched_t *s, size_t bytes)

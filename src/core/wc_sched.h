@@ -56,19 +56,15 @@ typedef wu_status_t (*wc_sched_fn_t)(const wc_sched_args_t *a);
  * first. NULL: out of memory. */
 wc_sched_t *wc_sched_create(uint32_t ctx, int tag);
 
-/* Build steps. Ranks are world ranks. count elements of layout dt at buf (packed bytes move).
- * Errors (out of memory) are sticky: check wc_sched_error once after building. */
-void wc_sched_send(wc_sched_t *s, const void *buf, uint64_t count, const wc_dtype_t *dt, int dst);
-void wc_sched_recv(wc_sched_t *s, void *buf, uint64_t count, const wc_dtype_t *dt, int src);
-/* Copy the packed stream of (src, scount, sdt) into (dst, dcount, ddt), at most the smaller size. */
-void wc_sched_copy(wc_sched_t *s, const void *src, uint64_t scount, const wc_dtype_t *sdt,
-                   void *dst, uint64_t dcount, const wc_dtype_t *ddt);
-void wc_sched_call(wc_sched_t *s, wc_sched_fn_t fn, const wc_sched_args_t *args);
-void wc_sched_fence(wc_sched_t *s);
+/* Build steps (inline, wc_sched_inl.h): wc_sched_send(s, buf, count, dt, dst) and
+ * wc_sched_recv(s, buf, count, dt, src) move count elements of layout dt at buf (packed bytes
+ * move; ranks are world ranks); wc_sched_copy(s, src, scount, sdt, dst, dcount, ddt) copies the
+ * packed stream of (src, scount, sdt) into (dst, dcount, ddt), at most the smaller size;
+ * wc_sched_call(s, fn, args) runs fn on a copy of args; wc_sched_fence(s) ends a round. Errors
+ * (out of memory) are sticky: check wc_sched_error(s) once after building; wc_sched_nsteps(s)
+ * counts the steps. */
 /* A temporary buffer of `bytes` bytes (16-byte aligned), freed when the schedule completes. */
 void *wc_sched_tmp(wc_sched_t *s, size_t bytes);
-wu_status_t wc_sched_error(const wc_sched_t *s);
-int wc_sched_nsteps(const wc_sched_t *s);
 
 /* Free a schedule that was never started (an error while building it). */
 void wc_sched_discard(wc_sched_t *s);
@@ -83,5 +79,7 @@ wu_status_t wc_sched_wait(wc_sched_t *s);
 
 /* Tests and statistics: schedules allocated and not yet freed. */
 long wc_sched_live(void);
+
+#include "core/wc_sched_inl.h"
 
 #endif
