@@ -307,6 +307,9 @@ static wp_task_result_t wc_sched_task(void *arg)
 
 void wc_sched_start(wc_sched_t *s, wc_request_t *req)
 {
+    /* a fence at the end waits for nothing that completion does not wait for */
+    while (s->nsteps > 0 && s->steps[s->nsteps - 1].kind == WC_STEP_FENCE)
+        s->nsteps--;
     s->blocking = (req == NULL);
     s->req = req;
     if (s->blocking)
