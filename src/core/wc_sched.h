@@ -1,33 +1,42 @@
-/* Schedules: a collective operation as a list of steps run by the progression engine.
+/* Schedules: a collective operation as a list of steps.
  *
  * A schedule is built by one thread (sends, receives, local copies and calls, fences), then
  * started. Steps run in list order; a fence waits until every step before it has completed, so the
  * steps between two fences form a round whose sends and receives are all outstanding at once, and
  * a copy or call placed after a fence sees the data that the rounds before it received. Messages go
- * on the schedule's context with the schedule's tag. The MPI layer gives every collective call on a
- * communicator its own tag (a per-communicator sequence number), so several schedules outstanding
- * on one communicator never match each other's messages. Within one schedule the tag cannot name
- * the round (a tree's sender and receiver are in different rounds of their own schedules): the
- * algorithms build both sides so that the messages from one rank to another are sent and received
- * in the same order, and messages of one (context, source, tag) do not overtake.
+ * on the schedule's context with the schedule's tag. The MPI layer gives every nonblocking
+ * collective call on a communicator its own tag (a per-communicator sequence number), so several
+ * schedules outstanding on one communicator never match each other's messages; blocking calls,
+ * of which a process runs one at a time per communicator, share one tag. Within one schedule the
+ * tag cannot name the round (a tree's sender and receiver are in different rounds of their own
+ * schedules): the algorithms build both sides so that the messages from one rank to another are
+ * sent and received in the same order, and messages of one (context, source, tag) do not overtake.
  *
- * Running. wc_sched_start runs the first rounds at once in the caller (the first sends leave
- * before the call returns), then submits a ONCE light task (wp_ltask.h) that advances the schedule
- * whenever a poller runs it: explicit polls inside MPI calls, idle threads, the timer thread. So a
- * nonblocking collective advances while the application computes, exactly as point-to-point does.
- * When the last step completes the schedule sets the request's error and completes it with
- * wc_request_done: the wait/test family of the MPI layer works on it unchanged (a detached request
- * gets its on_complete). A blocking collective uses the same schedule and wc_sched_wait, which also
- * advances it inline and then frees it.
+ * Running, nonblocking. wc_sched_start runs the first rounds at once in the caller (the first
+ * sends leave before the call returns), then submits a ONCE light task (wp_ltask.h) that advances
+ * the schedule whenever a poller runs it: explicit polls inside MPI calls, idle threads, the timer
+ * thread. So a nonblocking collective advances while the application computes, exactly as
+ * point-to-point does. When the last step completes the schedule sets the request's error and
+ * completes it with wc_request_done: the wait/test family of the MPI layer works on it unchanged
+ * (a detached request gets its on_complete).
  *
- * Memory. A nonblocking schedule owns itself once started: the task frees its temporary buffers
- * when it completes, and the schedule itself (whose task the engine still touches after the task
- * returns DONE) goes on a list of finished schedules that the next wc_sched_create reclaims.
+ * Running, blocking. The schedule never enters the engine: wc_sched_wait runs every step in the
+ * calling thread and, while a round is incomplete, polls and waits on the step that holds it back
+ * as wc_wait does for one request (spin, then sleep until that step completes, a packet arrives
+ * or a time-out), so it progresses with every core busy. No task, no request, no atomics of its
+ * own.
  *
- * Concurrency contract: building (create .. start) by one thread. After start, the schedule is
- * advanced by one thread at a time (the task, or a blocking waiter, under the schedule's `busy`
- * flag); any number of schedules, on any communicators, run concurrently from any threads. Buffers
- * named by steps belong to the schedule until its request completes.
+ * Memory. Each thread keeps its last freed schedule, with its step array and its arena of
+ * temporaries, for its next collective. A nonblocking schedule owns itself once started: it frees
+ * its malloc'd temporaries when it completes, and the schedule itself (whose task the engine still
+ * touches after the task returns DONE) goes on a list of finished schedules that the next
+ * wc_sched_create reclaims.
+ *
+ * Concurrency contract: building (create .. start) by one thread. After start, a nonblocking
+ * schedule is advanced by its task only (the engine runs a task in one thread at a time), a
+ * blocking one by its waiter only; any number of schedules, on any communicators, run
+ * concurrently from any threads. Buffers named by steps belong to the schedule until its request
+ * completes (blocking: until wc_sched_wait returns).
  */
 #ifndef WC_SCHED_H
 #define WC_SCHED_H
