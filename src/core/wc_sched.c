@@ -79,17 +79,17 @@ static void wc_sched_free(wc_sched_t *s)
 {
     wc_sched_free_tmps(s);
     atomic_fetch_sub_explicit(&wc_sched_count, 1, memory_order_relaxed);
+    if (wc_sched_cached || !wc_sched_cache_arm()) {
+        wc_sched_release(s);
+        return;
+    }
     if (WU_UNLIKELY(s->tmp_bytes > s->arena_cap) && s->tmp_bytes <= WC_SCHED_ARENA_MAX) {
         /* next time, every temporary of a schedule like this one fits */
         free(s->arena);
         s->arena = malloc(s->tmp_bytes);
         s->arena_cap = s->arena ? s->tmp_bytes : 0;
     }
-    if (!wc_sched_cached && wc_sched_cache_arm()) {
-        wc_sched_cached = s;
-        return;
-    }
-    wc_sched_release(s);
+    wc_sched_cached = s;
 }
 
 static void wc_sched_zombie_push(wc_sched_t *s)
