@@ -316,13 +316,22 @@ static void wm_allreduce_rab(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, cha
 }
 
 /* Two ranks, where recursive doubling would run: one exchange of the whole vectors and a local
- * reduction (rank 0's data on the left). The send leaves from the user's buffer while it is copied
- * into the receive buffer, so the copy costs no round of its own. */
+ * reduction (rank 0's data on the left). When the operands may be taken in the order at hand
+ * (a commutative op, or rank 0), the peer's data lands in the receive buffer and is reduced with
+ * the send buffer in place: no copy, no temporary. Otherwise the send leaves from the user's
+ * buffer while it is copied into the receive buffer, so the copy costs no round of its own. */
 static void wm_allreduce_pair(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, const void *sbuf,
                               char *acc, uint64_t count)
 {
     const wc_dtype_t *dt = &r->ti->layout;
     int peer = wm_coll_world(c, c->rank ^ 1);
+    if (sbuf != MPI_IN_PLACE && (r->commute || c->rank == 0)) {
+        wc_sched_recv(s, acc, count, dt, peer);
+        wc_sched_send(s, sbuf, count, dt, peer);
+        wc_sched_fence(s);
+        wm_red_apply(s, r, sbuf, acc, count);   /* acc = mine op the peer's */
+        return;
+    }
     char *tmp = wm_red_tmp(s, count, r->ti);
     if (!tmp)
         return;
