@@ -346,18 +346,18 @@ static bool wc_sched_oversubscribed(void)
  * then sleep until it completes, a packet arrives or a time-out). */
 wu_status_t wc_sched_wait(wc_sched_t *s)
 {
-    if (!wc_sched_advance(s)) {
-        wc_idle_t idle;
-        wc_idle_init(&idle);
-        bool yield = wc_sched_oversubscribed();
+    wc_idle_t idle;
+    wc_idle_init(&idle);
+    while (!wc_sched_advance(s)) {
+        /* until the step holding the round back completes, or a poll did something */
+        wc_request_t *req = &s->steps[s->pending].req;
         do {
             if (wp_poll())
-                continue;
-            if (yield)
+                break;
+            if (wc_sched_oversubscribed())
                 sched_yield();   /* the peer we wait for may be waiting for this core */
-            wc_request_t *req = &s->steps[s->pending].req;
             wc_idle_block(&idle, &req, 1);
-        } while (!wc_sched_advance(s));
+        } while (!wc_request_is_complete(req));
     }
     wu_status_t st = s->error;
     wc_sched_free(s);
