@@ -134,6 +134,7 @@ wc_sched_t *wc_sched_create(uint32_t ctx, int tag)
     s->ctx = ctx;
     s->tag = tag;
     s->error = WU_OK;
+    s->send_mode = WC_SEND_STANDARD;
     s->arena_used = s->tmp_bytes = 0;
     s->tmps = NULL;
     atomic_fetch_add_explicit(&wc_sched_count, 1, memory_order_relaxed);
@@ -232,15 +233,18 @@ static void wc_sched_fail(wc_sched_t *s, wu_status_t st)
 /* Start steps from `next` up to the next fence (consumed) or the end. */
 static void wc_sched_start_round(wc_sched_t *s)
 {
+    s->round_bytes = 0;
     while (s->next < s->nsteps) {
         wc_sched_step_t *st = &s->steps[s->next++];
         wu_status_t rc = WU_OK;
         switch (st->kind) {
         case WC_STEP_SEND:
+            s->round_bytes += st->msg.count * st->msg.dt->size;
             rc = wc_isend_dt(&st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
-                             s->tag, s->ctx, WC_SEND_STANDARD);
+                             s->tag, s->ctx, (wc_send_mode_t)s->send_mode);
             break;
         case WC_STEP_RECV:
+            s->round_bytes += st->msg.count * st->msg.dt->size;
             rc = wc_irecv_dt(&st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
                              s->tag, s->ctx);
             break;
@@ -341,9 +345,19 @@ static bool wc_sched_oversubscribed(void)
     return over;
 }
 
+/* Extra spin before a waiter sleeps while a round moves `bytes`: the time a copy of them takes
+ * at ~4 GB/s (a peer's single-copy read gives no progress event until its FIN: sleeping through
+ * it costs a wake-up per message), at most 1 ms. */
+static inline uint64_t wc_sched_spin_extra(uint64_t bytes)
+{
+    uint64_t ns = bytes / 4;
+    return ns < 1000000u ? ns : 1000000u;
+}
+
 /* A blocking schedule never enters the engine: its waiter runs every step and, between polls,
  * waits on the step that holds the round back, exactly as wc_wait does for one request (spin,
- * then sleep until it completes, a packet arrives or a time-out). */
+ * then sleep until it completes, a packet arrives or a time-out). The spin time counts from the
+ * last progress, and grows with the bytes of the round. */
 wu_status_t wc_sched_wait(wc_sched_t *s)
 {
     wc_idle_t idle;
@@ -351,12 +365,16 @@ wu_status_t wc_sched_wait(wc_sched_t *s)
     while (!wc_sched_advance(s)) {
         /* until the step holding the round back completes, or a poll did something */
         wc_request_t *req = &s->steps[s->pending].req;
+        idle.deadline_ns = 0;
         do {
             if (wp_poll())
                 break;
             if (wc_sched_oversubscribed())
                 sched_yield();   /* the peer we wait for may be waiting for this core */
+            uint64_t d0 = idle.deadline_ns;
             wc_idle_block(&idle, &req, 1);
+            if (!d0 && idle.deadline_ns)
+                idle.deadline_ns += wc_sched_spin_extra(s->round_bytes);
         } while (!wc_request_is_complete(req));
     }
     wu_status_t st = s->error;

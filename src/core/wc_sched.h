@@ -71,7 +71,8 @@ wc_sched_t *wc_sched_create(uint32_t ctx, int tag);
  * packed stream of (src, scount, sdt) into (dst, dcount, ddt), at most the smaller size;
  * wc_sched_call(s, fn, args) runs fn on a copy of args; wc_sched_fence(s) ends a round. Errors
  * (out of memory) are sticky: check wc_sched_error(s) once after building; wc_sched_nsteps(s)
- * counts the steps. */
+ * counts the steps. wc_sched_send_mode(s, mode) sets the mode of all the schedule's sends
+ * (default WC_SEND_STANDARD). */
 /* A temporary buffer of `bytes` bytes (16-byte aligned), freed when the schedule completes. */
 void *wc_sched_tmp(wc_sched_t *s, size_t bytes);
 

@@ -62,7 +62,9 @@ struct wc_sched {
     uint32_t ctx;
     int tag;
     wu_status_t error;                 /* building, then the first failed step's */
+    uint8_t send_mode;                 /* of every send step (wc_send_mode_t) */
     bool blocking;
+    uint64_t round_bytes;              /* bytes the messages of the current round move */
     wc_request_t *req;                 /* nonblocking: completed when the schedule is done */
     char *arena;                       /* WC_SCHED_ARENA_MAX at most; kept by the cache */
     size_t arena_cap, arena_used;
@@ -126,6 +128,11 @@ static inline void wc_sched_fence(wc_sched_t *s)
     if (s->nsteps == 0 || s->steps[s->nsteps - 1].kind == WC_STEP_FENCE)
         return;
     wc_sched_add(s, WC_STEP_FENCE);
+}
+
+static inline void wc_sched_send_mode(wc_sched_t *s, wc_send_mode_t mode)
+{
+    s->send_mode = (uint8_t)mode;
 }
 
 static inline wu_status_t wc_sched_error(const wc_sched_t *s)
