@@ -30,11 +30,16 @@
 
 /* An unexpected message: the eager payload copied out of the ring, or a rendezvous offer. */
 #define WC_MSG_INLINE 192
+/* Payloads longer than that go to buffers of eager_max bytes, of which this many are kept for
+ * reuse: a rank that posts its receives late (a broadcast's leaf behind its root) stores every
+ * message, and a malloc and free each was a tenth of a 4 KiB broadcast's cost. */
+#define WC_MSG_BUFS 16
 struct wc_message {
     wc_match_entry_t match;
     wc_hdr_t         hdr;
     int              src;
     void            *data;        /* eager payload (inline_data or malloc'd) */
+    bool             data_pooled; /* data is an eager_max buffer of wc_p2p.bufs */
     struct wc_message *next_free;
     char             inline_data[WC_MSG_INLINE];
 };
@@ -49,6 +54,8 @@ typedef struct wc_pt2pt {
     wt_spinlock_t  match_lock;
     wc_match_t    *match;          /* match_lock */
     wc_message_t  *msg_free;       /* match_lock: free unexpected-message descriptors */
+    void          *bufs[WC_MSG_BUFS];   /* match_lock: free payload buffers of eager_max bytes */
+    int            nbufs;
     wc_peer_t     *peers;          /* [size] */
     _Atomic int    npending;       /* destinations with a non-empty pending queue */
 } wc_pt2pt_t;
@@ -64,9 +71,16 @@ static wc_message_t *wc_message_get(size_t len)
         wc_p2p.msg_free = m->next_free;
     else if (!(m = malloc(sizeof(*m))))
         return NULL;
+    m->data_pooled = false;
     if (len <= WC_MSG_INLINE) {
         m->data = m->inline_data;
-    } else if (!(m->data = malloc(len))) {
+    } else if (len <= wc_world.eager_max) {
+        m->data_pooled = true;
+        m->data = wc_p2p.nbufs ? wc_p2p.bufs[--wc_p2p.nbufs] : malloc(wc_world.eager_max);
+    } else {
+        m->data = malloc(len);
+    }
+    if (!m->data) {
         m->next_free = wc_p2p.msg_free;
         wc_p2p.msg_free = m;
         return NULL;
@@ -76,7 +90,9 @@ static wc_message_t *wc_message_get(size_t len)
 
 static void wc_message_put_locked(wc_message_t *m)
 {
-    if (m->data != m->inline_data)
+    if (m->data_pooled && wc_p2p.nbufs < WC_MSG_BUFS)
+        wc_p2p.bufs[wc_p2p.nbufs++] = m->data;
+    else if (m->data != m->inline_data)
         free(m->data);
     m->next_free = wc_p2p.msg_free;
     wc_p2p.msg_free = m;
@@ -775,6 +791,8 @@ void wc_pt2pt_finalize(void)
     }
     free(wc_p2p.peers);
     wc_p2p.peers = NULL;
+    while (wc_p2p.nbufs)
+        free(wc_p2p.bufs[--wc_p2p.nbufs]);
     while (wc_p2p.msg_free) {
         wc_message_t *m = wc_p2p.msg_free;
         wc_p2p.msg_free = m->next_free;

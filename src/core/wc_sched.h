@@ -1,33 +1,42 @@
-/* Schedules: a collective operation as a list of steps run by the progression engine.
+/* Schedules: a collective operation as a list of steps.
  *
  * A schedule is built by one thread (sends, receives, local copies and calls, fences), then
  * started. Steps run in list order; a fence waits until every step before it has completed, so the
  * steps between two fences form a round whose sends and receives are all outstanding at once, and
  * a copy or call placed after a fence sees the data that the rounds before it received. Messages go
- * on the schedule's context with the schedule's tag. The MPI layer gives every collective call on a
- * communicator its own tag (a per-communicator sequence number), so several schedules outstanding
- * on one communicator never match each other's messages. Within one schedule the tag cannot name
- * the round (a tree's sender and receiver are in different rounds of their own schedules): the
- * algorithms build both sides so that the messages from one rank to another are sent and received
- * in the same order, and messages of one (context, source, tag) do not overtake.
+ * on the schedule's context with the schedule's tag. The MPI layer gives every nonblocking
+ * collective call on a communicator its own tag (a per-communicator sequence number), so several
+ * schedules outstanding on one communicator never match each other's messages; blocking calls,
+ * of which a process runs one at a time per communicator, share one tag. Within one schedule the
+ * tag cannot name the round (a tree's sender and receiver are in different rounds of their own
+ * schedules): the algorithms build both sides so that the messages from one rank to another are
+ * sent and received in the same order, and messages of one (context, source, tag) do not overtake.
  *
- * Running. wc_sched_start runs the first rounds at once in the caller (the first sends leave
- * before the call returns), then submits a ONCE light task (wp_ltask.h) that advances the schedule
- * whenever a poller runs it: explicit polls inside MPI calls, idle threads, the timer thread. So a
- * nonblocking collective advances while the application computes, exactly as point-to-point does.
- * When the last step completes the schedule sets the request's error and completes it with
- * wc_request_done: the wait/test family of the MPI layer works on it unchanged (a detached request
- * gets its on_complete). A blocking collective uses the same schedule and wc_sched_wait, which also
- * advances it inline and then frees it.
+ * Running, nonblocking. wc_sched_start runs the first rounds at once in the caller (the first
+ * sends leave before the call returns), then submits a ONCE light task (wp_ltask.h) that advances
+ * the schedule whenever a poller runs it: explicit polls inside MPI calls, idle threads, the timer
+ * thread. So a nonblocking collective advances while the application computes, exactly as
+ * point-to-point does. When the last step completes the schedule sets the request's error and
+ * completes it with wc_request_done: the wait/test family of the MPI layer works on it unchanged
+ * (a detached request gets its on_complete).
  *
- * Memory. A nonblocking schedule owns itself once started: the task frees its temporary buffers
- * when it completes, and the schedule itself (whose task the engine still touches after the task
- * returns DONE) goes on a list of finished schedules that the next wc_sched_create reclaims.
+ * Running, blocking. The schedule never enters the engine: wc_sched_wait runs every step in the
+ * calling thread and, while a round is incomplete, polls and waits on the step that holds it back
+ * as wc_wait does for one request (spin, then sleep until that step completes, a packet arrives
+ * or a time-out), so it progresses with every core busy. No task, no request, no atomics of its
+ * own.
  *
- * Concurrency contract: building (create .. start) by one thread. After start, the schedule is
- * advanced by one thread at a time (the task, or a blocking waiter, under the schedule's `busy`
- * flag); any number of schedules, on any communicators, run concurrently from any threads. Buffers
- * named by steps belong to the schedule until its request completes.
+ * Memory. Each thread keeps its last freed schedule, with its step array and its arena of
+ * temporaries, for its next collective. A nonblocking schedule owns itself once started: it frees
+ * its malloc'd temporaries when it completes, and the schedule itself (whose task the engine still
+ * touches after the task returns DONE) goes on a list of finished schedules that the next
+ * wc_sched_create reclaims.
+ *
+ * Concurrency contract: building (create .. start) by one thread. After start, a nonblocking
+ * schedule is advanced by its task only (the engine runs a task in one thread at a time), a
+ * blocking one by its waiter only; any number of schedules, on any communicators, run
+ * concurrently from any threads. Buffers named by steps belong to the schedule until its request
+ * completes (blocking: until wc_sched_wait returns).
  */
 #ifndef WC_SCHED_H
 #define WC_SCHED_H
@@ -56,23 +65,18 @@ typedef wu_status_t (*wc_sched_fn_t)(const wc_sched_args_t *a);
  * first. NULL: out of memory. */
 wc_sched_t *wc_sched_create(uint32_t ctx, int tag);
 
-/* Build steps. Ranks are world ranks. count elements of layout dt at buf (packed bytes move).
- * Errors (out of memory) are sticky: check wc_sched_error once after building. */
-void wc_sched_send(wc_sched_t *s, const void *buf, uint64_t count, const wc_dtype_t *dt, int dst);
-void wc_sched_recv(wc_sched_t *s, void *buf, uint64_t count, const wc_dtype_t *dt, int src);
-/* Copy the packed stream of (src, scount, sdt) into (dst, dcount, ddt), at most the smaller size. */
-void wc_sched_copy(wc_sched_t *s, const void *src, uint64_t scount, const wc_dtype_t *sdt,
-                   void *dst, uint64_t dcount, const wc_dtype_t *ddt);
-void wc_sched_call(wc_sched_t *s, wc_sched_fn_t fn, const wc_sched_args_t *args);
-void wc_sched_fence(wc_sched_t *s);
-/* The mode of the schedule's sends: WC_SEND_BULK (the default: large messages by single copy) or
- * WC_SEND_BULK_EAGER (also eager up to the largest packet: for exchanges of blocks, where a
- * handshake per message costs more than the second copy). */
-void wc_sched_send_mode(wc_sched_t *s, wc_send_mode_t mode);
+/* Build steps (inline, wc_sched_inl.h): wc_sched_send(s, buf, count, dt, dst) and
+ * wc_sched_recv(s, buf, count, dt, src) move count elements of layout dt at buf (packed bytes
+ * move; ranks are world ranks); wc_sched_copy(s, src, scount, sdt, dst, dcount, ddt) copies the
+ * packed stream of (src, scount, sdt) into (dst, dcount, ddt), at most the smaller size;
+ * wc_sched_call(s, fn, args) runs fn on a copy of args; wc_sched_fence(s) ends a round. Errors
+ * (out of memory) are sticky: check wc_sched_error(s) once after building; wc_sched_nsteps(s)
+ * counts the steps. wc_sched_send_mode(s, mode) sets the mode of all the schedule's sends:
+ * WC_SEND_BULK (the default: large messages by single copy) or WC_SEND_BULK_EAGER (also eager up to
+ * the largest packet: for exchanges of blocks, where a handshake per message costs more than the
+ * second copy). */
 /* A temporary buffer of `bytes` bytes (16-byte aligned), freed when the schedule completes. */
 void *wc_sched_tmp(wc_sched_t *s, size_t bytes);
-wu_status_t wc_sched_error(const wc_sched_t *s);
-int wc_sched_nsteps(const wc_sched_t *s);
 
 /* Free a schedule that was never started (an error while building it). */
 void wc_sched_discard(wc_sched_t *s);
@@ -87,5 +91,7 @@ wu_status_t wc_sched_wait(wc_sched_t *s);
 
 /* Tests and statistics: schedules allocated and not yet freed. */
 long wc_sched_live(void);
+
+#include "core/wc_sched_inl.h"
 
 #endif

@@ -18,9 +18,16 @@ static int wm_coll_status_error(wm_comm_t *c, const char *fn, wu_status_t st)
 int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm_coll_args_t *a,
                 MPI_Request *request, wm_obj_t *obj1, wm_obj_t *obj2)
 {
-    /* the call's sequence number on c names its messages (docs/collectives.md) */
-    uint32_t seq = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed);
-    int tag = WM_TAG_COLL_BASE + (int)(seq % (uint32_t)(WM_TAG_COLL_END - WM_TAG_COLL_BASE + 1));
+    /* A nonblocking call's sequence number on c names its messages, so that calls outstanding
+     * together never match each other's; blocking calls share one tag, since a process runs one
+     * of them at a time on c, and the messages between two ranks of one call are sent and received
+     * in the same order on both sides (docs/collectives.md). One tag keeps the matching engine on
+     * the same bins call after call. */
+    int tag = WM_TAG_COLL_BLOCKING;
+    if (request) {
+        uint32_t seq = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed);
+        tag = WM_TAG_COLL_BASE + (int)(seq % (uint32_t)(WM_TAG_COLL_END - WM_TAG_COLL_BASE + 1));
+    }
     wc_sched_t *s = wc_sched_create(c->ctx | WM_CTX_COLL, tag);
     if (!s)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a schedule");

@@ -361,6 +361,40 @@ static void wm_allreduce_linear(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, 
 #undef WM_BLK_CNT
 }
 
+/* Two ranks, where recursive doubling would run: one exchange of the whole vectors and a local
+ * reduction (rank 0's data on the left). When the operands may be taken in the order at hand
+ * (a commutative op, or rank 0), the peer's data lands in the receive buffer and is reduced with
+ * the send buffer in place: no copy, no temporary. Otherwise the send leaves from the user's
+ * buffer while it is copied into the receive buffer, so the copy costs no round of its own. */
+static void wm_allreduce_pair(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, const void *sbuf,
+                              char *acc, uint64_t count)
+{
+    const wc_dtype_t *dt = &r->ti->layout;
+    int peer = wm_coll_world(c, c->rank ^ 1);
+    if (sbuf != MPI_IN_PLACE && (r->commute || c->rank == 0)) {
+        wc_sched_recv(s, acc, count, dt, peer);
+        wc_sched_send(s, sbuf, count, dt, peer);
+        wc_sched_fence(s);
+        wm_red_apply(s, r, sbuf, acc, count);   /* acc = mine op the peer's */
+        return;
+    }
+    char *tmp = wm_red_tmp(s, count, r->ti);
+    if (!tmp)
+        return;
+    const void *mine = sbuf == MPI_IN_PLACE ? acc : sbuf;
+    wc_sched_recv(s, tmp, count, dt, peer);
+    wc_sched_send(s, mine, count, dt, peer);
+    if (mine != acc)
+        wc_sched_copy(s, mine, count, dt, acc, count, dt);
+    wc_sched_fence(s);
+    if (c->rank == 1 || r->commute) {
+        wm_red_apply(s, r, tmp, acc, count);   /* acc = rank 0's op acc */
+    } else {
+        wm_red_apply(s, r, acc, tmp, count);   /* tmp = acc op rank 1's */
+        wm_red_copy(s, r, tmp, acc, count);
+    }
+}
+
 static void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     uint64_t count = (uint64_t)a->rcount;
@@ -371,6 +405,10 @@ static void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_a
         count >= (uint64_t)c->size && count * r.ti->size >= WM_COLL_ALLREDUCE_LONG) {
         wm_allreduce_linear(s, c, &r, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, a->rbuf,
                             count);
+        return;
+    }
+    if (c->size == 2 && (r.op->builtin < 0 || count * r.ti->size < WM_COLL_ALLREDUCE_LONG)) {
+        wm_allreduce_pair(s, c, &r, a->sbuf, a->rbuf, count);
         return;
     }
     if (a->sbuf != MPI_IN_PLACE)

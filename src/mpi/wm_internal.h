@@ -39,11 +39,13 @@ extern wm_state_t wm_state;
  * other's messages; within a family, calls on one communicator are ordered alike on every member
  * and messages of one (context, source, tag) do not overtake.
  *   0x00000000 - 0x000000ff   barrier rounds (wm_coll.c)
- *   0x10000000 - 0x2fffffff   collectives and their schedules (sequence number and step in the tag)
+ *   0x0ffffff0                blocking collectives (wm_coll.c: one at a time per communicator)
+ *   0x10000000 - 0x2fffffff   nonblocking collectives (the communicator's sequence number)
  *   0x3fff0000 - 0x3fff00ff   communicator management: context ids, split, intercommunicators
  *   0x40000000 - 0x7fffffff   Comm_create_group and Intercomm_create: WM_TAG_USER_BIT | the
  *                             user's tag (wm_comm.h), above every user tag
  */
+#define WM_TAG_COLL_BLOCKING 0x0ffffff0
 #define WM_TAG_COLL_BASE 0x10000000
 #define WM_TAG_COLL_END  0x2fffffff
 #define WM_TAG_COMM_BASE 0x3fff0000
