@@ -62,6 +62,15 @@ int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm
     return MPI_SUCCESS;
 }
 
+char *wm_coll_tmp(wc_sched_t *s, uint64_t count, const wm_datatype_t *ti)
+{
+    if (count == 0)
+        return wc_sched_tmp(s, 16);
+    int64_t span = (int64_t)(count - 1) * ti->extent + ti->true_extent;
+    char *p = wc_sched_tmp(s, (size_t)(span > 0 ? span : 1));
+    return p ? p - ti->true_lb : NULL;
+}
+
 /* ---- checks ---- */
 
 int wm_coll_check_comm(wm_comm_t *c, const char *fn, MPI_Request *request, bool nb)

@@ -84,6 +84,11 @@ static inline void *wm_coll_at(const void *buf, int64_t elem, const wm_datatype_
     return (char *)buf + elem * ti->extent;
 }
 
+/* A temporary of count elements of ti laid out like a user buffer (count x extent, shifted by the
+ * true lower bound: the op kernels work on typed buffers), freed with the schedule. NULL: no memory
+ * (the schedule's error is set). */
+char *wm_coll_tmp(wc_sched_t *s, uint64_t count, const wm_datatype_t *ti);
+
 /* Packed bytes of count elements. */
 static inline uint64_t wm_coll_bytes(MPI_Count count, const wm_datatype_t *ti)
 {

@@ -30,16 +30,6 @@ static inline int wm_inter_peer(const wm_comm_t *c, int r)
     return wm_comm_peer_world(c, r);
 }
 
-/* count elements of ti laid out like a user buffer (the op kernels work on typed buffers). */
-static char *wm_inter_tmp(wc_sched_t *s, uint64_t count, const wm_datatype_t *ti)
-{
-    if (count == 0)
-        return wc_sched_tmp(s, 16);
-    int64_t span = (int64_t)(count - 1) * ti->extent + ti->true_extent;
-    char *p = wc_sched_tmp(s, (size_t)(span > 0 ? span : 1));
-    return p ? p - ti->true_lb : NULL;
-}
-
 /* ---- barrier: local barrier, leaders swap empty messages, local barrier ---- */
 
 /* The second local barrier holds every process until its leader has heard from the remote
@@ -304,7 +294,7 @@ static char *wm_inter_reduce_local(wc_sched_t *s, wm_comm_t *c, const wm_coll_ar
 {
     char *acc = NULL;
     *ok_p = true;
-    if (c->rank == 0 && !(acc = wm_inter_tmp(s, count, a->rtype))) {
+    if (c->rank == 0 && !(acc = wm_coll_tmp(s, count, a->rtype))) {
         *ok_p = false;
         return NULL;
     }
@@ -373,7 +363,7 @@ void wm_coll_build_inter_reduce_scatter(wc_sched_t *s, wm_comm_t *c, const wm_co
         return;
     char *res = NULL;
     if (c->rank == 0) {
-        if (!(res = wm_inter_tmp(s, total, a->rtype)))
+        if (!(res = wm_coll_tmp(s, total, a->rtype)))
             return;
         wc_sched_recv(s, res, total, &a->rtype->layout, wm_inter_peer(c, 0));
         wc_sched_send(s, acc, total, &a->rtype->layout, wm_inter_peer(c, 0));

@@ -22,16 +22,6 @@ static wm_red_t wm_red_of(const wm_coll_args_t *a)
     return (wm_red_t){ .op = a->op, .ti = a->rtype, .type = a->op_type, .commute = a->op->commute };
 }
 
-/* count elements of ti, laid out like a user buffer. */
-static char *wm_red_tmp(wc_sched_t *s, uint64_t count, const wm_datatype_t *ti)
-{
-    if (count == 0)
-        return wc_sched_tmp(s, 16);
-    int64_t span = (int64_t)(count - 1) * ti->extent + ti->true_extent;
-    char *p = wc_sched_tmp(s, (size_t)(span > 0 ? span : 1));
-    return p ? p - ti->true_lb : NULL;
-}
-
 static inline void *wm_red_at(const void *buf, uint64_t elem, const wm_red_t *r)
 {
     return (char *)buf + (int64_t)elem * r->ti->extent;
@@ -113,9 +103,9 @@ static void wm_reduce_tree(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, const
         }
         return;
     }
-    char *acc = me == troot && me == root ? out : wm_red_tmp(s, count, r->ti);
-    char *tmp = wm_red_tmp(s, count, r->ti);
-    char *scratch = r->commute ? NULL : wm_red_tmp(s, count, r->ti);
+    char *acc = me == troot && me == root ? out : wm_coll_tmp(s, count, r->ti);
+    char *tmp = wm_coll_tmp(s, count, r->ti);
+    char *scratch = r->commute ? NULL : wm_coll_tmp(s, count, r->ti);
     if (!acc || !tmp || (!r->commute && !scratch))
         return;
     if (acc != in)
@@ -156,7 +146,7 @@ void wm_coll_build_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
         count * r.ti->size >= WM_COLL_ALLREDUCE_LONG) {
         /* large, predefined op: Rabenseifner (its allgather half moves what a gather to the root
          * would, and spares the tree's log n full copies) */
-        char *acc = root ? a->rbuf : wm_red_tmp(s, count, r.ti);
+        char *acc = root ? a->rbuf : wm_coll_tmp(s, count, r.ti);
         if (!acc)
             return;
         if (acc != in)
@@ -223,8 +213,8 @@ static void wm_allreduce_rd(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, char
 {
     int me = c->rank;
     wm_fold_t f = wm_fold_of(c->size, me);
-    char *tmp = wm_red_tmp(s, count, r->ti);
-    char *scratch = r->commute ? NULL : wm_red_tmp(s, count, r->ti);
+    char *tmp = wm_coll_tmp(s, count, r->ti);
+    char *scratch = r->commute ? NULL : wm_coll_tmp(s, count, r->ti);
     if (!tmp || (!r->commute && !scratch))
         return;
     wm_fold_in(s, c, r, &f, acc, tmp, count);
@@ -251,7 +241,7 @@ static void wm_allreduce_rab(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, cha
     int me = c->rank;
     wm_fold_t f = wm_fold_of(c->size, me);
     int pof2 = f.pof2;
-    char *tmp = wm_red_tmp(s, count, r->ti);
+    char *tmp = wm_coll_tmp(s, count, r->ti);
     uint64_t *cnts = wc_sched_tmp(s, sizeof(uint64_t) * 2 * (size_t)pof2);
     if (!tmp || !cnts)
         return;
@@ -333,7 +323,7 @@ static void wm_allreduce_linear(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, 
     /* not in place: the first peer's block lands in the result, and the own block is reduced
      * into it (commutative), instead of being copied there first */
     int direct = in != out;
-    char *tmp = wm_red_tmp(s, mine * (uint64_t)(n - 1 - direct), r->ti);
+    char *tmp = wm_coll_tmp(s, mine * (uint64_t)(n - 1 - direct), r->ti);
     if (!tmp)
         return;
     const wc_dtype_t *dt = &r->ti->layout;
@@ -378,7 +368,7 @@ static void wm_allreduce_pair(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, co
         wm_red_apply(s, r, sbuf, acc, count);   /* acc = mine op the peer's */
         return;
     }
-    char *tmp = wm_red_tmp(s, count, r->ti);
+    char *tmp = wm_coll_tmp(s, count, r->ti);
     if (!tmp)
         return;
     const void *mine = sbuf == MPI_IN_PLACE ? acc : sbuf;
@@ -447,7 +437,7 @@ static void wm_coll_build_reduce_scatter(wc_sched_t *s, wm_comm_t *c, const wm_c
     if (n > 1 && r.op->builtin >= 0 && total >= (uint64_t)f.pof2 &&
         total * r.ti->size >= WM_COLL_ALLREDUCE_LONG) {
         /* large, predefined op: Rabenseifner's allreduce on a copy, then this rank's block */
-        char *all = wm_red_tmp(s, total, r.ti);
+        char *all = wm_coll_tmp(s, total, r.ti);
         if (!all)
             return;
         wm_red_copy(s, &r, in, all, total);
@@ -457,7 +447,7 @@ static void wm_coll_build_reduce_scatter(wc_sched_t *s, wm_comm_t *c, const wm_c
         wm_red_copy(s, &r, wm_red_at(all, (uint64_t)disps[me], &r), a->rbuf, (uint64_t)cnts[me]);
         return;
     }
-    char *res = me == 0 ? wm_red_tmp(s, total, r.ti) : NULL;
+    char *res = me == 0 ? wm_coll_tmp(s, total, r.ti) : NULL;
     if (me == 0 && !res)
         return;
     wm_reduce_tree(s, c, &r, in, res, total, 0);
@@ -484,8 +474,8 @@ static void wm_scan(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a, bool e
         return;
     wm_red_t r = wm_red_of(a);
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    char *partial = wm_red_tmp(s, count, r.ti), *tmp = wm_red_tmp(s, count, r.ti);
-    char *scratch = r.commute ? NULL : wm_red_tmp(s, count, r.ti);
+    char *partial = wm_coll_tmp(s, count, r.ti), *tmp = wm_coll_tmp(s, count, r.ti);
+    char *scratch = r.commute ? NULL : wm_coll_tmp(s, count, r.ti);
     if (!partial || !tmp || (!r.commute && !scratch))
         return;
     wm_red_copy(s, &r, in, partial, count);
