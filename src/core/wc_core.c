@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +53,12 @@ wu_status_t wc_init(bool thread_multiple)
         goto err_pmi;
 
     wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
+    {
+        /* every rank of the job shares this machine (one node: the shared-memory transport) */
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        const char *v = wu_config_str(WU_CONFIG_WAIT_YIELD);   /* auto, or 0 / 1 force it */
+        wc_idle_yield = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && size > ncpu;
+    }
     wc_wait_init();
     wc_world.eager_max = (size_t)wu_config_int(WU_CONFIG_SHM_EAGER_MAX);
     wc_world.frag_size = (size_t)wu_config_int(WU_CONFIG_SHM_FRAG_SIZE);

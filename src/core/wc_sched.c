@@ -329,22 +329,6 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
     wp_ltask_submit(&s->task);
 }
 
-/* More ranks than CPUs on the machine: a rank waiting in a collective hands its core over rather
- * than spin, since the rank it waits for may be the one that needs it. */
-static bool wc_sched_oversubscribed(void)
-{
-    /* computed by the first waiter; threads racing to compute it store the same value */
-    static _Atomic int cached = -1;
-    int over = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (WU_UNLIKELY(over < 0)) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        const char *v = wu_config_str(WU_CONFIG_COLL_YIELD);   /* auto, or 0 / 1 force it */
-        over = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && wc_world.size > ncpu;
-        atomic_store_explicit(&cached, over, memory_order_relaxed);
-    }
-    return over;
-}
-
 /* Extra spin before a waiter sleeps while a round moves `bytes`: the time a copy of them takes
  * at ~4 GB/s (a peer's single-copy read gives no progress event until its FIN: sleeping through
  * it costs a wake-up per message), at most 1 ms. */
@@ -369,8 +353,6 @@ wu_status_t wc_sched_wait(wc_sched_t *s)
         do {
             if (wp_poll())
                 break;
-            if (wc_sched_oversubscribed())
-                sched_yield();   /* the peer we wait for may be waiting for this core */
             uint64_t d0 = idle.deadline_ns;
             wc_idle_block(&idle, &req, 1);
             if (!d0 && idle.deadline_ns)

@@ -16,6 +16,7 @@
 #define WC_SLEEP_MAX_NS   10000000u    /* every sleep ends by then; the caller re-polls */
 
 uint64_t wc_spin_ns = 10000;
+bool wc_idle_yield;
 
 /* One per thread that ever slept, never freed (a late wake-up of an exited thread's waiter must
  * land in valid memory), all linked on wc_waiters.all so they stay reachable. */

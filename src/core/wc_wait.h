@@ -54,6 +54,9 @@ typedef struct wc_idle {
 } wc_idle_t;
 
 extern uint64_t wc_spin_ns;
+/* More ranks than CPUs (WEFT_WAIT_YIELD): a waiter yields its core after every poll that found
+ * nothing, instead of spinning on it. Set once by wc_init. */
+extern bool wc_idle_yield;
 uint64_t wc_now_ns(void);
 
 static inline void wc_idle_init(wc_idle_t *idle)
@@ -66,6 +69,8 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);
 
 static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int n)
 {
+    if (WU_UNLIKELY(wc_idle_yield))
+        wt_thread_yield();   /* the rank we wait for may be waiting for this core */
     /* No pause instruction: it costs tens of cycles on some cores, straight onto latency. */
     if (WU_LIKELY((++idle->polls & 63) != 0))
         return;

@@ -16,7 +16,7 @@
     X(PROGRESS_TIMER_US, INT, "1000", "timer thread period in microseconds")                        \
     X(PROGRESS_EXPLICIT, BOOL, "1",   "run ltasks at explicit polling points inside MPI calls")     \
     X(SPIN_US,        INT,  "10",     "microseconds a waiting thread polls before it sleeps")      \
-    X(COLL_YIELD,     STR,  "auto",   "a rank waiting in a collective yields its core between polls: auto (when ranks > CPUs), 1 or 0") \
+    X(WAIT_YIELD,     STR,  "auto",   "a waiting rank (any MPI wait or blocking call) yields its core after every empty poll: auto (when ranks > CPUs), 1 or 0") \
     X(BIND,           STR,  "auto",   "mpiexec: CPU binding of ranks: auto (a share of the CPUs each when ranks <= CPUs), core or none") \
     X(BOUND_CPUS,     STR,  "",       "set by mpiexec for each rank: the CPUs it is bound to (unset: not bound)") \
     X(TIMEOUT,        INT,  "0",      "mpiexec: kill the job after this many seconds (0: never)")
