@@ -473,6 +473,14 @@ static wc_message_t *wc_unexpected_store_locked(int src, const wc_hdr_t *hdr, co
     return msg;
 }
 
+static inline void wc_cma_wait_end(wc_request_t *sreq)
+{
+    if (sreq->cma_wait) {
+        sreq->cma_wait = 0;
+        atomic_fetch_sub_explicit(&wc_cma_wait_bytes, sreq->len, memory_order_relaxed);
+    }
+}
+
 void wc_pt2pt_deliver_owned(int src, const wc_hdr_t *hdr, void *data)
 {
     wt_spin_lock(&wc_p2p.match_lock);
@@ -510,13 +518,17 @@ void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len
             wc_recv_rts(rreq, src, hdr);
         return;
     case WC_PKT_FIN:
-    case WC_PKT_ACK:
-        WU_TSAN_ACQUIRE((void *)(uintptr_t)hdr->sreq);
-        wc_request_done((wc_request_t *)(uintptr_t)hdr->sreq);
+    case WC_PKT_ACK: {
+        wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+        WU_TSAN_ACQUIRE(sreq);
+        wc_cma_wait_end(sreq);
+        wc_request_done(sreq);
         return;
+    }
     case WC_PKT_CTS: {
         wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
         WU_TSAN_ACQUIRE(sreq);
+        wc_cma_wait_end(sreq);   /* the receiver chose the pipeline after all */
         wc_peer_t *p = &wc_p2p.peers[src];
         sreq->frag_rreq = hdr->addr;
         sreq->frag_off = 0;
@@ -599,6 +611,7 @@ static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, siz
     req->peer = dst;
     req->error = WU_OK;
     req->sync = (mode == WC_SEND_SYNC);
+    req->cma_wait = 0;
     req->dt = dt;
     wc_request_reset(req);
 
@@ -621,6 +634,11 @@ static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, siz
         op->payload = NULL;
         op->pack = false;
         op->len = 0;
+        if (mode >= WC_SEND_BULK && !dt && wc_bulk_single_copy(len)) {
+            /* the receiver will read it: no event here until its FIN (wc_wait.h) */
+            req->cma_wait = 1;
+            atomic_fetch_add_explicit(&wc_cma_wait_bytes, len, memory_order_relaxed);
+        }
     }
     bool completes = wc_sent_completes(op);
     WU_TSAN_RELEASE(req);   /* the peer's FIN, ACK or CTS for req may be handled by another thread */

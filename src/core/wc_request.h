@@ -51,6 +51,7 @@ typedef struct wc_request {
     uint8_t           kind;
     uint8_t           cancelled;
     uint8_t           sync;          /* send: wait for the receiver's ACK or FIN */
+    uint8_t           cma_wait;      /* send: counted in wc_cma_wait_bytes until its FIN or CTS */
     int               error;         /* wu_status_t of the completed operation */
     int               peer;          /* send: destination (world rank) */
     /* completion status (receives): world rank of the source, tag, bytes delivered */

@@ -17,6 +17,7 @@
 
 uint64_t wc_spin_ns = 10000;
 bool wc_idle_yield;
+_Atomic uint64_t wc_cma_wait_bytes;
 
 /* One per thread that ever slept, never freed (a late wake-up of an exited thread's waiter must
  * land in valid memory), all linked on wc_waiters.all so they stay reachable. */
@@ -165,7 +166,8 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
 {
     uint64_t now = wc_now_ns();
     if (idle->deadline_ns == 0) {
-        idle->deadline_ns = now + wc_spin_ns;
+        uint64_t extra = atomic_load_explicit(&wc_cma_wait_bytes, memory_order_relaxed) / 4;
+        idle->deadline_ns = now + wc_spin_ns + (extra < 1000000u ? extra : 1000000u);
         return;
     }
     if (now < idle->deadline_ns)

@@ -57,6 +57,10 @@ extern uint64_t wc_spin_ns;
 /* More ranks than CPUs (WEFT_WAIT_YIELD): a waiter yields its core after every poll that found
  * nothing, instead of spinning on it. Set once by wc_init. */
 extern bool wc_idle_yield;
+/* Bytes of this rank's sends that receivers are reading by single copy (sent, FIN not yet in):
+ * such a transfer gives its sender no event until it ends, so a waiter spins longer before it
+ * sleeps (the time a copy of them takes, at most 1 ms) instead of paying a wake-up per message. */
+extern _Atomic uint64_t wc_cma_wait_bytes;
 uint64_t wc_now_ns(void);
 
 static inline void wc_idle_init(wc_idle_t *idle)
