@@ -24,6 +24,10 @@ int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm
      * in the same order on both sides (docs/collectives.md). One tag keeps the matching engine on
      * the same bins call after call. */
     int tag = WM_TAG_COLL_BLOCKING;
+    if (!request && WU_UNLIKELY(atomic_load_explicit(&c->coll_broken, memory_order_relaxed)))
+        return wm_error(c, MPI_ERR_OTHER, fn,
+                        "an earlier blocking collective on %s failed on this rank before all its "
+                        "messages were posted: later ones cannot be matched safely", c->name);
     if (request) {
         uint32_t seq = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed);
         tag = WM_TAG_COLL_BASE + (int)(seq % (uint32_t)(WM_TAG_COLL_END - WM_TAG_COLL_BASE + 1));
@@ -35,12 +39,20 @@ int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm
     wu_status_t st = wc_sched_error(s);
     if (WU_UNLIKELY(st != WU_OK)) {
         wc_sched_discard(s);
+        if (!request)
+            atomic_store_explicit(&c->coll_broken, true, memory_order_relaxed);
         return wm_coll_status_error(c, fn, st);
     }
     if (!request) {
         wc_sched_start(s, NULL);
         st = wc_sched_wait(s);
-        return st == WU_OK ? MPI_SUCCESS : wm_coll_status_error(c, fn, st);
+        if (WU_LIKELY(st == WU_OK))
+            return MPI_SUCCESS;
+        /* a truncated or unreadable message was still taken; anything else may have left steps
+         * unposted */
+        if (st != WU_ERR_TRUNCATE && st != WU_ERR_IO)
+            atomic_store_explicit(&c->coll_broken, true, memory_order_relaxed);
+        return wm_coll_status_error(c, fn, st);
     }
     wm_request_t *r = wm_request_alloc();
     if (!r) {

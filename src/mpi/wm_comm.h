@@ -40,6 +40,10 @@ typedef struct wm_comm {
     /* The next collective's sequence number (wm_coll.c): every member counts the collective calls
      * on the communicator alike, so the numbers agree; any thread (fetch-and-add). */
     _Atomic uint32_t coll_seq;
+    /* A blocking collective failed on this rank without running all its steps (no memory while
+     * building or starting it): the peers' messages of that call may still arrive under the shared
+     * blocking tag, so later blocking collectives on c are refused rather than matched with them. */
+    _Atomic bool     coll_broken;
 } wm_comm_t;
 
 extern wm_comm_t wm_comm_world, wm_comm_self;
