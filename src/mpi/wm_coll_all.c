@@ -363,36 +363,28 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
                        wm_type_obj(a.rtype));
 }
 
-#define WM_ALLGATHER(NAME, CT, NB, REQP, REQ)                                                     \
+/* Allgather and Alltoall share their signature: BUILD is the builder, GATHER whether the send
+ * block is one block for everyone (allgather) rather than one per peer. */
+#define WM_ALLX_BLOCKS(NAME, BUILD, GATHER, CT, NB, REQP, REQ)                                    \
     WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm REQP)                  \
     {                                                                                            \
-        return wm_allx(#NAME, wm_coll_build_allgather, false, true, sendbuf, sendcount, wm_no_vec, \
-                       wm_no_vec, sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype,  \
-                       comm, REQ, NB);                                                           \
-    }                                                                                            \
-    WM_ALIAS(NAME)
-
-#define WM_ALLTOALL(NAME, CT, NB, REQP, REQ)                                                      \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       CT recvcount, MPI_Datatype recvtype, MPI_Comm comm REQP)                  \
-    {                                                                                            \
-        return wm_allx(#NAME, wm_coll_build_alltoall, false, false, sendbuf, sendcount, wm_no_vec, \
-                       wm_no_vec, sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype,  \
-                       comm, REQ, NB);                                                           \
+        return wm_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_no_vec, wm_no_vec,    \
+                       sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm, REQ,  \
+                       NB);                                                                      \
     }                                                                                            \
     WM_ALIAS(NAME)
 
 #define WM_NOREQ
 #define WM_REQ , MPI_Request *request
-WM_ALLGATHER(MPI_Allgather, int, false, WM_NOREQ, NULL)
-WM_ALLGATHER(MPI_Iallgather, int, true, WM_REQ, request)
-WM_ALLGATHER(MPI_Allgather_c, MPI_Count, false, WM_NOREQ, NULL)
-WM_ALLGATHER(MPI_Iallgather_c, MPI_Count, true, WM_REQ, request)
-WM_ALLTOALL(MPI_Alltoall, int, false, WM_NOREQ, NULL)
-WM_ALLTOALL(MPI_Ialltoall, int, true, WM_REQ, request)
-WM_ALLTOALL(MPI_Alltoall_c, MPI_Count, false, WM_NOREQ, NULL)
-WM_ALLTOALL(MPI_Ialltoall_c, MPI_Count, true, WM_REQ, request)
+WM_ALLX_BLOCKS(MPI_Allgather, wm_coll_build_allgather, true, int, false, WM_NOREQ, NULL)
+WM_ALLX_BLOCKS(MPI_Iallgather, wm_coll_build_allgather, true, int, true, WM_REQ, request)
+WM_ALLX_BLOCKS(MPI_Allgather_c, wm_coll_build_allgather, true, MPI_Count, false, WM_NOREQ, NULL)
+WM_ALLX_BLOCKS(MPI_Iallgather_c, wm_coll_build_allgather, true, MPI_Count, true, WM_REQ, request)
+WM_ALLX_BLOCKS(MPI_Alltoall, wm_coll_build_alltoall, false, int, false, WM_NOREQ, NULL)
+WM_ALLX_BLOCKS(MPI_Ialltoall, wm_coll_build_alltoall, false, int, true, WM_REQ, request)
+WM_ALLX_BLOCKS(MPI_Alltoall_c, wm_coll_build_alltoall, false, MPI_Count, false, WM_NOREQ, NULL)
+WM_ALLX_BLOCKS(MPI_Ialltoall_c, wm_coll_build_alltoall, false, MPI_Count, true, WM_REQ, request)
 
 #define WM_ALLGATHERV(NAME, CT, CV, DT, DV, NB, REQP, REQ)                                        \
     WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
