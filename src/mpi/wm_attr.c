@@ -196,10 +196,19 @@ static void *wm_attr_predefined(int key)
     }
 }
 
+/* Named one by one: the ABI fixes the keys' values, not their order (MPI_APPNUM < MPI_UNIVERSE_SIZE
+ * since the reference header of October 2025). */
 static bool wm_attr_key_predefined(int key)
 {
-    return (key >= MPI_TAG_UB && key <= MPI_LASTUSEDCODE) ||
-           (key >= MPI_WIN_BASE && key <= MPI_WIN_MODEL);
+    switch (key) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL: case MPI_APPNUM:
+    case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE:
+    case MPI_WIN_BASE: case MPI_WIN_DISP_UNIT: case MPI_WIN_SIZE: case MPI_WIN_CREATE_FLAVOR:
+    case MPI_WIN_MODEL:
+        return true;
+    default:
+        return false;
+    }
 }
 
 /* ---- the generic operations (o: the object; c: the communicator whose handler gets errors) --- */

@@ -61,7 +61,8 @@ static void check_handles(void)
     CHECK_HANDLE(MPI_GROUP_EMPTY, 0x109);
     CHECK_HANDLE(MPI_INFO_NULL, 0x130);
     CHECK_HANDLE(MPI_ERRORS_ARE_FATAL, 0x141);
-    CHECK_HANDLE(MPI_ERRORS_RETURN, 0x142);
+    CHECK_HANDLE(MPI_ERRORS_ABORT, 0x142);
+    CHECK_HANDLE(MPI_ERRORS_RETURN, 0x143);
     CHECK_HANDLE(MPI_REQUEST_NULL, 0x180);
     CHECK_HANDLE(MPI_SUM, 0x21);
     CHECK_HANDLE(MPI_DATATYPE_NULL, 0x200);
@@ -72,6 +73,23 @@ static void check_handles(void)
     CHECK_HANDLE(MPI_LONG_LONG_INT, 0x20b);
     CHECK_HANDLE(MPI_COMPLEX32, 0x2eb);
     CHECK(MPI_STATUS_IGNORE == NULL && MPI_IN_PLACE == (void *)1, "pointer constants");
+}
+
+/* Integer constants whose values the Forum's reference header changed in October 2025; the
+ * whole header is compared with another implementation's in the test abi.constants_reference. */
+#define CHECK_INT(c, v) CHECK((c) == (v), "%s is %d, expected %d", #c, (int)(c), (int)(v))
+
+static void check_revised_constants(void)
+{
+    CHECK_INT(MPI_SEEK_CUR, 401);
+    CHECK_INT(MPI_SEEK_END, 402);
+    CHECK_INT(MPI_SEEK_SET, 403);
+    CHECK_INT(MPI_COMBINER_F90_REAL, 113);
+    CHECK_INT(MPI_COMBINER_F90_COMPLEX, 114);
+    CHECK_INT(MPI_COMBINER_F90_INTEGER, 115);
+    CHECK_INT(MPI_APPNUM, 505);
+    CHECK_INT(MPI_LASTUSEDCODE, 506);
+    CHECK_INT(MPI_UNIVERSE_SIZE, 507);
 }
 
 /* Fixed-size types: bits 3-5 of the handle are log2 of the size in bytes. */
@@ -156,6 +174,7 @@ static void check_fortran_abi(void)
 int main(void)
 {
     check_handles();
+    check_revised_constants();
     check_size_encoding();
     check_versions();
     check_clock();

@@ -6,9 +6,15 @@ MPI_T types, and the prototype of every C function.  gen_mpi_h.py turns it into 
 the stubs of the functions listed in unimplemented.txt.  Nothing here is Weft-specific except the
 functions tagged [weft] (see FUNCTIONS).
 
-The values are those of the MPI Forum's ABI (MPI 5.0, ABI version 1.0).  Handles are pointers to
-incomplete struct types whose predefined values are small integers; the struct tags are part of
-the ABI (C++ mangles them into symbol names), so they must not be renamed.
+The values are those of the MPI Forum's ABI (MPI 5.0, ABI version 1.0), checked against the
+reference header mpi-forum/mpi-abi-stubs mpi.h as of its October 2025 change "Fix the ABI value of
+various constants and predefined handles" (which swapped MPI_ERRORS_ABORT/MPI_ERRORS_RETURN and
+reordered MPI_SEEK_*, MPI_COMBINER_F90_* and MPI_APPNUM/MPI_LASTUSEDCODE/MPI_UNIVERSE_SIZE).  MPICH
+5.0.2's mpi_abi.h carries that header's values; the test abi.constants_reference compiles both
+headers and compares every constant, so a later change of the reference shows up there.
+
+Handles are pointers to incomplete struct types whose predefined values are small integers; the
+struct tags are part of the ABI (C++ mangles them into symbol names), so they must not be renamed.
 """
 
 MPI_VERSION = (5, 0)
@@ -56,7 +62,7 @@ HANDLES = [
     ("MPI_Info", "MPI_ABI_Info", [("MPI_INFO_NULL", 0x130), ("MPI_INFO_ENV", 0x131)]),
     ("MPI_Errhandler", "MPI_ABI_Errhandler", [
         ("MPI_ERRHANDLER_NULL", 0x140), ("MPI_ERRORS_ARE_FATAL", 0x141),
-        ("MPI_ERRORS_RETURN", 0x142), ("MPI_ERRORS_ABORT", 0x143),
+        ("MPI_ERRORS_ABORT", 0x142), ("MPI_ERRORS_RETURN", 0x143),
     ]),
     ("MPI_Request", "MPI_ABI_Request", [("MPI_REQUEST_NULL", 0x180)]),
     ("MPI_Datatype", "MPI_ABI_Datatype", [("MPI_DATATYPE_NULL", 0x200)]),  # + DATATYPES
@@ -218,8 +224,8 @@ ENUMS = [
         ("MPI_COMBINER_HINDEXED", 107, ""), ("MPI_COMBINER_INDEXED_BLOCK", 108, ""),
         ("MPI_COMBINER_HINDEXED_BLOCK", 109, ""), ("MPI_COMBINER_STRUCT", 110, ""),
         ("MPI_COMBINER_SUBARRAY", 111, ""), ("MPI_COMBINER_DARRAY", 112, ""),
-        ("MPI_COMBINER_F90_INTEGER", 113, ""), ("MPI_COMBINER_F90_REAL", 114, ""),
-        ("MPI_COMBINER_F90_COMPLEX", 115, ""), ("MPI_COMBINER_RESIZED", 116, ""),
+        ("MPI_COMBINER_F90_REAL", 113, ""), ("MPI_COMBINER_F90_COMPLEX", 114, ""),
+        ("MPI_COMBINER_F90_INTEGER", 115, ""), ("MPI_COMBINER_RESIZED", 116, ""),
         ("MPI_COMBINER_VALUE_INDEX", 117, ""),
     ]),
     ("type classes (MPI_Type_match_size)", [
@@ -244,14 +250,14 @@ ENUMS = [
         ("MPI_WIN_UNIFIED", 321, ""), ("MPI_WIN_SEPARATE", 322, ""),
     ]),
     ("file seek origins", [
-        ("MPI_SEEK_SET", 401, ""), ("MPI_SEEK_CUR", 402, ""), ("MPI_SEEK_END", 403, ""),
+        ("MPI_SEEK_CUR", 401, ""), ("MPI_SEEK_END", 402, ""), ("MPI_SEEK_SET", 403, ""),
     ]),
     ("predefined attribute keys: communicators 50x, windows 60x", [
         ("MPI_KEYVAL_INVALID", 0, ""),
         ("MPI_TAG_UB", 501, ""), ("MPI_IO", 502, ""),
         ("MPI_HOST", 503, "deprecated MPI-4.1"),
-        ("MPI_WTIME_IS_GLOBAL", 504, ""), ("MPI_UNIVERSE_SIZE", 505, ""),
-        ("MPI_APPNUM", 506, ""), ("MPI_LASTUSEDCODE", 507, ""),
+        ("MPI_WTIME_IS_GLOBAL", 504, ""), ("MPI_APPNUM", 505, ""),
+        ("MPI_LASTUSEDCODE", 506, ""), ("MPI_UNIVERSE_SIZE", 507, ""),
         ("MPI_WIN_BASE", 601, ""), ("MPI_WIN_DISP_UNIT", 602, ""), ("MPI_WIN_SIZE", 603, ""),
         ("MPI_WIN_CREATE_FLAVOR", 604, ""), ("MPI_WIN_MODEL", 605, ""),
     ]),
