@@ -1,10 +1,15 @@
-/* World bootstrap and teardown: PMI, the transports, the progression task. */
+/* World bootstrap and teardown: PMI, the transports, the progression task. This is the one file of
+ * the core that knows which transports exist: it creates them, chooses one per peer, registers
+ * the packet handlers of the core's protocols, and derives the job-wide limits (wc_limits). */
 #include "core/wc_core.h"
+#include "core/wc_dynbcast.h"
 #include "core/wc_pt2pt.h"
 #include "thread/wt_thread.h"
 #include "pmi/wi_pmi.h"
 #include "progress/wp_engine.h"
-#include "transport/shm/wx_shm.h"
+#include "transport/self/wx_self.h"
+#include "transport/shm/wx_shm.h"      /* wx_shm_ctx_alloc only: context ids move off the segment next */
+#include "transport/shm/wx_shm_tl.h"
 #include "util/wu_config.h"
 #include "util/wu_log.h"
 
@@ -17,7 +22,27 @@
 #include <unistd.h>
 
 wc_world_t wc_world;
+wc_limits_t wc_limits;
 static wp_ltask_t wc_progress_ltask;
+static wx_tl_t *wc_tl_self, *wc_tl_shm;
+
+/* The job-wide limits from the transports of the other ranks (self's with one rank), and the
+ * doorbell that sleepers watch (wc_wait.h states the contract). */
+static void wc_limits_derive(void)
+{
+    wx_tl_t *tl = wc_tl_shm ? wc_tl_shm : wc_tl_self;   /* every other rank: shm (one node) */
+    wc_limits = (wc_limits_t){
+        .eager_max = tl->attr.eager_max,
+        .max_payload = tl->attr.max_payload,
+        .frag_size = tl->attr.frag_size,
+        .get_bulk_min = tl->attr.get_bulk_min,
+    };
+    if (wc_tl_shm)
+        wc_wait_set_doorbell((wc_tl_shm->attr.caps & WX_CAP_DOORBELL) ? wc_tl_shm : NULL,
+                             !(wc_tl_shm->attr.caps & WX_CAP_DOORBELL));
+    else
+        wc_wait_set_doorbell(NULL, false);
+}
 
 wu_status_t wc_init(bool thread_multiple)
 {
@@ -51,6 +76,7 @@ wu_status_t wc_init(bool thread_multiple)
     st = wc_pt2pt_init();
     if (st != WU_OK)
         goto err_pmi;
+    wc_handler_register(WC_PKT_DYN, wc_dyn_deliver);
 
     wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
     {
@@ -60,43 +86,31 @@ wu_status_t wc_init(bool thread_multiple)
         wc_idle_yield = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && size > ncpu;
     }
     wc_wait_init();
-    wc_world.eager_max = (size_t)wu_config_int(WU_CONFIG_SHM_EAGER_MAX);
-    wc_world.frag_size = (size_t)wu_config_int(WU_CONFIG_SHM_FRAG_SIZE);
-    wc_world.bulk_eager_max = wc_world.eager_max;
+    wx_bootstrap_t bs = {
+        .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),
+        .put = wi_pmi_put, .get = wi_pmi_get, .fence = wi_pmi_fence,
+    };
+    st = wx_self_create(&bs, wc_pt2pt_deliver, NULL, &wc_tl_self);
+    if (st != WU_OK)
+        goto err_pt2pt;
     if (size > 1) {
-        wx_bootstrap_t bs = {
-            .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),
-            .put = wi_pmi_put, .get = wi_pmi_get, .fence = wi_pmi_fence,
-        };
-        st = wx_shm_init(&bs, wc_pt2pt_deliver, NULL);
+        st = wx_shm_create(&bs, wc_pt2pt_deliver, NULL, &wc_tl_shm);
         if (st != WU_OK)
-            goto err_pt2pt;
-        wc_pt2pt_enable_prefetch();
-        wc_world.cma = wx_shm_has_cma();
-        wc_world.cma_min = (size_t)wu_config_int(WU_CONFIG_SHM_CMA_MIN);
-        wc_world.cma_bulk_min =
-            wc_world.cma ? (size_t)wu_config_int(WU_CONFIG_SHM_CMA_COLL_MIN) : 0;
-        if (wc_world.cma_min == 0)
-            wc_world.cma = false;
-        size_t maxp = wx_shm_max_payload();
-        if (wc_world.eager_max > maxp)
-            wc_world.eager_max = maxp;
-        if (wc_world.frag_size > maxp)
-            wc_world.frag_size = maxp;
-        /* collectives exchanging blocks: no handshake up to the largest packet, at most 64 KiB */
-        wc_world.bulk_eager_max = maxp < 65536 ? maxp : 65536;
-        if (wc_world.bulk_eager_max < wc_world.eager_max)
-            wc_world.bulk_eager_max = wc_world.eager_max;
+            goto err_self;
     }
-    if (wc_world.frag_size == 0)
-        wc_world.frag_size = 4096;
+    for (int r = 0; r < size; r++)
+        wc_pt2pt_peer_set(r, r == rank ? wc_tl_self : wc_tl_shm);
+    wc_limits_derive();
 
     wp_ltask_init(&wc_progress_ltask, wc_pt2pt_progress_task, NULL, WP_TASK_REPEAT, "pt2pt");
     wp_ltask_submit(&wc_progress_ltask);
-    wu_debug("core up: rank %d of %d, eager max %zu, cma %d", rank, size, wc_world.eager_max,
-             (int)wc_world.cma);
+    wu_debug("core up: rank %d of %d, peers by %s, eager max %zu, bulk get from %zu", rank, size,
+             wc_tl_shm ? wc_tl_shm->attr.name : "-", wc_limits.eager_max, wc_limits.get_bulk_min);
     return WU_OK;
 
+err_self:
+    wc_tl_self->ops->finalize(wc_tl_self);
+    wc_tl_self = NULL;
 err_pt2pt:
     wc_pt2pt_finalize();
 err_pmi:
@@ -107,8 +121,10 @@ err_pmi:
 wu_status_t wc_finalize(void)
 {
     wp_ltask_remove(&wc_progress_ltask);
-    if (wc_world.size > 1)
-        wx_shm_finalize();
+    if (wc_tl_shm)
+        wc_tl_shm->ops->finalize(wc_tl_shm);
+    wc_tl_self->ops->finalize(wc_tl_self);
+    wc_tl_shm = wc_tl_self = NULL;
     wc_pt2pt_finalize();
     wp_engine_finalize();
     return wi_pmi_finalize();

@@ -21,21 +21,29 @@ typedef struct wc_world {
     int  size;
     bool singleton;
     int  appnum;         /* the launcher's MPMD section of this process (MPI_APPNUM) */
-    bool cma;            /* process_vm_readv works between the ranks */
-    size_t cma_min;      /* rendezvous of at least this many bytes use it (0: none) */
-    size_t cma_bulk_min; /* the same for WC_SEND_BULK sends (0: none); CMA works when not 0 */
-    size_t eager_max;
-    size_t bulk_eager_max;   /* eager limit of WC_SEND_BULK_EAGER sends: >= eager_max */
-    size_t frag_size;
 } wc_world_t;
 
 extern wc_world_t wc_world;
 
+/* Protocol limits that hold towards every other rank (the most restrictive of their transports'
+ * attributes; the self transport's when the job has one rank), for code that does not send to
+ * one peer: collectives choosing an algorithm, the dynamic broadcast. Set by wc_init, read-only
+ * afterwards. A message to one peer uses that peer's transport's limits instead. */
+typedef struct wc_limits {
+    size_t eager_max;      /* smallest eager limit */
+    size_t max_payload;    /* smallest packet */
+    size_t frag_size;      /* smallest fragment */
+    size_t get_bulk_min;   /* largest bulk single-copy threshold; 0: some peer has none */
+} wc_limits_t;
+
+extern wc_limits_t wc_limits;
+
 /* Does a WC_SEND_BULK message of `bytes` contiguous bytes move by single copy (the receiver
- * reading the sender's buffer)? Collectives then let every receiver pull from the source. */
+ * reading the sender's buffer) to every peer? Collectives then let every receiver pull from the
+ * source. */
 static inline bool wc_bulk_single_copy(uint64_t bytes)
 {
-    return wc_world.cma_bulk_min && bytes > wc_world.eager_max && bytes >= wc_world.cma_bulk_min;
+    return wc_limits.get_bulk_min && bytes > wc_limits.eager_max && bytes >= wc_limits.get_bulk_min;
 }
 
 /* thread_multiple: the application may call concurrently (MPI_THREAD_MULTIPLE). Then the engine's

@@ -1,8 +1,8 @@
 /* The dynamic broadcast: routing carried by the message, forwarding inside delivery.
  *
  * Packets (type WC_PKT_DYN, one of the flags below):
- *   WHOLE  route + the whole data in one packet (data of at most eager_max bytes)
- *   HEAD   route only; the data follows in FRAG packets of at most frag_size bytes
+ *   WHOLE  route + the whole data in one packet (data of at most wc_limits.eager_max bytes)
+ *   HEAD   route only; the data follows in FRAG packets of at most wc_limits.frag_size bytes
  *   FRAG   data at offset hdr.addr of the message hdr.sreq of the same sender
  * Header: tag, ctx the message's; reserved2 the root (world rank); len the data's length; sreq the
  * sender's id of the message (its wc_dyn_msg_t: it lives until its last packet has left, and a
@@ -21,7 +21,6 @@
 #include "core/wc_dynbcast.h"
 #include "core/wc_pt2pt.h"
 #include "core/wc_wait.h"
-#include "transport/shm/wx_shm.h"
 #include "util/wu_log.h"
 #include "util/wu_tsan.h"
 
@@ -203,8 +202,8 @@ static wc_dyn_msg_t *wc_dyn_msg_new(int root, int tag, uint32_t ctx, size_t len,
 /* Sent as WHOLE when the data and the longest route fit in one packet. */
 static bool wc_dyn_whole(size_t len, int nroute)
 {
-    return len <= wc_world.eager_max &&
-           wc_dyn_round8((size_t)nroute * sizeof(int32_t)) + len <= wx_shm_max_payload();
+    return len <= wc_limits.eager_max &&
+           wc_dyn_round8((size_t)nroute * sizeof(int32_t)) + len <= wc_limits.max_payload;
 }
 
 wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
@@ -222,7 +221,7 @@ wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, con
         wc_request_done(req);
         return WU_OK;
     }
-    if ((size_t)n * sizeof(int32_t) + 8 > wx_shm_max_payload())
+    if ((size_t)n * sizeof(int32_t) + 8 > wc_limits.max_payload)
         return WU_ERR_INVALID;   /* the route must fit in one packet */
     int32_t small[64], *route = small;
     if (n > 64 && !(route = malloc((size_t)n * sizeof(int32_t))))
@@ -251,7 +250,7 @@ wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, con
         wc_dyn_send_heads(m, true);
     } else {
         wc_dyn_send_heads(m, false);
-        size_t fs = wc_world.frag_size;
+        size_t fs = wc_limits.frag_size;
         for (size_t off = 0; off < len; off += fs)
             wc_dyn_send_frag(m, off, len - off < fs ? len - off : fs);
     }
@@ -307,7 +306,7 @@ static void wc_dyn_recv_frag(int src, const wc_hdr_t *hdr, const void *payload, 
     wc_dyn_unref(m);   /* m->user == m->rreq: completes once the forwarded packets have left */
 }
 
-void wc_dyn_deliver(int src, const void *hdrp, const void *payload, size_t len)
+void wc_dyn_deliver(int src, const wc_hdr_t *hdrp, const void *payload, size_t len)
 {
     const wc_hdr_t *hdr = hdrp;
     if (hdr->flags & WC_DYN_FRAG) {

@@ -23,8 +23,8 @@
 wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
                          const int *dsts, int n, int tag, uint32_t ctx);
 
-/* A WC_PKT_DYN packet arrived from world rank src (called by wc_pt2pt_deliver). */
-void wc_dyn_deliver(int src, const void *hdr, const void *payload, size_t len);
+/* The handler of WC_PKT_DYN packets (wc_handler_fn_t; registered by wc_init). */
+void wc_dyn_deliver(int src, const wc_hdr_t *hdr, const void *payload, size_t len);
 
 /* Internal to the core (wc_pt2pt.c): send req->op (a packet of another protocol, payload
  * contiguous) to dst in order behind dst's queued packets; req completes (wc_request_done) when

@@ -1,9 +1,13 @@
-/* The core's packet header, carried opaquely by transports (WX_HDR_SIZE bytes).
+/* The core's packet header, carried opaquely by transports (WX_HDR_SIZE bytes), and the packet
+ * types. Each type has a handler (wc_handler_register, wc_pt2pt.h) that delivery calls through a
+ * table indexed by the type byte; a type without one is a fatal error.
  *
  * Protocols:
  *   eager       EAGER(tag, ctx, len [, SYNC: sreq]) + payload          -> [SYNC: ACK(sreq)]
- *   rendezvous  RTS(tag, ctx, len, sreq, addr); receiver matches, then
- *                 single copy: get(addr, len) from the sender's memory  -> FIN(sreq)
+ *   rendezvous  RTS(tag, ctx, len, sreq) + wx_rkey_t of the sender's buffer (its payload: a key in
+ *               the header would grow it past 40 bytes, and an 8-byte eager packet past one cache
+ *               line of the shm ring); receiver matches, then
+ *                 single copy: get(rkey, len) from the sender's memory  -> FIN(sreq)
  *                              (contiguous senders only; the receiver may scatter)
  *                 pipelined:   CTS(sreq, rreq)  -> FRAG(rreq, offset)+payload ... (sender completes
  *                              when the last fragment is in the ring)
@@ -27,7 +31,8 @@ typedef enum {
 
 #define WC_PKT_FLAG_SYNC   0x1
 #define WC_PKT_FLAG_PACKED 0x2   /* RTS: the sender's data is not contiguous: no single copy */
-#define WC_PKT_FLAG_BULK   0x4   /* RTS: a collective's, single copy from WEFT_SHM_CMA_COLL_MIN */
+#define WC_PKT_FLAG_BULK   0x4   /* RTS: a collective's, single copy from the get_bulk_min attribute */
+#define WC_PKT_FLAG_NOKEY  0x8   /* RTS: the transport could not register the buffer: no get */
 
 typedef struct wc_hdr {
     uint8_t  type;
@@ -38,7 +43,7 @@ typedef struct wc_hdr {
     uint32_t reserved2;
     uint64_t len;    /* whole message length in bytes */
     uint64_t sreq;   /* sender's request (SYNC eager, RTS, FIN, ACK, CTS) */
-    uint64_t addr;   /* RTS: sender's buffer; CTS, FRAG: receiver's request */
+    uint64_t addr;   /* CTS, FRAG: receiver's request */
 } wc_hdr_t;
 
 _Static_assert(sizeof(wc_hdr_t) == WX_HDR_SIZE, "the core header must fill the transport header");

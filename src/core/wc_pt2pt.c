@@ -20,7 +20,6 @@
 #include "core/wc_wait.h"
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
-#include "transport/shm/wx_shm.h"
 #include "util/wu_log.h"
 #include "util/wu_tsan.h"
 
@@ -44,11 +43,22 @@ struct wc_message {
     char             inline_data[WC_MSG_INLINE];
 };
 
+/* A peer: its transport, that transport's limits (copied: what every send reads sits on one line)
+ * and its send queue. tl, direct and the limits are written by wc_pt2pt_peer_set before the first
+ * send and read-only afterwards. */
 typedef struct wc_peer {
     wt_spinlock_t lock;
-    wu_list_t     pending;        /* lock: packets waiting for ring space, in send order */
     _Atomic bool  queued;         /* written under lock: pending is not empty; read without it */
+    bool          direct;         /* tl delivers inside send (WX_CAP_INLINE_DELIVERY, self):
+                                     sent without the lock, never queued */
+    wu_list_t     pending;        /* lock: packets waiting for ring space, in send order */
+    wx_tl_t      *tl;
+    size_t        eager_max;
+    size_t        bulk_eager_max;
+    size_t        frag_size;
 } WU_ALIGNED(WU_CACHELINE) wc_peer_t;
+
+#define WC_TL_MAX 4   /* transports polled by one process */
 
 typedef struct wc_pt2pt {
     wt_spinlock_t  match_lock;
@@ -56,8 +66,11 @@ typedef struct wc_pt2pt {
     wc_message_t  *msg_free;       /* match_lock: free unexpected-message descriptors */
     void          *bufs[WC_MSG_BUFS];   /* match_lock: free payload buffers of eager_max bytes */
     int            nbufs;
+    size_t         buf_bytes;      /* size of those buffers: the largest eager limit */
     wc_peer_t     *peers;          /* [size] */
     _Atomic int    npending;       /* destinations with a non-empty pending queue */
+    int            npoll;          /* set up before the progress task starts, then read-only */
+    wx_tl_t       *poll[WC_TL_MAX];   /* transports whose progress delivers packets */
 } wc_pt2pt_t;
 
 static wc_pt2pt_t wc_p2p;
@@ -74,9 +87,9 @@ static wc_message_t *wc_message_get(size_t len)
     m->data_pooled = false;
     if (len <= WC_MSG_INLINE) {
         m->data = m->inline_data;
-    } else if (len <= wc_world.eager_max) {
+    } else if (len <= wc_p2p.buf_bytes) {
         m->data_pooled = true;
-        m->data = wc_p2p.nbufs ? wc_p2p.bufs[--wc_p2p.nbufs] : malloc(wc_world.eager_max);
+        m->data = wc_p2p.nbufs ? wc_p2p.bufs[--wc_p2p.nbufs] : malloc(wc_p2p.buf_bytes);
     } else {
         m->data = malloc(len);
     }
@@ -116,11 +129,11 @@ static void wc_pack_fill(void *arg, void *dst, size_t len)
     wc_dtype_pack(&req->cur, dst, len);
 }
 
-static inline wu_status_t wc_op_send(int dst, wc_sendop_t *op)
+static inline wu_status_t wc_op_send(int dst, const wc_peer_t *p, wc_sendop_t *op)
 {
     if (WU_UNLIKELY(op->pack))
-        return wx_shm_send_fill(dst, &op->hdr, op->len, wc_pack_fill, op->req);
-    return wx_shm_send(dst, &op->hdr, op->payload, op->len);
+        return p->tl->ops->send_fill(p->tl, dst, &op->hdr, op->len, wc_pack_fill, op->req);
+    return p->tl->ops->send(p->tl, dst, &op->hdr, op->payload, op->len);
 }
 
 /* Queue op behind dst's pending packets. Peer lock held. */
@@ -138,22 +151,22 @@ static inline void wc_queue_locked(wc_peer_t *p, wc_sendop_t *op)
 static inline bool wc_out_locked(int dst, wc_peer_t *p, wc_sendop_t *op)
 {
     if (WU_LIKELY(wu_list_empty(&p->pending)) &&
-        WU_LIKELY(wc_op_send(dst, op) == WU_OK))
+        WU_LIKELY(wc_op_send(dst, p, op) == WU_OK))
         return true;
     wc_queue_locked(p, op);
     return false;
 }
 
-static void wc_send_ctrl(int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t addr)
+void wc_pt2pt_send_ctrl_hdr(int dst, const wc_hdr_t *hdrp)
 {
-    wc_hdr_t hdr = { .type = (uint8_t)type, .sreq = sreq, .addr = addr };
-    if (dst == wc_world.rank) {
-        wc_pt2pt_deliver(dst, &hdr, NULL, 0, NULL);
+    wc_hdr_t hdr = *hdrp;
+    wc_peer_t *p = &wc_p2p.peers[dst];
+    if (p->direct) {
+        p->tl->ops->send(p->tl, dst, &hdr, NULL, 0);
         return;
     }
-    wc_peer_t *p = &wc_p2p.peers[dst];
     wt_spin_lock(&p->lock);
-    if (wu_list_empty(&p->pending) && wx_shm_send(dst, &hdr, NULL, 0) == WU_OK) {
+    if (wu_list_empty(&p->pending) && p->tl->ops->send(p->tl, dst, &hdr, NULL, 0) == WU_OK) {
         wt_spin_unlock(&p->lock);
         return;
     }
@@ -170,12 +183,18 @@ static void wc_send_ctrl(int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t ad
     wt_spin_unlock(&p->lock);
 }
 
+static inline void wc_send_ctrl(int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t addr)
+{
+    wc_hdr_t hdr = { .type = (uint8_t)type, .sreq = sreq, .addr = addr };
+    wc_pt2pt_send_ctrl_hdr(dst, &hdr);
+}
+
 /* Set up the next fragment of a pipelined rendezvous send in its request's sendop. */
-static inline void wc_frag_prepare(wc_request_t *req)
+static inline void wc_frag_prepare(const wc_peer_t *p, wc_request_t *req)
 {
     size_t n = req->len - req->frag_off;
-    if (n > wc_world.frag_size)
-        n = wc_world.frag_size;
+    if (n > p->frag_size)
+        n = p->frag_size;
     req->op.hdr = (wc_hdr_t){ .type = WC_PKT_FRAG, .sreq = req->frag_off, .addr = req->frag_rreq,
                               .len = req->len };
     req->op.payload = req->dt ? NULL : (const char *)req->buf + req->frag_off;
@@ -188,7 +207,7 @@ static inline void wc_frag_prepare(wc_request_t *req)
 static bool wc_frag_push_locked(int dst, wc_peer_t *p, wc_request_t *req)
 {
     while (req->frag_off < req->len) {
-        wc_frag_prepare(req);
+        wc_frag_prepare(p, req);
         if (!wc_out_locked(dst, p, &req->op))
             return false;
         req->frag_off += req->op.len;
@@ -206,6 +225,11 @@ static inline bool wc_sent_completes(const wc_sendop_t *op)
 void wc_pt2pt_send_op(int dst, wc_request_t *req)
 {
     wc_peer_t *p = &wc_p2p.peers[dst];
+    if (p->direct) {
+        wc_op_send(dst, p, &req->op);
+        wc_request_done(req);
+        return;
+    }
     wt_spin_lock(&p->lock);
     bool out = wc_out_locked(dst, p, &req->op);
     wt_spin_unlock(&p->lock);
@@ -221,7 +245,7 @@ static int wc_drain_locked(int dst, wc_peer_t *p, wu_list_t *done)
     wu_list_t *e;
     while ((e = wu_list_front(&p->pending)) != NULL) {
         wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
-        if (wc_op_send(dst, op) != WU_OK)
+        if (wc_op_send(dst, p, op) != WU_OK)
             break;
         wu_list_del(e);
         did++;
@@ -233,7 +257,7 @@ static int wc_drain_locked(int dst, wc_peer_t *p, wu_list_t *done)
         if (op->hdr.type == WC_PKT_FRAG) {
             req->frag_off += op->len;
             if (req->frag_off < req->len) {
-                wc_frag_prepare(req);
+                wc_frag_prepare(p, req);
                 wu_list_push_front(&p->pending, &req->op.link);
             } else {
                 wu_list_push_back(done, &req->op.link);
@@ -331,11 +355,13 @@ static void wc_copy_local(wc_request_t *rreq, wc_request_t *sreq, size_t n)
 }
 
 /* Single copy from a contiguous sender into a non-contiguous receive buffer: the local pieces are
- * built from the layout, WC_IOV_BATCH at a time (adjacent blocks merged), one process_vm_readv per
- * batch. */
+ * built from the layout, WC_IOV_BATCH at a time (adjacent blocks merged), one getv (one
+ * process_vm_readv for shm) per batch. */
 #define WC_IOV_BATCH 256
-static wu_status_t wc_cma_scatter(wc_request_t *rreq, int src, uint64_t addr, size_t n)
+static wu_status_t wc_cma_scatter(wc_request_t *rreq, wx_tl_t *tl, int src, const wx_rkey_t *rkey,
+                                  size_t n)
 {
+    uint64_t off = 0;
     const wc_dtype_t *dt = rreq->dt;
     char *base = rreq->buf;
     struct iovec iov[WC_IOV_BATCH];
@@ -362,10 +388,10 @@ static wu_status_t wc_cma_scatter(wc_request_t *rreq, int src, uint64_t addr, si
                 }
             }
         }
-        wu_status_t st = wx_shm_getv(src, iov, k, addr, bytes);
+        wu_status_t st = tl->ops->getv(tl, src, iov, k, rkey, off, bytes);
         if (st != WU_OK)
             return st;
-        addr += bytes;
+        off += bytes;
     }
     return WU_OK;
 }
@@ -397,25 +423,26 @@ static bool wc_cma_scatter_ok(const wc_dtype_t *dt)
 /* Single copy for this RTS? Collectives (BULK) take it from a lower size than point-to-point: a
  * rank of a collective often waits on several peers at once, on a machine whose cores run other
  * ranks, where the pipeline (both ranks copying at once) loses its parallelism and copies twice. */
-static inline bool wc_cma_wanted(const wc_hdr_t *hdr)
+static inline bool wc_cma_wanted(const wc_hdr_t *hdr, const wx_attr_t *a)
 {
-    if (hdr->flags & WC_PKT_FLAG_PACKED)
+    if (hdr->flags & (WC_PKT_FLAG_PACKED | WC_PKT_FLAG_NOKEY))
         return false;
-    if (wc_world.cma && hdr->len >= wc_world.cma_min)
+    if (a->get_min && hdr->len >= a->get_min)
         return true;
-    return (hdr->flags & WC_PKT_FLAG_BULK) && wc_world.cma_bulk_min &&
-           hdr->len >= wc_world.cma_bulk_min;
+    return (hdr->flags & WC_PKT_FLAG_BULK) && a->get_bulk_min && hdr->len >= a->get_bulk_min;
 }
 
-static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr)
+/* rkey: the RTS's payload (the sender's registered buffer). */
+static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr, const wx_rkey_t *rkey)
 {
     size_t n;
+    wx_tl_t *tl = wc_p2p.peers[src].tl;
     wc_recv_status(rreq, src, hdr, &n);
     if (src == wc_world.rank) {
         wc_copy_local(rreq, (wc_request_t *)(uintptr_t)hdr->sreq, n);
-    } else if (wc_cma_wanted(hdr) && (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
-        wu_status_t st = rreq->dt ? wc_cma_scatter(rreq, src, hdr->addr, n)
-                                  : wx_shm_get(src, rreq->buf, hdr->addr, n);
+    } else if (wc_cma_wanted(hdr, &tl->attr) && (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
+        wu_status_t st = rreq->dt ? wc_cma_scatter(rreq, tl, src, rkey, n)
+                                  : tl->ops->get(tl, src, rreq->buf, rkey, 0, n);
         if (st != WU_OK)
             rreq->error = st;
     } else {
@@ -450,7 +477,7 @@ static void wc_recv_matched_msg(wc_request_t *rreq, wc_message_t *msg)
     if (msg->hdr.type == WC_PKT_EAGER)
         wc_recv_eager(rreq, msg->src, &msg->hdr, msg->data);
     else
-        wc_recv_rts(rreq, msg->src, &msg->hdr);
+        wc_recv_rts(rreq, msg->src, &msg->hdr, msg->data);
     wc_message_put(msg);
 }
 
@@ -458,12 +485,12 @@ static void wc_recv_matched_msg(wc_request_t *rreq, wc_message_t *msg)
 static wc_message_t *wc_unexpected_store_locked(int src, const wc_hdr_t *hdr, const void *payload,
                                                 size_t len)
 {
-    wc_message_t *msg = wc_message_get(hdr->type == WC_PKT_EAGER ? len : 0);
+    wc_message_t *msg = wc_message_get(len);   /* EAGER: the data; RTS: the remote key */
     if (!msg)
         wu_log_fatal("out of memory storing an unexpected message of %zu bytes", len);
     msg->hdr = *hdr;
     msg->src = src;
-    if (hdr->type == WC_PKT_EAGER && len)
+    if (len)
         memcpy(msg->data, payload, len);
     msg->match.ctx = hdr->ctx;
     msg->match.src = src;
@@ -495,59 +522,107 @@ void wc_pt2pt_deliver_owned(int src, const wc_hdr_t *hdr, void *data)
     free(data);
 }
 
+/* ---- packet handlers ------------------------------------------------------------------------ */
+
+/* EAGER and RTS: match, or store as unexpected. */
+static void wc_on_eager(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+{
+    wt_spin_lock(&wc_p2p.match_lock);
+    wc_match_entry_t *e = wc_match_posted_take(wc_p2p.match, hdr->ctx, src, hdr->tag);
+    if (!e) {
+        wc_unexpected_store_locked(src, hdr, payload, len);
+        wt_spin_unlock(&wc_p2p.match_lock);
+        return;
+    }
+    wt_spin_unlock(&wc_p2p.match_lock);
+    wc_recv_eager(WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
+}
+
+static void wc_on_rts(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+{
+    wt_spin_lock(&wc_p2p.match_lock);
+    wc_match_entry_t *e = wc_match_posted_take(wc_p2p.match, hdr->ctx, src, hdr->tag);
+    if (!e) {
+        wc_unexpected_store_locked(src, hdr, payload, len);
+        wt_spin_unlock(&wc_p2p.match_lock);
+        return;
+    }
+    wt_spin_unlock(&wc_p2p.match_lock);
+    wc_recv_rts(WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
+}
+
+/* The receiver has read the data (FIN) or chose the pipeline (CTS): the key is no longer used. */
+static inline void wc_rkey_release(int dst, wc_request_t *sreq)
+{
+    if (sreq->rkey_reg) {
+        sreq->rkey_reg = 0;
+        wx_tl_t *tl = wc_p2p.peers[dst].tl;
+        tl->ops->mem_dereg(tl, &sreq->rkey);
+    }
+}
+
+static void wc_on_fin(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+{
+    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+    (void)payload, (void)len;
+    WU_TSAN_ACQUIRE(sreq);
+    wc_cma_wait_end(sreq);
+    wc_rkey_release(src, sreq);
+    wc_request_done(sreq);
+}
+
+static void wc_on_ack(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+{
+    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+    (void)src, (void)payload, (void)len;
+    WU_TSAN_ACQUIRE(sreq);
+    wc_request_done(sreq);
+}
+
+static void wc_on_cts(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+{
+    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+    (void)payload, (void)len;
+    WU_TSAN_ACQUIRE(sreq);
+    wc_cma_wait_end(sreq);   /* the receiver chose the pipeline after all */
+    wc_rkey_release(src, sreq);
+    wc_peer_t *p = &wc_p2p.peers[src];
+    sreq->frag_rreq = hdr->addr;
+    sreq->frag_off = 0;
+    wt_spin_lock(&p->lock);
+    bool all_out = wc_frag_push_locked(src, p, sreq);
+    wt_spin_unlock(&p->lock);
+    if (all_out)
+        wc_request_done(sreq);
+}
+
+static void wc_on_frag(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+{
+    (void)src;
+    wc_recv_frag(hdr, payload, len);
+}
+
+static void wc_on_unknown(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+{
+    (void)payload, (void)len;
+    wu_log_fatal("packet of unknown type %d from rank %d", hdr->type, src);
+}
+
+/* Indexed by the header's type byte: every entry is set (wc_on_unknown by default), so delivery
+ * never tests. Written by wc_pt2pt_init and wc_handler_register before the transports start,
+ * read-only afterwards. */
+static wc_handler_fn_t wc_handlers[256];
+
+void wc_handler_register(wc_pkt_type_t type, wc_handler_fn_t fn)
+{
+    wc_handlers[(uint8_t)type] = fn;
+}
+
 void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len, void *arg)
 {
     const wc_hdr_t *hdr = hdrp;
-    wc_match_entry_t *e;
-
-    switch (hdr->type) {
-    case WC_PKT_EAGER:
-    case WC_PKT_RTS:
-        wt_spin_lock(&wc_p2p.match_lock);
-        e = wc_match_posted_take(wc_p2p.match, hdr->ctx, src, hdr->tag);
-        if (!e) {
-            wc_unexpected_store_locked(src, hdr, payload, len);
-            wt_spin_unlock(&wc_p2p.match_lock);
-            return;
-        }
-        wt_spin_unlock(&wc_p2p.match_lock);
-        wc_request_t *rreq = WU_CONTAINER_OF(e, wc_request_t, match);
-        if (hdr->type == WC_PKT_EAGER)
-            wc_recv_eager(rreq, src, hdr, payload);
-        else
-            wc_recv_rts(rreq, src, hdr);
-        return;
-    case WC_PKT_FIN:
-    case WC_PKT_ACK: {
-        wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
-        WU_TSAN_ACQUIRE(sreq);
-        wc_cma_wait_end(sreq);
-        wc_request_done(sreq);
-        return;
-    }
-    case WC_PKT_CTS: {
-        wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
-        WU_TSAN_ACQUIRE(sreq);
-        wc_cma_wait_end(sreq);   /* the receiver chose the pipeline after all */
-        wc_peer_t *p = &wc_p2p.peers[src];
-        sreq->frag_rreq = hdr->addr;
-        sreq->frag_off = 0;
-        wt_spin_lock(&p->lock);
-        bool all_out = wc_frag_push_locked(src, p, sreq);
-        wt_spin_unlock(&p->lock);
-        if (all_out)
-            wc_request_done(sreq);
-        return;
-    }
-    case WC_PKT_FRAG:
-        wc_recv_frag(hdr, payload, len);
-        return;
-    case WC_PKT_DYN:
-        wc_dyn_deliver(src, hdr, payload, len);
-        return;
-    default:
-        wu_log_fatal("packet of unknown type %d from rank %d", hdr->type, src);
-    }
+    (void)arg;
+    wc_handlers[hdr->type](src, hdr, payload, len);
 }
 
 wc_request_t *wc_pt2pt_take_posted(int src, int tag, uint32_t ctx)
@@ -583,20 +658,33 @@ static void wc_pt2pt_prefetch(int src, const void *hdrp, int stage)
 
 /* ---- operations ----------------------------------------------------------------------------------- */
 
-/* Self-sent eager packet of a packed send: packed into a staging buffer of at most eager_max
- * bytes, since the receive side may have to keep it as an unexpected message. */
-static wu_status_t wc_self_eager_packed(wc_request_t *req)
+/* The rendezvous offer: the RTS carries the sender's registered buffer (its remote key) as its
+ * payload when the buffer is contiguous and the transport can register it; otherwise NOKEY (or
+ * PACKED) tells the receiver to take the pipeline. */
+static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
+                           wc_send_mode_t mode)
 {
-    char small[512];
-    size_t len = req->op.len;
-    char *tmp = len <= sizeof(small) ? small : malloc(len);
-    if (!tmp)
-        return WU_ERR_NO_MEMORY;
-    wc_dtype_pack(&req->cur, tmp, len);
-    wc_pt2pt_deliver(wc_world.rank, &req->op.hdr, tmp, len, NULL);
-    if (tmp != small)
-        free(tmp);
-    return WU_OK;
+    wc_sendop_t *op = &req->op;
+    wx_tl_t *tl = p->tl;
+    uint8_t flags = mode >= WC_SEND_BULK ? WC_PKT_FLAG_BULK : 0;
+    req->rkey_reg = 0;
+    if (req->dt)
+        flags |= WC_PKT_FLAG_PACKED;
+    else if (tl->ops->mem_reg(tl, req->buf, len, &req->rkey) == WU_OK)
+        req->rkey_reg = 1;
+    else
+        flags |= WC_PKT_FLAG_NOKEY;
+    op->hdr.type = WC_PKT_RTS;
+    op->hdr.flags = flags;
+    op->payload = &req->rkey;
+    op->pack = false;
+    op->len = sizeof(req->rkey);
+    if (mode >= WC_SEND_BULK && req->rkey_reg && tl->attr.get_bulk_min && len > p->eager_max &&
+        len >= tl->attr.get_bulk_min) {
+        /* the receiver will read it: no event here until its FIN (wc_wait.h) */
+        req->cma_wait = 1;
+        atomic_fetch_add_explicit(&wc_cma_wait_bytes, len, memory_order_relaxed);
+    }
 }
 
 /* dt: NULL for len contiguous bytes at buf, else the non-contiguous layout of buf (len packed
@@ -605,6 +693,7 @@ static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, siz
                                          const wc_dtype_t *dt, int dst, int tag, uint32_t ctx,
                                          wc_send_mode_t mode)
 {
+    wc_peer_t *p = &wc_p2p.peers[dst];
     req->kind = WC_REQ_SEND;
     req->buf = (void *)buf;
     req->len = len;
@@ -618,43 +707,27 @@ static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, siz
     wc_sendop_t *op = &req->op;
     op->req = req;
     op->pooled = false;
-    if (len <= wc_world.eager_max ||
-        (WU_UNLIKELY(mode == WC_SEND_BULK_EAGER) && len <= wc_world.bulk_eager_max)) {
-        op->hdr = (wc_hdr_t){ .type = WC_PKT_EAGER, .flags = req->sync ? WC_PKT_FLAG_SYNC : 0,
-                              .tag = tag, .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req };
+    op->hdr = (wc_hdr_t){ .type = WC_PKT_EAGER, .flags = req->sync ? WC_PKT_FLAG_SYNC : 0,
+                          .tag = tag, .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req };
+    if (WU_LIKELY(len <= p->eager_max) ||
+        (WU_UNLIKELY(mode == WC_SEND_BULK_EAGER) && len <= p->bulk_eager_max)) {
         op->payload = dt ? NULL : buf;
         op->pack = dt != NULL;
         op->len = len;
     } else {
-        uint8_t flags = (uint8_t)((dt ? WC_PKT_FLAG_PACKED : 0) |
-                                  (mode >= WC_SEND_BULK ? WC_PKT_FLAG_BULK : 0));
-        op->hdr = (wc_hdr_t){ .type = WC_PKT_RTS, .flags = flags, .tag = tag, .ctx = ctx,
-                              .len = len, .sreq = (uint64_t)(uintptr_t)req,
-                              .addr = (uint64_t)(uintptr_t)buf };
-        op->payload = NULL;
-        op->pack = false;
-        op->len = 0;
-        if (mode >= WC_SEND_BULK && !dt && wc_bulk_single_copy(len)) {
-            /* the receiver will read it: no event here until its FIN (wc_wait.h) */
-            req->cma_wait = 1;
-            atomic_fetch_add_explicit(&wc_cma_wait_bytes, len, memory_order_relaxed);
-        }
+        wc_rts_prepare(req, p, len, mode);
     }
     bool completes = wc_sent_completes(op);
     WU_TSAN_RELEASE(req);   /* the peer's FIN, ACK or CTS for req may be handled by another thread */
-    if (dst == wc_world.rank) {
-        if (WU_UNLIKELY(op->pack)) {
-            wu_status_t st = wc_self_eager_packed(req);
-            if (st != WU_OK)
-                return st;
-        } else {
-            wc_pt2pt_deliver(dst, &op->hdr, op->payload, op->len, NULL);
-        }
+    if (WU_UNLIKELY(p->direct)) {
+        /* self: delivered inside the call, which may nest sends to self: no lock, no queue */
+        wu_status_t st = wc_op_send(dst, p, op);
+        if (st != WU_OK)
+            return st;
         if (completes)
             wc_request_done(req);
         return WU_OK;
     }
-    wc_peer_t *p = &wc_p2p.peers[dst];
     wt_spin_lock(&p->lock);
     bool out = wc_out_locked(dst, p, op);
     wt_spin_unlock(&p->lock);
@@ -758,8 +831,9 @@ wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *ms
 wp_task_result_t wc_pt2pt_progress_task(void *arg)
 {
     int did = 0;
-    if (wc_world.size > 1)
-        did = wx_shm_progress();
+    (void)arg;
+    for (int i = 0; i < wc_p2p.npoll; i++)
+        did += wc_p2p.poll[i]->ops->progress(wc_p2p.poll[i]);
     if (WU_UNLIKELY(atomic_load_explicit(&wc_p2p.npending, memory_order_relaxed) > 0))
         did += wc_pending_drain();
     return did ? WP_TASK_DONE : WP_TASK_AGAIN;
@@ -774,6 +848,16 @@ int wc_progress(void)
 
 wu_status_t wc_pt2pt_init(void)
 {
+    for (int i = 0; i < 256; i++)
+        wc_handlers[i] = wc_on_unknown;
+    wc_handler_register(WC_PKT_EAGER, wc_on_eager);
+    wc_handler_register(WC_PKT_RTS, wc_on_rts);
+    wc_handler_register(WC_PKT_FIN, wc_on_fin);
+    wc_handler_register(WC_PKT_ACK, wc_on_ack);
+    wc_handler_register(WC_PKT_CTS, wc_on_cts);
+    wc_handler_register(WC_PKT_FRAG, wc_on_frag);
+    wc_p2p.npoll = 0;
+    wc_p2p.buf_bytes = 0;
     wt_spin_init(&wc_p2p.match_lock);
     wu_status_t st = wc_match_create(&wc_p2p.match);
     if (st != WU_OK)
@@ -793,9 +877,25 @@ wu_status_t wc_pt2pt_init(void)
     return WU_OK;
 }
 
-void wc_pt2pt_enable_prefetch(void)
+void wc_pt2pt_peer_set(int peer, wx_tl_t *tl)
 {
-    wx_shm_set_prefetch(wc_pt2pt_prefetch);
+    wc_peer_t *p = &wc_p2p.peers[peer];
+    p->tl = tl;
+    p->direct = (tl->attr.caps & WX_CAP_INLINE_DELIVERY) != 0;
+    p->eager_max = tl->attr.eager_max;
+    p->bulk_eager_max = tl->attr.bulk_eager_max;
+    p->frag_size = tl->attr.frag_size;
+    if (tl->attr.eager_max > wc_p2p.buf_bytes)
+        wc_p2p.buf_bytes = tl->attr.eager_max;
+    if (p->direct)
+        return;
+    for (int i = 0; i < wc_p2p.npoll; i++)
+        if (wc_p2p.poll[i] == tl)
+            return;
+    if (wc_p2p.npoll == WC_TL_MAX)
+        wu_log_fatal("more than %d transports to poll", WC_TL_MAX);
+    wc_p2p.poll[wc_p2p.npoll++] = tl;
+    tl->ops->set_prefetch(tl, wc_pt2pt_prefetch);
 }
 
 void wc_pt2pt_finalize(void)

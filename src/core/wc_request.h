@@ -68,6 +68,8 @@ typedef struct wc_request {
     size_t            frag_off;      /* pipelined send: next offset */
     uint64_t          frag_rreq;     /* pipelined send: the receiver's request */
     wc_sendop_t       op;            /* send: the packet of this request while queued */
+    wx_rkey_t         rkey;          /* rendezvous send: the buffer as the RTS names it */
+    uint8_t           rkey_reg;      /* rendezvous send: rkey is registered until FIN or CTS */
     /* Typed data: dt non-NULL when buf holds a non-contiguous layout; len is then packed bytes
      * and cur (on buf, dt, count elements) streams them. NULL: buf is len contiguous bytes. */
     const wc_dtype_t *dt;

@@ -4,7 +4,6 @@
 #include "core/wc_pt2pt.h"
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
-#include "transport/shm/wx_shm.h"
 #include "util/wu_list.h"
 #include "util/wu_log.h"
 
@@ -14,6 +13,7 @@
 
 #define WC_SLEEP_FIRST_NS 20000u       /* after arming the doorbell: bounds the arming race */
 #define WC_SLEEP_MAX_NS   10000000u    /* every sleep ends by then; the caller re-polls */
+#define WC_SLEEP_POLL_NS  50000u       /* timed polling: a transport with traffic has no doorbell */
 
 uint64_t wc_spin_ns = 10000;
 bool wc_idle_yield;
@@ -36,6 +36,9 @@ static struct {
 static WT_TLS wc_waiter_t *wc_me;
 /* The waiter watching the doorbell (0: nobody). */
 static _Atomic uintptr_t wc_doorbell_owner;
+/* Set by wc_wait_set_doorbell before other threads exist, read-only afterwards. */
+static wx_tl_t *wc_doorbell;      /* the transport whose doorbell a sleeper watches, or NULL */
+static uint64_t wc_block_ns = WC_SLEEP_MAX_NS;   /* longest sleep without a doorbell */
 
 uint64_t wc_now_ns(void)
 {
@@ -48,6 +51,14 @@ void wc_wait_init(void)
 {
     wt_mutex_init(&wc_waiters.lock);
     atomic_store(&wc_doorbell_owner, 0);
+    wc_doorbell = NULL;
+    wc_block_ns = WC_SLEEP_MAX_NS;
+}
+
+void wc_wait_set_doorbell(wx_tl_t *doorbell, bool timed_poll)
+{
+    wc_doorbell = doorbell;
+    wc_block_ns = timed_poll ? WC_SLEEP_POLL_NS : WC_SLEEP_MAX_NS;
 }
 
 void wc_wait_finalize(void)
@@ -75,7 +86,7 @@ void wc_waiter_wake(uintptr_t waiter)
 {
     wt_wait_wake(&((wc_waiter_t *)waiter)->wait);
     if (atomic_load_explicit(&wc_doorbell_owner, memory_order_acquire) == waiter)
-        wx_shm_doorbell_ring(wc_world.rank);
+        wc_doorbell->ops->db_ring(wc_doorbell);
 }
 
 void wc_request_detach(wc_request_t *req, void (*on_complete)(wc_request_t *req))
@@ -94,7 +105,8 @@ static bool wc_sleep_doorbell(wc_waiter_t *w)
     uintptr_t none = 0;
     if (!atomic_compare_exchange_strong(&wc_doorbell_owner, &none, (uintptr_t)w))
         return false;
-    uint32_t seq = wx_shm_doorbell_arm();
+    wx_tl_t *db = wc_doorbell;
+    uint32_t seq = db->ops->db_arm(db);
     /* A completion may have woken our wait object just before we became the owner (it then did not
      * ring): a pending wake-up means there is no reason to sleep. Consume it here, since the
      * doorbell path never blocks on the wait object: a wake-up left pending would make every later
@@ -103,14 +115,14 @@ static bool wc_sleep_doorbell(wc_waiter_t *w)
     bool woken = __atomic_compare_exchange_n(&w->wait.state, &expect, WT_WAIT_IDLE, false,
                                              __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     if (!woken && wp_poll() == 0) {
-        wx_shm_doorbell_sleep(seq, WC_SLEEP_FIRST_NS);
+        db->ops->db_sleep(db, seq, WC_SLEEP_FIRST_NS);
         if (wp_poll() == 0) {
-            seq = wx_shm_doorbell_arm();
+            seq = db->ops->db_arm(db);
             if (wp_poll() == 0)
-                wx_shm_doorbell_sleep(seq, WC_SLEEP_MAX_NS);
+                db->ops->db_sleep(db, seq, WC_SLEEP_MAX_NS);
         }
     }
-    wx_shm_doorbell_disarm();
+    db->ops->db_disarm(db);
     atomic_store(&wc_doorbell_owner, 0);
     /* Hand the doorbell over: one blocked thread wakes and may take it. */
     wt_mutex_lock_always(&wc_waiters.lock);
@@ -128,12 +140,12 @@ static void wc_sleep(wc_waiter_t *w)
         sched_yield();
         return;
     }
-    if (wc_world.size > 1 && wc_sleep_doorbell(w))
+    if (wc_doorbell && wc_sleep_doorbell(w))
         return;
     wt_mutex_lock_always(&wc_waiters.lock);
     wu_list_push_back(&wc_waiters.blocked, &w->blocked);
     wt_mutex_unlock_always(&wc_waiters.lock);
-    wt_wait_block(&w->wait, WC_SLEEP_MAX_NS);
+    wt_wait_block(&w->wait, wc_block_ns);
     wt_mutex_lock_always(&wc_waiters.lock);
     wu_list_del(&w->blocked);
     wt_mutex_unlock_always(&wc_waiters.lock);

@@ -7,6 +7,15 @@
  * wait objects. Other sleepers block on their own wait object. Every sleep has a time-out, so a
  * missed wake-up costs a delay, never a hang.
  *
+ * The doorbell contract with several transports (wc_wait_set_doorbell, decided by wc_init): a
+ * sleeper may watch a doorbell only if it is the doorbell of every transport that can bring
+ * packets (those polled by progress; self delivers inside send and brings none). When one
+ * transport is polled and has WX_CAP_DOORBELL, its doorbell is watched. When one of them has no
+ * doorbell, or several are polled (a sleeper can watch one doorbell only), nothing is watched and
+ * sleeps are short (timed polling, WC_SLEEP_POLL_NS): sleeping on one doorbell while another
+ * transport has traffic would delay that traffic by a whole sleep. With no polled transport (one
+ * rank) sleepers block on their wait objects with the long time-out.
+ *
  * Concurrency contract: any thread may complete any request (wc_request_done) and any thread may
  * wait; a request is waited for by at most one thread at a time (MPI's rule).
  */
@@ -86,5 +95,9 @@ void wc_wait(wc_request_t *req);
 
 void wc_wait_init(void);
 void wc_wait_finalize(void);
+/* After wc_wait_init, before other threads: the transport whose doorbell sleepers watch (NULL:
+ * none), and whether sleeps must be short because some transport with traffic has no doorbell. */
+struct wx_tl;
+void wc_wait_set_doorbell(struct wx_tl *doorbell, bool timed_poll);
 
 #endif

@@ -1,10 +1,29 @@
 /* The transport interface. A transport moves packets between ranks of one job: a fixed-size opaque
- * header (WX_HDR_SIZE bytes, defined and interpreted by the core) plus an optional payload.
- * Packets from one sender to one receiver are delivered in the order they were sent.
+ * header (WX_HDR_SIZE bytes, defined and interpreted by the core) plus an optional payload, and may
+ * read or write a peer's memory named by a remote key (rendezvous by get).
  *
- * Concurrency contract (this issue: MPI_THREAD_SERIALIZED at most): one thread at a time calls any
- * function of a transport; the core serializes. The threaded engine (next issue) will hold a
- * per-transport lock around send and progress, taken with trylock by pollers.
+ * A transport is an instance (wx_tl_t) made by its constructor (one small header per transport:
+ * transport/shm/wx_shm_tl.h, transport/self/wx_self.h), which reads the transport's own WEFT_*
+ * variables and fills the attributes (wx_attr_t) the core reads once at start-up: the core never
+ * includes a transport's private header and holds no transport's thresholds of its own. Every
+ * operation of the table is non-NULL: what a transport lacks is a stub of this file (wx_no_*) that
+ * fails with WU_ERR_UNSUPPORTED or does nothing, so the hot path never tests for NULL
+ * (libfabric's fi_ops_* and fi_no_*).
+ *
+ * Packets from one sender to one receiver are delivered in the order they were sent
+ * (WX_CAP_ORDERED; every transport today).
+ *
+ * Concurrency contract (the core's, docs/design.md "Threads"):
+ *   - send / send_fill to one destination: one thread at a time (the core's per-peer lock);
+ *     different destinations concurrently.
+ *   - progress: one thread at a time (the progression engine's queue mask), concurrently with
+ *     sends. The receive callback runs inside it, in that thread; it may send (to any rank) and
+ *     must handle WU_ERR_AGAIN by queueing, never by calling progress (a nested call delivers
+ *     nothing).
+ *   - get, getv, put, mem_reg, mem_dereg: any thread, concurrently.
+ *   - Doorbell: db_arm, db_sleep, db_disarm by one sleeping thread of the rank at a time (the core
+ *     elects it); db_ring by any thread of the rank.
+ *   - finalize: once, when nothing else runs.
  */
 #ifndef WX_TRANSPORT_H
 #define WX_TRANSPORT_H
@@ -34,5 +53,115 @@ typedef void (*wx_recv_fn_t)(int src, const void *hdr, const void *payload, size
  * only what is already cached; stage 1 may read what stage 0 prefetched. */
 #define WX_PREFETCH_STAGES 2
 typedef void (*wx_prefetch_fn_t)(int src, const void *hdr, int stage);
+
+/* Writes len payload bytes at dst (inside a packet not yet published). */
+typedef void (*wx_fill_fn_t)(void *arg, void *dst, size_t len);
+
+/* A memory region of one rank as another rank names it: made by the owner's mem_reg, carried to
+ * the peer inside a packet (the core's RTS), used by the peer's get. Opaque to the core. */
+typedef struct wx_rkey {
+    uint64_t addr;     /* the region's start in the owner's address space */
+    uint64_t key;      /* the transport's key (an RDMA rkey); 0 for transports that need none */
+} wx_rkey_t;
+
+/* Capability bits (wx_attr_t.caps). */
+#define WX_CAP_GET          0x01u   /* get/getv read a peer's registered memory */
+#define WX_CAP_PUT          0x02u   /* put writes it */
+#define WX_CAP_SINGLE_COPY  0x04u   /* get moves the data once, no bounce buffer (CMA, RDMA) */
+#define WX_CAP_ORDERED      0x08u   /* packets of one pair arrive in send order */
+#define WX_CAP_DOORBELL     0x10u   /* db_* put a thread to sleep until a packet arrives */
+#define WX_CAP_INLINE_DELIVERY 0x20u /* send delivers before it returns: progress never has work,
+                                       so the transport needs neither polling nor a doorbell */
+
+/* What the core reads once, after the constructor. Sizes in bytes. The protocol thresholds are the
+ * transport's (each reads its own WEFT_<NAME>_* variables) because the best crossover points
+ * depend on the medium. */
+typedef struct wx_attr {
+    const char *name;
+    uint32_t caps;
+    size_t max_payload;      /* largest payload of one packet */
+    size_t eager_max;        /* point-to-point messages up to this size are sent eagerly */
+    size_t bulk_eager_max;   /* the same for collectives' bulk messages (>= eager_max) */
+    size_t inline_max;       /* payloads up to this size cost no more than an empty packet */
+    size_t frag_size;        /* fragment of the pipelined rendezvous (<= max_payload) */
+    size_t get_min;          /* point-to-point rendezvous of at least this size by get; 0: never */
+    size_t get_bulk_min;     /* the same for collectives' bulk messages; 0: never */
+} wx_attr_t;
+
+typedef struct wx_tl wx_tl_t;
+struct iovec;
+
+typedef struct wx_ops {
+    size_t size;             /* sizeof(wx_ops_t) the transport was built with */
+    /* hdr (WX_HDR_SIZE bytes) and len payload bytes to dst. WU_OK: the caller may reuse both
+     * buffers. WU_ERR_AGAIN: no room, nothing was sent, retry after progress. */
+    wu_status_t (*send)(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
+    /* send with the payload written by fill(arg, dst, len) straight into the packet; fill is
+     * called only when there is room (WU_ERR_AGAIN: it was not called). */
+    wu_status_t (*send_fill)(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,
+                             void *arg);
+    /* Deliver arrived packets through the receive callback; returns how many. */
+    int (*progress)(wx_tl_t *tl);
+    /* Read len bytes at offset off of src's region rkey into buf. The owner keeps the region
+     * alive until the reader tells it (the core's FIN). */
+    wu_status_t (*get)(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                       size_t len);
+    /* get into niov local pieces (their lengths sum to len); iov may be left modified. */
+    wu_status_t (*getv)(wx_tl_t *tl, int src, struct iovec *iov, int niov, const wx_rkey_t *rkey,
+                        uint64_t off, size_t len);
+    /* Write len bytes of buf at offset off of dst's region rkey. */
+    wu_status_t (*put)(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
+                       size_t len);
+    /* Make [buf, buf + len) readable by peers' get: *rkey_p is what to send them. */
+    wu_status_t (*mem_reg)(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p);
+    /* Undo a successful mem_reg. */
+    void (*mem_dereg)(wx_tl_t *tl, const wx_rkey_t *rkey);
+    /* The doorbell (WX_CAP_DOORBELL): seq = db_arm(); poll once more; if still nothing,
+     * db_sleep(seq, timeout) (returns on a packet, a db_ring, the time-out or spuriously); ...;
+     * db_disarm(). A packet pushed just as the sleeper arms may not ring: the caller's first sleep
+     * must be short. db_ring wakes this rank's sleeper (called by the rank's own threads). */
+    uint32_t (*db_arm)(wx_tl_t *tl);
+    void (*db_disarm)(wx_tl_t *tl);
+    void (*db_sleep)(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns);
+    void (*db_ring)(wx_tl_t *tl);
+    /* Optional look-ahead before delivering a batch of packets (no-op where unsupported). */
+    void (*set_prefetch)(wx_tl_t *tl, wx_prefetch_fn_t fn);
+    /* Release everything; tl is invalid afterwards. */
+    void (*finalize)(wx_tl_t *tl);
+} wx_ops_t;
+
+/* An instance. Its fields are written by the constructor and read-only afterwards; priv is the
+ * transport's. */
+struct wx_tl {
+    const wx_ops_t *ops;
+    wx_attr_t attr;
+    void *priv;
+};
+
+/* Constructor signature shared by every transport: collective over the job through bs when the
+ * transport needs peers' data; cb(src, hdr, payload, len, cb_arg) receives each packet. On
+ * failure no instance is made and every rank fails alike. */
+typedef wu_status_t (*wx_create_fn_t)(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg,
+                                      wx_tl_t **tl_p);
+
+/* Stubs for what a transport lacks (wx_transport.c). */
+wu_status_t wx_no_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
+wu_status_t wx_no_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,
+                            void *arg);
+int wx_no_progress(wx_tl_t *tl);
+wu_status_t wx_no_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                      size_t len);
+wu_status_t wx_no_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov, const wx_rkey_t *rkey,
+                       uint64_t off, size_t len);
+wu_status_t wx_no_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
+                      size_t len);
+wu_status_t wx_no_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p);
+void wx_no_mem_dereg(wx_tl_t *tl, const wx_rkey_t *rkey);
+uint32_t wx_no_db_arm(wx_tl_t *tl);
+void wx_no_db_disarm(wx_tl_t *tl);
+void wx_no_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns);
+void wx_no_db_ring(wx_tl_t *tl);
+void wx_no_set_prefetch(wx_tl_t *tl, wx_prefetch_fn_t fn);
+void wx_no_finalize(wx_tl_t *tl);
 
 #endif

@@ -241,8 +241,8 @@ static void run_all(void)
                 }
     }
     if (me == 0)
-        printf("test_p2p_dt: %d cases on %d ranks passed (eager max %zu, fragment %zu, cma %d from %zu)\n",
-               ncases, np, wc_world.eager_max, wc_world.frag_size, wc_world.cma, wc_world.cma_min);
+        printf("test_p2p_dt: %d cases on %d ranks passed (eager max %zu, fragment %zu, bulk get %d from %zu)\n",
+               ncases, np, wc_limits.eager_max, wc_limits.frag_size, wc_limits.get_bulk_min != 0, wc_limits.get_bulk_min);
 }
 
 /* Many small packed messages at once: with a small ring (WEFT_SHM_RING_SIZE=8192) most wait in

@@ -109,7 +109,7 @@ static size_t wx_shm_ring_choose(int n, size_t max_payload)
 }
 
 /* Rank 0: create, size and map the segment, write its header. Unlinks what it created on failure. */
-static wu_status_t wx_shm_create(const char *name, int n, size_t ring_size, int *fd_p)
+static wu_status_t wx_shm_seg_create(const char *name, int n, size_t ring_size, int *fd_p)
 {
     wx_shm_layout_t l = wx_shm_layout(n, ring_size);
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -342,7 +342,7 @@ wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg)
 
     /* 1. Rank 0 creates the segment and says whether it could; after fence 1 the others map it. */
     if (me == 0) {
-        wu_status_t created = wx_shm_create(name, n, wx_shm_ring_choose(n, wx_shm.max_payload), &fd);
+        wu_status_t created = wx_shm_seg_create(name, n, wx_shm_ring_choose(n, wx_shm.max_payload), &fd);
         s = bs->put(WX_SHM_KEY, created == WU_OK ? "1" : "0");
         if (s == WU_OK)
             s = bs->fence();

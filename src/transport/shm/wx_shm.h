@@ -1,4 +1,5 @@
-/* Shared-memory transport: per-pair single-producer single-consumer rings in one segment shared by
+/* Shared-memory transport, its own interface (the shm unit tests and wx_shm_tl.c, which puts it
+ * behind the operations table of wx_transport.h; the core sees only that table): per-pair single-producer single-consumer rings in one segment shared by
  * all ranks of the job (a rank's inbox is the set of rings whose consumer it is), plus single-copy
  * reads of a peer's memory (process_vm_readv) for the rendezvous protocol.
  * Ring and record layout: wx_shm_ring_inl.h; segment layout and setup: wx_shm_priv.h, wx_shm.c.
@@ -44,9 +45,6 @@ size_t wx_shm_max_payload(void);
  * WU_OK: copied into the ring, the caller may reuse both buffers. WU_ERR_AGAIN: the ring is full;
  * nothing was written, retry after progress. */
 wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t len);
-
-/* Writes len payload bytes at dst (inside a ring record not yet published). */
-typedef void (*wx_fill_fn_t)(void *arg, void *dst, size_t len);
 
 /* wx_shm_send with the payload written by fill(arg, dst, len) straight into the ring record (a
  * pack engine streaming non-contiguous data: no copy through a contiguous buffer). fill is called

@@ -1,0 +1,84 @@
+/* The stubs of wx_transport.h: what a transport lacks fails cleanly (libfabric's fi_no_*). */
+#include "transport/wx_transport.h"
+
+wu_status_t wx_no_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len)
+{
+    (void)tl, (void)dst, (void)hdr, (void)payload, (void)len;
+    return WU_ERR_UNSUPPORTED;
+}
+
+wu_status_t wx_no_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,
+                            void *arg)
+{
+    (void)tl, (void)dst, (void)hdr, (void)len, (void)fill, (void)arg;
+    return WU_ERR_UNSUPPORTED;
+}
+
+int wx_no_progress(wx_tl_t *tl)
+{
+    (void)tl;
+    return 0;
+}
+
+wu_status_t wx_no_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                      size_t len)
+{
+    (void)tl, (void)src, (void)buf, (void)rkey, (void)off, (void)len;
+    return WU_ERR_UNSUPPORTED;
+}
+
+wu_status_t wx_no_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov, const wx_rkey_t *rkey,
+                       uint64_t off, size_t len)
+{
+    (void)tl, (void)src, (void)iov, (void)niov, (void)rkey, (void)off, (void)len;
+    return WU_ERR_UNSUPPORTED;
+}
+
+wu_status_t wx_no_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
+                      size_t len)
+{
+    (void)tl, (void)dst, (void)buf, (void)rkey, (void)off, (void)len;
+    return WU_ERR_UNSUPPORTED;
+}
+
+wu_status_t wx_no_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p)
+{
+    (void)tl, (void)buf, (void)len, (void)rkey_p;
+    return WU_ERR_UNSUPPORTED;
+}
+
+void wx_no_mem_dereg(wx_tl_t *tl, const wx_rkey_t *rkey)
+{
+    (void)tl, (void)rkey;
+}
+
+uint32_t wx_no_db_arm(wx_tl_t *tl)
+{
+    (void)tl;
+    return 0;
+}
+
+void wx_no_db_disarm(wx_tl_t *tl)
+{
+    (void)tl;
+}
+
+void wx_no_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
+{
+    (void)tl, (void)seq, (void)timeout_ns;
+}
+
+void wx_no_db_ring(wx_tl_t *tl)
+{
+    (void)tl;
+}
+
+void wx_no_set_prefetch(wx_tl_t *tl, wx_prefetch_fn_t fn)
+{
+    (void)tl, (void)fn;
+}
+
+void wx_no_finalize(wx_tl_t *tl)
+{
+    (void)tl;
+}
