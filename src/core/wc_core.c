@@ -8,7 +8,6 @@
 #include "pmi/wi_pmi.h"
 #include "progress/wp_engine.h"
 #include "transport/self/wx_self.h"
-#include "transport/shm/wx_shm.h"      /* wx_shm_ctx_alloc only: context ids move off the segment next */
 #include "transport/shm/wx_shm_tl.h"
 #include "util/wu_config.h"
 #include "util/wu_log.h"
@@ -77,6 +76,7 @@ wu_status_t wc_init(bool thread_multiple)
     if (st != WU_OK)
         goto err_pmi;
     wc_handler_register(WC_PKT_DYN, wc_dyn_deliver);
+    wc_ctx_init();
 
     wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
     {
@@ -128,14 +128,6 @@ wu_status_t wc_finalize(void)
     wc_pt2pt_finalize();
     wp_engine_finalize();
     return wi_pmi_finalize();
-}
-
-uint32_t wc_ctx_alloc(uint32_t n)
-{
-    static _Atomic uint32_t local_next = 16;   /* a job of one rank */
-    if (wc_world.size > 1)
-        return wx_shm_ctx_alloc(n);
-    return atomic_fetch_add(&local_next, n);
 }
 
 void wc_abort(int code, const char *msg)

@@ -54,7 +54,8 @@ wu_status_t wc_init(bool thread_multiple);
 wu_status_t wc_finalize(void);
 void wc_abort(int code, const char *msg) __attribute__((noreturn));
 
-/* n consecutive context ids no other communicator of the job uses (job-wide, any thread). */
+/* n consecutive context ids no other communicator of the job uses (job-wide, any thread). Served
+ * by world rank 0: elsewhere one round trip to it, waiting with progress (wc_ctx.c). */
 uint32_t wc_ctx_alloc(uint32_t n);
 
 /* Start a send of len bytes at buf to world rank dst. req is zeroed and owned by the caller until

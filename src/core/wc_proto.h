@@ -27,6 +27,8 @@ typedef enum {
     WC_PKT_CTS,
     WC_PKT_FRAG,
     WC_PKT_DYN,      /* dynamic broadcast: routing and data (wc_dynbcast.h) */
+    WC_PKT_CTX_REQ,  /* to world rank 0: len context ids for request sreq (wc_ctx.c) */
+    WC_PKT_CTX_REP,  /* its answer: addr the first id, sreq the asker's request */
 } wc_pkt_type_t;
 
 #define WC_PKT_FLAG_SYNC   0x1

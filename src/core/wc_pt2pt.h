@@ -21,6 +21,9 @@ void wc_handler_register(wc_pkt_type_t type, wc_handler_fn_t fn);
 /* Send a header-only packet (control: ACK, FIN, CTS, ...) to dst, queued behind dst's pending
  * packets if the transport has no room. Any thread, inside a handler too. */
 void wc_pt2pt_send_ctrl_hdr(int dst, const wc_hdr_t *hdr);
+
+/* Context ids (wc_ctx.c): registers the CTX_REQ/CTX_REP handlers; before the transports start. */
+void wc_ctx_init(void);
 /* wx_recv_fn_t: one arriving packet. */
 void wc_pt2pt_deliver(int src, const void *hdr, const void *payload, size_t len, void *arg);
 /* REPEAT ltask: poll the transports, push queued packets. */

@@ -10,3 +10,5 @@ weft_mt_tests(mt_comm_create ARGS ${mt_comm_create_rounds} TIMEOUT 180)
 weft_mt_test(mt_comm_create.np3 mt_comm_create NP 3 THREADS 4 TIMEOUT 180 ARGS ${mt_comm_create_rounds})
 # Communicators freed while their requests are pending, then collected by other threads.
 weft_mt_tests(mt_comm_create SUFFIX .free_pending ARGS ${mt_comm_create_rounds} --free-pending TIMEOUT 180)
+# Context ids from world rank 0, asked by several threads of every rank while rank 0 waits in MPI.
+weft_mt_tests(mt_ctxid ARGS 100 TIMEOUT 120)

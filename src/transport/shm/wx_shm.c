@@ -136,7 +136,6 @@ static wu_status_t wx_shm_seg_create(const char *name, int n, size_t ring_size, 
     h->seg_bytes = l.seg_bytes;
     h->ring_size = ring_size;
     h->nranks = (uint32_t)n;
-    atomic_init(&h->next_ctx, WX_SHM_FIRST_CTX);
     __atomic_store_n(&h->magic, WX_SHM_MAGIC, __ATOMIC_RELEASE);
     wx_shm.seg = seg;
     wx_shm.seg_bytes = l.seg_bytes;
@@ -462,12 +461,6 @@ wu_status_t wx_shm_send_fill(int dst, const void *hdr, size_t len, wx_fill_fn_t 
     if (WU_UNLIKELY(atomic_load_explicit(&wx_shm.info[dst].db.armed, memory_order_relaxed)))
         wx_shm_doorbell_ring(dst);
     return WU_OK;
-}
-
-uint32_t wx_shm_ctx_alloc(uint32_t n)
-{
-    wx_shm_seg_hdr_t *h = (wx_shm_seg_hdr_t *)wx_shm.seg;
-    return atomic_fetch_add_explicit(&h->next_ctx, n, memory_order_relaxed);
 }
 
 /* ---- doorbell ---- */

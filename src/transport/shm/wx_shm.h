@@ -66,10 +66,6 @@ void wx_shm_doorbell_disarm(void);
 void wx_shm_doorbell_sleep(uint32_t seq, uint64_t timeout_ns);
 void wx_shm_doorbell_ring(int rank);
 
-/* n consecutive ids from the job-wide counter in the segment: unique across every rank and thread
- * of the job (the core hands them out as communicator context ids). */
-uint32_t wx_shm_ctx_alloc(uint32_t n);
-
 /* true when rendezvous may read a peer's memory directly. The same on every rank; false with one
  * rank. */
 bool wx_shm_has_cma(void);

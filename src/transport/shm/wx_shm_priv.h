@@ -19,17 +19,14 @@
 #include "transport/shm/wx_shm.h"
 #include "transport/shm/wx_shm_ring_inl.h"
 
-#define WX_SHM_FIRST_CTX 16u
 #define WX_SHM_MAGIC 0x5745465453484d31ull   /* "WEFTSHM1" */
 
-/* Written by rank 0 before the first fence, read-only afterwards, except next_ctx: any rank, any
- * time, by atomic fetch-and-add (job-wide context id allocation). */
+/* Written by rank 0 before the first fence, read-only afterwards. */
 typedef struct wx_shm_seg_hdr {
     uint64_t magic;
     uint64_t seg_bytes;
     uint64_t ring_size;
     uint32_t nranks;
-    _Atomic uint32_t next_ctx;
 } WU_ALIGNED(WU_CACHELINE) wx_shm_seg_hdr_t;
 
 /* A rank's doorbell: how a sleeping receiver is woken by its senders. The receiver sets `armed`
