@@ -141,6 +141,12 @@ void wp_engine_finalize(void)
     snprintf(wp_eng.describe, sizeof(wp_eng.describe), "engine down");
 }
 
+void wp_engine_stop_threads(void)
+{
+    if (wp_engine_g.up)
+        wp_threads_stop();   /* idempotent: the threads are forgotten once joined */
+}
+
 /* ---- location cache ----------------------------------------------------------------------------- */
 
 wp_queue_t *wp_tls_refresh(wp_tls_t *tls)

@@ -5,6 +5,7 @@
  *   - the timer thread alone runs tasks (latency printed), the idle threads alone run tasks
  *     (latency printed), at the "package" and "core" levels;
  *   - wp_engine_kick wakes a deep-sleeping idle thread (latency printed);
+ *   - wp_engine_stop_threads: no engine thread runs a task after it, explicit polling still does;
  *   - the CPU used by an engine whose REPEAT task never finds work, with idle and timer threads
  *     on, over 1 s: printed, and bounded loosely (< 30% of a core) so that a loaded machine does
  *     not make the test fail; bench measures the real figure. */
@@ -184,6 +185,37 @@ static double measure_cpu(const char *what, wp_engine_config_t c)
     return pct;
 }
 
+/* wp_engine_stop_threads: once it returns, no engine thread runs a task (a REPEAT task's run
+ * count stays put for 20 ms); explicit polling still runs it; stopping twice, and finalizing after,
+ * are fine. */
+static void test_stop_threads(void)
+{
+    for (int cycle = 0; cycle < 4; cycle++) {
+        wp_engine_config_t c = tp_config(true, cycle & 1, true);
+        c.timer_period_us = 100;
+        tp_init(c);
+        ttask_t rep;
+        ttask_init(&rep, WP_TASK_REPEAT, 0);
+        wp_ltask_submit(&rep.t);
+        uint64_t t0 = tp_now_ns();
+        while (atomic_load(&rep.runs) < 3 && tp_now_ns() - t0 < 5000000000ull)
+            tp_sleep_us(100);
+        CHECK("engine threads run the task before the stop", atomic_load(&rep.runs) >= 3);
+        wp_engine_stop_threads();
+        int r0 = atomic_load(&rep.runs);
+        tp_sleep_us(20000);
+        CHECK_EQ("runs by engine threads after wp_engine_stop_threads", r0,
+                 atomic_load(&rep.runs));
+        for (int i = 0; i < 4; i++)
+            wp_poll();   /* the root is reached every second poll at most */
+        CHECK("explicit polling still runs the task", atomic_load(&rep.runs) > r0);
+        if (cycle & 2)
+            wp_engine_stop_threads();
+        wp_ltask_remove(&rep.t);
+        wp_engine_finalize();
+    }
+}
+
 int main(void)
 {
     alarm(110);
@@ -200,6 +232,7 @@ int main(void)
     wp_engine_finalize();
 
     test_kick();
+    test_stop_threads();
 
     double pct = measure_cpu("idle + timer threads", tp_config(true, true, true));
     CHECK("CPU of an engine with nothing to do below 30% of a core", pct < 30.0);
