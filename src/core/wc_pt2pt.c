@@ -798,14 +798,31 @@ void wc_pt2pt_enable_prefetch(void)
     wx_shm_set_prefetch(wc_pt2pt_prefetch);
 }
 
+static void wc_message_drop(wc_match_entry_t *e, void *arg)
+{
+    (void)arg;
+    wc_message_put_locked(WU_CONTAINER_OF(e, wc_message_t, match));
+}
+
 void wc_pt2pt_finalize(void)
 {
     if (wc_p2p.match) {
-        size_t n = wc_match_unexpected_count(wc_p2p.match);
+        /* messages nobody received (an erroneous program, or one that sent to a rank that left) */
+        size_t n = wc_match_unexpected_sweep(wc_p2p.match, wc_message_drop, NULL);
         if (n)
             wu_debug("%zu unexpected messages never received", n);
         wc_match_destroy(wc_p2p.match);
         wc_p2p.match = NULL;
+    }
+    for (int dst = 0; wc_p2p.peers && dst < wc_world.size; dst++) {
+        /* control packets that never found ring space; others are embedded in requests */
+        wu_list_t *e, *next;
+        for (e = wc_p2p.peers[dst].pending.next; e != &wc_p2p.peers[dst].pending; e = next) {
+            next = e->next;
+            wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
+            if (op->pooled)
+                free(op);
+        }
     }
     free(wc_p2p.peers);
     wc_p2p.peers = NULL;
