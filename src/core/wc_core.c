@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 wc_world_t wc_world;
+_Atomic uint32_t wc_leave_gen;
 static wp_ltask_t wc_progress_ltask;
 
 wu_status_t wc_init(bool thread_multiple)
@@ -112,6 +113,17 @@ wu_status_t wc_finalize(void)
     wc_pt2pt_finalize();
     wp_engine_finalize();
     return wi_pmi_finalize();
+}
+
+void wc_quiesce(void)
+{
+    /* seq_cst, and before the purges take the peer locks: see wc_pt2pt.c's contract */
+    uint32_t gen = atomic_fetch_add(&wc_leave_gen, 1) + 1;
+    size_t dropped, withdrawn;
+    wc_pt2pt_quiesce(&dropped, &withdrawn);
+    wp_engine_stop_threads();
+    wu_debug("leaving (generation %u): %zu queued packets of abandoned sends dropped, %zu posted "
+             "receives withdrawn, progress threads stopped", gen, dropped, withdrawn);
 }
 
 uint32_t wc_ctx_alloc(uint32_t n)
