@@ -270,6 +270,22 @@ void wp_ltask_remove(wp_ltask_t *t)
         wp_ltask_wait_done(t);
 }
 
+void wp_engine_sync(void)
+{
+    for (unsigned i = 0; wp_engine_g.up && i < wp_engine_g.nqueues; i++) {
+        wp_queue_t *q = &wp_engine_g.queues[i];
+        if (wp_queue_runs_here(q))
+            continue;
+        for (unsigned spins = 0; !wp_queue_trylock(q); spins++) {
+            if (spins < 64)
+                wu_cpu_relax();
+            else
+                wt_thread_yield();   /* a SCHED_IDLE holder may need this core */
+        }
+        wp_queue_unlock(q);
+    }
+}
+
 /* ---- description ------------------------------------------------------------------------------ */
 
 int wp_engine_queue_count(void)

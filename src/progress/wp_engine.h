@@ -55,6 +55,11 @@ void wp_engine_finalize(void);   /* stops the engine's threads; remaining tasks 
  * Called by one thread, like wp_engine_init/finalize; a no-op when there are no threads (the
  * engine is down, the threads are off or already stopped). */
 void wp_engine_stop_threads(void);
+/* Wait until every task run that had begun when it was called has returned: take and release each
+ * queue's mask once (the queues this thread is running itself, from inside a task, are skipped).
+ * A state change made before the call is then seen by every later run, and nothing a run read
+ * before it is still in use. Any thread; no task of this thread's own frames may wait on it. */
+void wp_engine_sync(void);
 
 /* Inline (wp_engine_inl.h):
  *

@@ -6,6 +6,7 @@
  *     (latency printed), at the "package" and "core" levels;
  *   - wp_engine_kick wakes a deep-sleeping idle thread (latency printed);
  *   - wp_engine_stop_threads: no engine thread runs a task after it, explicit polling still does;
+ *   - wp_engine_sync waits for the task run under way;
  *   - the CPU used by an engine whose REPEAT task never finds work, with idle and timer threads
  *     on, over 1 s: printed, and bounded loosely (< 30% of a core) so that a loaded machine does
  *     not make the test fail; bench measures the real figure. */
@@ -216,6 +217,35 @@ static void test_stop_threads(void)
     }
 }
 
+/* wp_engine_sync: a task run under way when it is called (one that takes 30 ms, in the timer
+ * thread) has returned when it returns. */
+static atomic_int slow_phase;   /* 1: inside the run, 2: returned */
+
+static wp_task_result_t slow_fn(void *arg)
+{
+    (void)arg;
+    atomic_store(&slow_phase, 1);
+    tp_sleep_us(30000);
+    atomic_store(&slow_phase, 2);
+    return WP_TASK_DONE;
+}
+
+static void test_sync(void)
+{
+    tp_init(tp_config(false, false, true));
+    wp_ltask_t t;
+    atomic_store(&slow_phase, 0);
+    wp_ltask_init(&t, slow_fn, NULL, WP_TASK_ONCE, "slow");
+    wp_ltask_submit(&t);
+    uint64_t t0 = tp_now_ns();
+    while (atomic_load(&slow_phase) == 0 && tp_now_ns() - t0 < 5000000000ull)
+        tp_sleep_us(100);
+    CHECK_EQ("the timer thread is inside the slow task", 1, atomic_load(&slow_phase));
+    wp_engine_sync();
+    CHECK_EQ("wp_engine_sync returns after the run under way", 2, atomic_load(&slow_phase));
+    wp_engine_finalize();
+}
+
 int main(void)
 {
     alarm(110);
@@ -233,6 +263,7 @@ int main(void)
 
     test_kick();
     test_stop_threads();
+    test_sync();
 
     double pct = measure_cpu("idle + timer threads", tp_config(true, true, true));
     CHECK("CPU of an engine with nothing to do below 30% of a core", pct < 30.0);
