@@ -115,15 +115,20 @@ wu_status_t wc_finalize(void)
     return wi_pmi_finalize();
 }
 
-void wc_quiesce(void)
+void wc_quiesce(bool exiting)
 {
     /* seq_cst, and before the purges take the peer locks: see wc_pt2pt.c's contract */
     uint32_t gen = atomic_fetch_add(&wc_leave_gen, 1) + 1;
     size_t dropped, withdrawn;
     wc_pt2pt_quiesce(&dropped, &withdrawn);
-    wp_engine_stop_threads();
+    /* Runs that began before the bump (a delivery into a receive just swept, a schedule's step)
+     * end now; later runs see the bump. */
+    wp_engine_sync();
+    if (exiting)
+        wp_engine_stop_threads();
     wu_debug("leaving (generation %u): %zu queued packets of abandoned sends dropped, %zu posted "
-             "receives withdrawn, progress threads stopped", gen, dropped, withdrawn);
+             "receives withdrawn%s", gen, dropped, withdrawn,
+             exiting ? ", progress threads stopped" : "");
 }
 
 uint32_t wc_ctx_alloc(uint32_t n)

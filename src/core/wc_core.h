@@ -48,17 +48,19 @@ wu_status_t wc_finalize(void);
 void wc_abort(int code, const char *msg) __attribute__((noreturn));
 
 /* The process is leaving while operations may still be pending: MPI_Finalize has begun (after the
- * attribute callbacks, which may still complete them), or the program exits without it. Every
- * operation that is then started, not complete and not detached is abandoned: the application
- * still owns it, and an erroneous program may already have freed its buffer, so from the return on
- * the core never reads or writes that buffer again. Its queued packets are dropped (eager data,
- * rendezvous fragments, an RTS not yet out), its posted receive leaves matching, a CTS or a
- * fragment that arrives for it later is ignored, a nonblocking schedule stops advancing; it never
- * completes. Detached requests (MPI_Request_free, buffered sends, the library's own) go on: the
- * standard lets them complete during MPI_Finalize. So do operations started after the call (the
- * barrier of MPI_Finalize). Before returning it stops and joins the engine's threads: a copy that
- * one of them began earlier has ended, none begins later, and progress runs only from the
- * caller's explicit polls.
+ * attribute callbacks, which may still complete them), or the program exits without it
+ * (exiting). Every operation that is then started, not complete and not detached is abandoned:
+ * the application still owns it, and an erroneous program may already have freed its buffer, so
+ * from the return on nothing in the library reads or writes that buffer again. Its queued packets
+ * are dropped (eager data, rendezvous fragments, an RTS not yet out), its posted receive leaves
+ * matching, a CTS or a fragment that arrives for it later is ignored, a nonblocking schedule stops
+ * before its next step; it never completes. Detached requests (MPI_Request_free, buffered sends,
+ * the library's own) go on: the standard lets them complete during MPI_Finalize. So do operations
+ * started after the call (the barrier of MPI_Finalize). Before returning it waits for every task
+ * run that was under way (wp_engine_sync): a copy an engine thread began before the call has
+ * ended. Exiting, it also stops and joins the engine's threads, which must not run on into the
+ * program's teardown; MPI_Finalize keeps them until wc_finalize (with WEFT_PROGRESS_EXPLICIT=0
+ * they are what moves its barrier).
  *
  * Called by the thread that finalizes or exits, with no other application thread in the core
  * (MPI's rule for MPI_Finalize). It may be called again (an exit handler that calls MPI_Finalize
@@ -69,7 +71,7 @@ void wc_abort(int code, const char *msg) __attribute__((noreturn));
  * when it starts; a peer's send queue when it was last purged (under its lock). A CTS, a fragment
  * or a schedule's task that finds an older generation on a request that is not detached drops it
  * (a load and a predictable branch, on those paths only). */
-void wc_quiesce(void);
+void wc_quiesce(bool exiting);
 extern _Atomic uint32_t wc_leave_gen;
 static inline uint32_t wc_leave_gen_now(void)
 {

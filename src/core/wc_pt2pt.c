@@ -19,8 +19,8 @@
  *     and a drain already under way when the purge comes finishes before it (the purge waits for
  *     the lock), so once a queue is purged nothing reads an abandoned send's buffer from it. A CTS
  *     compares its request's generation under the peer lock: handled after the purge's unlock of
- *     that lock, it sees the bump. A fragment compares without a lock. What an engine thread
- *     began before it saw the bump ends before wc_quiesce returns (it joins them).
+ *     that lock, it sees the bump. A fragment compares without a lock. Delivery that began before
+ *     it saw the bump ends before wc_quiesce returns (wp_engine_sync: delivery runs in a task).
  * Below MPI_THREAD_MULTIPLE the wt_ locks are a predictable branch and nothing else.
  */
 #include "core/wc_pt2pt.h"

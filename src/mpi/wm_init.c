@@ -14,11 +14,11 @@ static pthread_t wm_main_thread;
 static pid_t wm_init_pid;
 
 /* The process leaves with operations that may be pending: the core abandons them (nothing reads
- * or writes their buffers any more, the engine's threads stop: wc_quiesce), then the user learns
- * which. */
-static void wm_leave(const char *when)
+ * or writes their buffers any more; exiting, the engine's threads stop: wc_quiesce), then the user
+ * learns which. */
+static void wm_leave(const char *when, bool exiting)
 {
-    wc_quiesce();
+    wc_quiesce(exiting);
     wm_request_warn_pending(when);
 }
 
@@ -28,7 +28,7 @@ static void wm_leave(const char *when)
 static void wm_exit_hook(void)
 {
     if (wm_state.initialized && !wm_state.finalized && getpid() == wm_init_pid)
-        wm_leave("exit without MPI_Finalize");
+        wm_leave("exit without MPI_Finalize", true);
 }
 
 static int wm_init_common(const char *fn, int required, int *provided)
@@ -88,7 +88,7 @@ WM_API int PMPI_Finalize(void)
     wm_attr_finalize();
     /* An operation still pending now, and not freed, is the program's error (MPI_Finalize requires
      * every operation the process started to be complete): it is abandoned, and named. */
-    wm_leave(fn);
+    wm_leave(fn, false);
     /* Every rank reaches here after completing its own communication; the barrier makes sure the
      * last control packets (FIN, ACK) of every pair were consumed before the rings go away. */
     int rc = wm_barrier(&wm_comm_world);

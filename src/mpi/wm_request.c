@@ -151,8 +151,10 @@ void wm_request_warn_pending(const char *when)
          c = c->next) {
         for (int i = 0; i < WM_REQ_CHUNK; i++) {
             wm_request_t *r = (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
-            if (r->magic != WM_MAGIC_REQ || !r->active || r->proc_null ||
-                wc_request_is_complete(&r->core) || wc_request_is_detached(&r->core))
+            /* The state first: an engine thread releases a detached request once it completed
+             * it, and otherwise touches only the state of the others. */
+            if (wc_request_is_complete(&r->core) || wc_request_is_detached(&r->core) ||
+                r->magic != WM_MAGIC_REQ || !r->active || r->proc_null)
                 continue;
             const char *in = wm_pending_where(r->comm, where, sizeof(where));
             if (r->kind == WM_REQ_SEND) {

@@ -73,7 +73,9 @@ void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg);
  *   [weft:0] warning: MPI_Finalize with 1 pending send (rank 0 → 1, tag 5, 8388608 bytes) not
  *   completed; its buffer is no longer read
  * A request counts when it is active, not complete and not freed (detached). Reads every request
- * of every pool: call with no other thread in MPI and the engine's threads stopped. */
+ * of every pool: call after wc_quiesce with no other application thread in MPI; engine threads
+ * may still run (MPI_Finalize), but they write only the state of requests that are not detached,
+ * which is read first. */
 void wm_request_warn_pending(const char *when);
 
 wm_request_t *wm_request_alloc(void);

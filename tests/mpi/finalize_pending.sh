@@ -29,6 +29,8 @@ esac
 [ -n "$want" ] && want="weft:$culprit\] warning: $when with .*$want"
 
 on=(-env WEFT_PROGRESS_IDLE 1 -env WEFT_PROGRESS_TIMER 1 -env WEFT_PROGRESS_TIMER_US 100)
+# FINALIZE_PENDING_BACKGROUND=1: the culprit has no explicit polling, its threads alone progress
+[ "${FINALIZE_PENDING_BACKGROUND:-0}" = 1 ] && on+=(-env WEFT_PROGRESS_EXPLICIT 0)
 off=(-env WEFT_PROGRESS_IDLE 0 -env WEFT_PROGRESS_TIMER 0)
 if [ "$culprit" = 0 ]; then
     first=("${on[@]}") second=("${off[@]}")
