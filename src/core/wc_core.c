@@ -22,6 +22,7 @@
 
 wc_world_t wc_world;
 wc_limits_t wc_limits;
+_Atomic uint32_t wc_leave_gen;
 static wp_ltask_t wc_progress_ltask;
 static wx_tl_t *wc_tl_self, *wc_tl_shm;
 
@@ -128,6 +129,22 @@ wu_status_t wc_finalize(void)
     wc_pt2pt_finalize();
     wp_engine_finalize();
     return wi_pmi_finalize();
+}
+
+void wc_quiesce(bool exiting)
+{
+    /* seq_cst, and before the purges take the peer locks: see wc_pt2pt.c's contract */
+    uint32_t gen = atomic_fetch_add(&wc_leave_gen, 1) + 1;
+    size_t dropped, withdrawn;
+    wc_pt2pt_quiesce(&dropped, &withdrawn);
+    /* Runs that began before the bump (a delivery into a receive just swept, a schedule's step)
+     * end now; later runs see the bump. */
+    wp_engine_sync();
+    if (exiting)
+        wp_engine_stop_threads();
+    wu_debug("leaving (generation %u): %zu queued packets of abandoned sends dropped, %zu posted "
+             "receives withdrawn%s", gen, dropped, withdrawn,
+             exiting ? ", progress threads stopped" : "");
 }
 
 void wc_abort(int code, const char *msg)

@@ -7,6 +7,7 @@
 #ifndef WC_CORE_H
 #define WC_CORE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +54,37 @@ static inline bool wc_bulk_single_copy(uint64_t bytes)
 wu_status_t wc_init(bool thread_multiple);
 wu_status_t wc_finalize(void);
 void wc_abort(int code, const char *msg) __attribute__((noreturn));
+
+/* The process is leaving while operations may still be pending: MPI_Finalize has begun (after the
+ * attribute callbacks, which may still complete them), or the program exits without it
+ * (exiting). Every operation that is then started, not complete and not detached is abandoned:
+ * the application still owns it, and an erroneous program may already have freed its buffer, so
+ * from the return on nothing in the library reads or writes that buffer again. Its queued packets
+ * are dropped (eager data, rendezvous fragments, an RTS not yet out), its posted receive leaves
+ * matching, a CTS or a fragment that arrives for it later is ignored, a nonblocking schedule stops
+ * before its next step; it never completes. Detached requests (MPI_Request_free, buffered sends,
+ * the library's own) go on: the standard lets them complete during MPI_Finalize. So do operations
+ * started after the call (the barrier of MPI_Finalize). Before returning it waits for every task
+ * run that was under way (wp_engine_sync): a copy an engine thread began before the call has
+ * ended. Exiting, it also stops and joins the engine's threads, which must not run on into the
+ * program's teardown; MPI_Finalize keeps them until wc_finalize (with WEFT_PROGRESS_EXPLICIT=0
+ * they are what moves its barrier).
+ *
+ * Called by the thread that finalizes or exits, with no other application thread in the core
+ * (MPI's rule for MPI_Finalize). It may be called again (an exit handler that calls MPI_Finalize
+ * after the exit hook ran): each call abandons what is pending at that moment.
+ *
+ * How it is done without a cost per message: each call bumps wc_leave_gen. A rendezvous records
+ * the generation when the send starts (RTS) or the receive answers CTS; a nonblocking schedule
+ * when it starts; a peer's send queue when it was last purged (under its lock). A CTS, a fragment
+ * or a schedule's task that finds an older generation on a request that is not detached drops it
+ * (a load and a predictable branch, on those paths only). */
+void wc_quiesce(bool exiting);
+extern _Atomic uint32_t wc_leave_gen;
+static inline uint32_t wc_leave_gen_now(void)
+{
+    return atomic_load_explicit(&wc_leave_gen, memory_order_relaxed);
+}
 
 /* n consecutive context ids no other communicator of the job uses (job-wide, any thread). Served
  * by world rank 0: elsewhere one round trip to it, waiting with progress (wc_ctx.c). */

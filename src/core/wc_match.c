@@ -356,6 +356,27 @@ bool wc_match_posted_remove(wc_match_t *m, wc_match_entry_t *recv)
     return true;
 }
 
+size_t wc_match_posted_sweep(wc_match_t *m, bool (*drop)(wc_match_entry_t *recv, void *arg),
+                             void *arg)
+{
+    size_t n = 0;
+    for (size_t i = 0; i <= m->mask; i++) {
+        wc_match_bin_t *b = &m->slots[i];
+        if (!b->used)
+            continue;
+        /* emptied bins stay where they are, keyed (see the file comment) */
+        for (wu_list_t *l = b->posted.next, *next; l != &b->posted; l = next) {
+            next = l->next;
+            wc_match_entry_t *recv = WU_CONTAINER_OF(l, wc_match_entry_t, link[0]);
+            if (drop(recv, arg)) {
+                wc_match_posted_unlink(m, recv);
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
 /* --- unexpected messages ---------------------------------------------------------------------- */
 
 wu_status_t wc_match_unexpected_add(wc_match_t *m, wc_match_entry_t *msg)
@@ -395,6 +416,27 @@ wc_match_entry_t *wc_match_unexpected_find(wc_match_t *m, uint32_t ctx, int32_t 
         m->nunexp--;
     }
     return msg;
+}
+
+size_t wc_match_unexpected_sweep(wc_match_t *m, void (*take)(wc_match_entry_t *msg, void *arg),
+                                 void *arg)
+{
+    size_t n = 0;
+    for (size_t i = 0; i <= m->mask && m->nunexp; i++) {
+        wc_match_bin_t *b = &m->slots[i];
+        /* every message is linked in the exact view (link[0]) of its own (ctx, src, tag) */
+        if (!b->used || b->src == WC_ANY_SOURCE || b->tag == WC_ANY_TAG)
+            continue;
+        while (!wu_list_empty(&b->unexp)) {
+            wc_match_entry_t *msg = wc_match_entry_of(b->unexp.next, WC_KIND_EXACT);
+            for (unsigned k = 0, views = wc_match_views(msg->ctx); k < views; k++)
+                wu_list_del(&msg->link[k]);
+            m->nunexp--;
+            n++;
+            take(msg, arg);
+        }
+    }
+    return n;
 }
 
 size_t wc_match_posted_count(const wc_match_t *m)

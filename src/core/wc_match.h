@@ -65,12 +65,22 @@ wc_match_entry_t *wc_match_posted_peek_exact(const wc_match_t *m, uint32_t ctx, 
 /* Remove a posted receive that has not matched (MPI_Cancel). Returns false if it is not posted. */
 bool wc_match_posted_remove(wc_match_t *m, wc_match_entry_t *recv);
 
+/* Remove every posted receive for which drop(recv, arg) returns true; returns how many. Walks the
+ * whole table: for a process that is leaving (wc_quiesce), not for the message path. */
+size_t wc_match_posted_sweep(wc_match_t *m, bool (*drop)(wc_match_entry_t *recv, void *arg),
+                             void *arg);
+
 /* Unexpected messages. */
 wu_status_t wc_match_unexpected_add(wc_match_t *m, wc_match_entry_t *msg);
 /* The oldest unexpected message matching the receive pattern (src/tag may be wildcards), or NULL.
  * take=true removes it (receive, mprobe); take=false leaves it (probe). */
 wc_match_entry_t *wc_match_unexpected_find(wc_match_t *m, uint32_t ctx, int32_t src, int32_t tag,
                                            bool take);
+
+/* Take every unexpected message out of the engine and hand it to take(msg, arg); returns how many.
+ * Walks the whole table: for teardown (messages nobody received), not for the message path. */
+size_t wc_match_unexpected_sweep(wc_match_t *m, void (*take)(wc_match_entry_t *msg, void *arg),
+                                 void *arg);
 
 /* Counts, for tests and leak checks at finalize. */
 size_t wc_match_posted_count(const wc_match_t *m);

@@ -13,6 +13,14 @@
  *     engine runs in one thread at a time (the ltask's queue lock is a mask).
  *   - Requests complete through wc_request_done, outside every lock (a completion may run a
  *     detached request's callback, which may start sends).
+ *   - Leaving (wc_quiesce, wc_core.h): the generation is bumped first, then each peer's queue is
+ *     purged under its lock and the posted receives are swept under match_lock. A queue records the
+ *     generation of its last purge (under its lock); a drain that sees a newer one purges first,
+ *     and a drain already under way when the purge comes finishes before it (the purge waits for
+ *     the lock), so once a queue is purged nothing reads an abandoned send's buffer from it. A CTS
+ *     compares its request's generation under the peer lock: handled after the purge's unlock of
+ *     that lock, it sees the bump. A fragment compares without a lock. Delivery that began before
+ *     it saw the bump ends before wc_quiesce returns (wp_engine_sync: delivery runs in a task).
  * Below MPI_THREAD_MULTIPLE the wt_ locks are a predictable branch and nothing else.
  */
 #include "core/wc_pt2pt.h"
@@ -56,6 +64,7 @@ typedef struct wc_peer {
     size_t        eager_max;
     size_t        bulk_eager_max;
     size_t        frag_size;
+    uint32_t      leave_gen;      /* lock: wc_leave_gen when pending was last purged */
 } WU_ALIGNED(WU_CACHELINE) wc_peer_t;
 
 #define WC_TL_MAX 4   /* transports polled by one process */
@@ -71,6 +80,7 @@ typedef struct wc_pt2pt {
     _Atomic int    npending;       /* destinations with a non-empty pending queue */
     int            npoll;          /* set up before the progress task starts, then read-only */
     wx_tl_t       *poll[WC_TL_MAX];   /* transports whose progress delivers packets */
+    _Atomic size_t ndropped;       /* packets of abandoned sends dropped (wc_quiesce), for the log */
 } wc_pt2pt_t;
 
 static wc_pt2pt_t wc_p2p;
@@ -237,12 +247,41 @@ void wc_pt2pt_send_op(int dst, wc_request_t *req)
         wc_request_done(req);
 }
 
+/* The process is leaving (wc_quiesce): drop the queued packets of sends that the application
+ * still owns (not detached), so that nothing reads their buffers any more. Packets of detached
+ * requests and control packets stay, in order. Peer lock held. */
+static WU_NOINLINE void wc_peer_purge_locked(wc_peer_t *p)
+{
+    p->leave_gen = wc_leave_gen_now();
+    if (wu_list_empty(&p->pending))
+        return;
+    size_t n = 0;
+    for (wu_list_t *e = p->pending.next, *next; e != &p->pending; e = next) {
+        next = e->next;
+        wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
+        if (op->req && !op->pooled && !wc_request_is_detached(op->req)) {
+            wu_list_del(e);
+            n++;
+        }
+    }
+    atomic_fetch_add_explicit(&wc_p2p.ndropped, n, memory_order_relaxed);
+    if (wu_list_empty(&p->pending)) {
+        atomic_fetch_sub_explicit(&wc_p2p.npending, 1, memory_order_relaxed);
+        atomic_store_explicit(&p->queued, false, memory_order_relaxed);
+    }
+}
+
 /* Drain dst's pending queue while the ring takes packets; requests that complete are linked on
  * *done (through op.link) to be completed by the caller outside the lock. Peer lock held. */
 static int wc_drain_locked(int dst, wc_peer_t *p, wu_list_t *done)
 {
     int did = 0;
     wu_list_t *e;
+    if (WU_UNLIKELY(p->leave_gen != wc_leave_gen_now())) {
+        wc_peer_purge_locked(p);
+        if (wu_list_empty(&p->pending))
+            return 0;
+    }
     while ((e = wu_list_front(&p->pending)) != NULL) {
         wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
         if (wc_op_send(dst, p, op) != WU_OK)
@@ -447,6 +486,7 @@ static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr, const 
             rreq->error = st;
     } else {
         rreq->arrived = 0;
+        rreq->leave_gen = wc_leave_gen_now();
         WU_TSAN_RELEASE(rreq);
         wc_send_ctrl(src, WC_PKT_CTS, hdr->sreq, (uint64_t)(uintptr_t)rreq);
         return;
@@ -462,6 +502,8 @@ static void wc_recv_frag(const wc_hdr_t *hdr, const void *payload, size_t len)
     wc_request_t *rreq = (wc_request_t *)(uintptr_t)hdr->addr;
     size_t off = hdr->sreq;
     WU_TSAN_ACQUIRE(rreq);
+    if (WU_UNLIKELY(rreq->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(rreq))
+        return;   /* abandoned (wc_quiesce): its buffer is no longer written */
     if (off < rreq->st_bytes) {
         size_t n = rreq->st_bytes - off;
         wc_recv_copy_in(rreq, off, payload, n < len ? n : len);
@@ -587,9 +629,13 @@ static void wc_on_cts(int src, const wc_hdr_t *hdr, const void *payload, size_t 
     wc_cma_wait_end(sreq);   /* the receiver chose the pipeline after all */
     wc_rkey_release(src, sreq);
     wc_peer_t *p = &wc_p2p.peers[src];
+    wt_spin_lock(&p->lock);
+    if (WU_UNLIKELY(sreq->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(sreq)) {
+        wt_spin_unlock(&p->lock);
+        return;   /* abandoned (wc_quiesce): its buffer is no longer read */
+    }
     sreq->frag_rreq = hdr->addr;
     sreq->frag_off = 0;
-    wt_spin_lock(&p->lock);
     bool all_out = wc_frag_push_locked(src, p, sreq);
     wt_spin_unlock(&p->lock);
     if (all_out)
@@ -679,6 +725,7 @@ static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
     op->payload = &req->rkey;
     op->pack = false;
     op->len = sizeof(req->rkey);
+    req->leave_gen = wc_leave_gen_now();
     if (mode >= WC_SEND_BULK && req->rkey_reg && tl->attr.get_bulk_min && len > p->eager_max &&
         len >= tl->attr.get_bulk_min) {
         /* the receiver will read it: no event here until its FIN (wc_wait.h) */
@@ -844,6 +891,32 @@ int wc_progress(void)
     return wp_poll();
 }
 
+/* ---- leaving (wc_quiesce) ------------------------------------------------------------------------ */
+
+/* A posted receive that the application still owns. */
+static bool wc_recv_abandoned(wc_match_entry_t *e, void *arg)
+{
+    (void)arg;
+    return !wc_request_is_detached(WU_CONTAINER_OF(e, wc_request_t, match));
+}
+
+void wc_pt2pt_quiesce(size_t *dropped_p, size_t *withdrawn_p)
+{
+    size_t withdrawn = 0;
+    for (int dst = 0; wc_p2p.peers && dst < wc_world.size; dst++) {
+        wc_peer_t *p = &wc_p2p.peers[dst];
+        wt_spin_lock(&p->lock);
+        wc_peer_purge_locked(p);
+        wt_spin_unlock(&p->lock);
+    }
+    wt_spin_lock(&wc_p2p.match_lock);
+    if (wc_p2p.match)
+        withdrawn = wc_match_posted_sweep(wc_p2p.match, wc_recv_abandoned, NULL);
+    wt_spin_unlock(&wc_p2p.match_lock);
+    *dropped_p = atomic_exchange_explicit(&wc_p2p.ndropped, 0, memory_order_relaxed);
+    *withdrawn_p = withdrawn;
+}
+
 /* ---- setup ---------------------------------------------------------------------------------------- */
 
 wu_status_t wc_pt2pt_init(void)
@@ -872,8 +945,10 @@ wu_status_t wc_pt2pt_init(void)
         wt_spin_init(&wc_p2p.peers[i].lock);
         wu_list_init(&wc_p2p.peers[i].pending);
         atomic_init(&wc_p2p.peers[i].queued, false);
+        wc_p2p.peers[i].leave_gen = wc_leave_gen_now();
     }
     atomic_store(&wc_p2p.npending, 0);
+    atomic_store(&wc_p2p.ndropped, 0);
     return WU_OK;
 }
 
@@ -898,14 +973,31 @@ void wc_pt2pt_peer_set(int peer, wx_tl_t *tl)
     tl->ops->set_prefetch(tl, wc_pt2pt_prefetch);
 }
 
+static void wc_message_drop(wc_match_entry_t *e, void *arg)
+{
+    (void)arg;
+    wc_message_put_locked(WU_CONTAINER_OF(e, wc_message_t, match));
+}
+
 void wc_pt2pt_finalize(void)
 {
     if (wc_p2p.match) {
-        size_t n = wc_match_unexpected_count(wc_p2p.match);
+        /* messages nobody received (an erroneous program, or one that sent to a rank that left) */
+        size_t n = wc_match_unexpected_sweep(wc_p2p.match, wc_message_drop, NULL);
         if (n)
             wu_debug("%zu unexpected messages never received", n);
         wc_match_destroy(wc_p2p.match);
         wc_p2p.match = NULL;
+    }
+    for (int dst = 0; wc_p2p.peers && dst < wc_world.size; dst++) {
+        /* control packets that never found ring space; others are embedded in requests */
+        wu_list_t *e, *next;
+        for (e = wc_p2p.peers[dst].pending.next; e != &wc_p2p.peers[dst].pending; e = next) {
+            next = e->next;
+            wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
+            if (op->pooled)
+                free(op);
+        }
     }
     free(wc_p2p.peers);
     wc_p2p.peers = NULL;

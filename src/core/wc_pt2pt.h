@@ -26,6 +26,9 @@ void wc_pt2pt_send_ctrl_hdr(int dst, const wc_hdr_t *hdr);
 void wc_ctx_init(void);
 /* wx_recv_fn_t: one arriving packet. */
 void wc_pt2pt_deliver(int src, const void *hdr, const void *payload, size_t len, void *arg);
+/* wc_quiesce's part here: drop the queued packets of abandoned sends, withdraw abandoned posted
+ * receives; *dropped_p and *withdrawn_p count them. Call after bumping wc_leave_gen. */
+void wc_pt2pt_quiesce(size_t *dropped_p, size_t *withdrawn_p);
 /* REPEAT ltask: poll the transports, push queued packets. */
 wp_task_result_t wc_pt2pt_progress_task(void *arg);
 

@@ -67,6 +67,8 @@ typedef struct wc_request {
     size_t            arrived;       /* pipelined receive: bytes arrived */
     size_t            frag_off;      /* pipelined send: next offset */
     uint64_t          frag_rreq;     /* pipelined send: the receiver's request */
+    uint32_t          leave_gen;     /* rendezvous: wc_leave_gen when the send started or the
+                                      * receive answered CTS (see wc_quiesce) */
     wc_sendop_t       op;            /* send: the packet of this request while queued */
     wx_rkey_t         rkey;          /* rendezvous send: the buffer as the RTS names it */
     uint8_t           rkey_reg;      /* rendezvous send: rkey is registered until FIN or CTS */
@@ -83,6 +85,12 @@ typedef struct wc_request {
 static inline bool wc_request_is_complete(const wc_request_t *r)
 {
     return atomic_load_explicit(&r->state, memory_order_acquire) == WC_REQ_COMPLETE;
+}
+
+/* Handed to the core for good (wc_request_detach): nobody waits, the core completes it. */
+static inline bool wc_request_is_detached(const wc_request_t *r)
+{
+    return atomic_load_explicit(&r->state, memory_order_acquire) == WC_REQ_DETACHED;
 }
 
 static inline void wc_request_reset(wc_request_t *r)

@@ -19,6 +19,10 @@ const wc_dtype_t wc_dtype_bytes = { .size = 1, .extent = 1, .contig = true };
 /* Finished nonblocking schedules whose task the engine may still be touching. Pushed by tasks
  * (lock-free), taken all at once by wc_sched_create (exchange): no ABA. */
 static _Atomic(wc_sched_t *) wc_sched_zombies;
+/* Nonblocking schedules abandoned when the process started leaving (wc_quiesce): never freed,
+ * since a CTS or FIN for one of their requests may still arrive; linked here so that they stay
+ * reachable. Pushed by tasks (lock-free), never taken. */
+static _Atomic(wc_sched_t *) wc_sched_abandoned;
 static _Atomic long wc_sched_count;
 
 long wc_sched_live(void)
@@ -92,13 +96,18 @@ static void wc_sched_free(wc_sched_t *s)
     wc_sched_cached = s;
 }
 
-static void wc_sched_zombie_push(wc_sched_t *s)
+static void wc_sched_list_push(_Atomic(wc_sched_t *) *list, wc_sched_t *s)
 {
-    wc_sched_t *head = atomic_load_explicit(&wc_sched_zombies, memory_order_relaxed);
+    wc_sched_t *head = atomic_load_explicit(list, memory_order_relaxed);
     do {
         s->zombie_next = head;
-    } while (!atomic_compare_exchange_weak_explicit(&wc_sched_zombies, &head, s,
-                                                    memory_order_release, memory_order_relaxed));
+    } while (!atomic_compare_exchange_weak_explicit(list, &head, s, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+static void wc_sched_zombie_push(wc_sched_t *s)
+{
+    wc_sched_list_push(&wc_sched_zombies, s);
 }
 
 static void wc_sched_reclaim(void)
@@ -302,6 +311,12 @@ static void wc_sched_finish(wc_sched_t *s)
 static wp_task_result_t wc_sched_task(void *arg)
 {
     wc_sched_t *s = arg;
+    if (WU_UNLIKELY(s->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(s->req)) {
+        /* abandoned (wc_quiesce): no step that reads or writes the application's buffers runs
+         * any more, and the request never completes */
+        wc_sched_list_push(&wc_sched_abandoned, s);
+        return WP_TASK_DONE;
+    }
     if (!wc_sched_advance(s))
         return WP_TASK_AGAIN;
     wc_sched_finish(s);
@@ -320,6 +335,7 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
         return;   /* wc_sched_wait runs it from the first step */
     req->error = WU_OK;
     wc_request_reset(req);
+    s->leave_gen = wc_leave_gen_now();
     if (wc_sched_advance(s)) {
         wc_sched_finish(s);
         wc_sched_free(s);

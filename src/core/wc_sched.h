@@ -30,7 +30,9 @@
  * temporaries, for its next collective. A nonblocking schedule owns itself once started: it frees
  * its malloc'd temporaries when it completes, and the schedule itself (whose task the engine still
  * touches after the task returns DONE) goes on a list of finished schedules that the next
- * wc_sched_create reclaims.
+ * wc_sched_create reclaims. A nonblocking schedule abandoned when the process leaves
+ * (wc_quiesce, wc_core.h) stops at its task's next run, before any further step, and is kept for
+ * good: a CTS or a FIN for one of its requests may still arrive.
  *
  * Concurrency contract: building (create .. start) by one thread. After start, a nonblocking
  * schedule is advanced by its task only (the engine runs a task in one thread at a time), a

@@ -70,7 +70,8 @@ struct wc_sched {
     size_t arena_cap, arena_used;
     size_t tmp_bytes;                  /* all temporaries asked for: the arena's next size */
     wc_sched_tmp_hdr_t *tmps;          /* temporaries that did not fit the arena */
-    struct wc_sched *zombie_next;
+    struct wc_sched *zombie_next;      /* on the zombie or the abandoned list */
+    uint32_t leave_gen;                /* nonblocking: wc_leave_gen when started */
     wp_ltask_t task;                   /* nonblocking only; the engine's until `done` reads 1 */
     wc_sched_step_t inline_steps[WC_SCHED_INLINE_STEPS];   /* small schedules: no second malloc */
 };

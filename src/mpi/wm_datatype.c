@@ -131,9 +131,11 @@ const wm_datatype_t *wm_type_arg(const char *fn, MPI_Datatype t, int *rc_p)
     return ti;
 }
 
-static bool wm_type_predefined(MPI_Datatype t)
+/* The standard's predefined types: the named ones (the static table) and those of
+ * MPI_Type_create_f90_* (wm_type_is_f90). The user may not free them; they need no commit. */
+static bool wm_type_predefined(MPI_Datatype t, const wm_datatype_t *ti)
 {
-    return (uintptr_t)t - WM_TYPE_BASE < WM_TYPE_COUNT;
+    return (uintptr_t)t - WM_TYPE_BASE < WM_TYPE_COUNT || wm_type_is_f90(ti);
 }
 
 #define WM_TYPE_ARG(fn, t, ti)                          \
@@ -197,7 +199,7 @@ WM_API int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     WM_OUT_CHECK("MPI_Type_commit", datatype);
     WM_TYPE_ARG("MPI_Type_commit", *datatype, ti);
-    if (!wm_type_predefined(*datatype))
+    if (!wm_type_predefined(*datatype, ti))   /* predefined ones are shared: never written */
         ((wm_datatype_t *)ti)->committed = true;
     return MPI_SUCCESS;
 }
@@ -207,9 +209,15 @@ WM_API int PMPI_Type_free(MPI_Datatype *datatype)
 {
     WM_OUT_CHECK("MPI_Type_free", datatype);
     WM_TYPE_ARG("MPI_Type_free", *datatype, ti);
-    if (wm_type_predefined(*datatype))
-        return wm_error(NULL, MPI_ERR_TYPE, "MPI_Type_free", "%s is predefined and cannot be freed",
-                        ti->name);
+    if (wm_type_predefined(*datatype, ti)) {
+        char made[64];
+        if (!wm_type_is_f90(ti))
+            return wm_error(NULL, MPI_ERR_TYPE, "MPI_Type_free",
+                            "%s is predefined and cannot be freed", ti->name);
+        wm_type_f90_describe(ti, made, sizeof made);
+        return wm_error(NULL, MPI_ERR_TYPE, "MPI_Type_free",
+                        "the datatype returned by %s is predefined and cannot be freed", made);
+    }
     wm_datatype_t *t = (wm_datatype_t *)ti;
     int rc = wm_attr_delete_all(&t->obj);
     if (rc)

@@ -73,6 +73,21 @@ const wm_datatype_t *wm_type_arg(const char *fn, MPI_Datatype t, int *rc_p);
  * cut (MPI_UNDEFINED for MPI_Get_elements). */
 int64_t wm_type_elements(const wm_datatype_t *ti, uint64_t bytes);
 
+/* A type of MPI_Type_create_f90_real / _complex / _integer (wm_type_f90.c): predefined in the
+ * standard's sense (never freed by the user, committed, reducible with predefined operations) but
+ * an object of the arena, one per (combiner, p, r), living until MPI_Finalize. Its contents hold
+ * the integers of its envelope, (p, r) or (r), and as types[0] the named sized type it behaves as
+ * (MPI_REAL4, ...): MPI_Type_get_envelope and MPI_Type_get_contents do not show that type (the
+ * standard's num_datatypes is 0), the reductions find their basic type through it. */
+static inline bool wm_type_is_f90(const wm_datatype_t *t)
+{
+    return t->combiner == MPI_COMBINER_F90_REAL || t->combiner == MPI_COMBINER_F90_COMPLEX ||
+           t->combiner == MPI_COMBINER_F90_INTEGER;
+}
+
+/* "MPI_Type_create_f90_real(6, MPI_UNDEFINED)": how an F90 type was made, for messages. */
+void wm_type_f90_describe(const wm_datatype_t *t, char *buf, size_t n);
+
 /* A new datatype object sharing ti's definition (MPI_Type_get_contents hands these out for
  * derived types: the user frees them). NULL: out of memory. */
 wm_datatype_t *wm_type_clone(const wm_datatype_t *ti);

@@ -6,10 +6,30 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 wm_state_t wm_state;
 static pthread_t wm_main_thread;
+static pid_t wm_init_pid;
+
+/* The process leaves with operations that may be pending: the core abandons them (nothing reads
+ * or writes their buffers any more; exiting, the engine's threads stop: wc_quiesce), then the user
+ * learns which. */
+static void wm_leave(const char *when, bool exiting)
+{
+    wc_quiesce(exiting);
+    wm_request_warn_pending(when);
+}
+
+/* atexit: the program exits, or returns from main, without MPI_Finalize; the engine's threads
+ * must not run on into the program's teardown. Not in a child the program forked (the threads are
+ * not there). */
+static void wm_exit_hook(void)
+{
+    if (wm_state.initialized && !wm_state.finalized && getpid() == wm_init_pid)
+        wm_leave("exit without MPI_Finalize", true);
+}
 
 static int wm_init_common(const char *fn, int required, int *provided)
 {
@@ -35,6 +55,8 @@ static int wm_init_common(const char *fn, int required, int *provided)
                                 .info = MPI_INFO_NULL, .name = "MPI_COMM_SELF" };
     wm_obj_init_predefined(&wm_comm_self.obj, WM_OBJ_COMM, (uintptr_t)MPI_COMM_SELF, NULL);
     wm_group_init();
+    wm_init_pid = getpid();
+    atexit(wm_exit_hook);   /* once: MPI cannot be initialized again */
     wm_state.initialized = 1;
     if (provided)
         *provided = wm_state.thread_level;
@@ -64,6 +86,9 @@ WM_API int PMPI_Finalize(void)
     WM_CHECK_INIT(fn);
     /* MPI_COMM_SELF's attributes are deleted first, while everything still works (MPI 4.0 11.2.4) */
     wm_attr_finalize();
+    /* An operation still pending now, and not freed, is the program's error (MPI_Finalize requires
+     * every operation the process started to be complete): it is abandoned, and named. */
+    wm_leave(fn, false);
     /* Every rank reaches here after completing its own communication; the barrier makes sure the
      * last control packets (FIN, ACK) of every pair were consumed before the rings go away. */
     int rc = wm_barrier(&wm_comm_world);

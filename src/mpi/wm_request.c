@@ -6,8 +6,11 @@
  */
 #include "mpi/wm_internal.h"
 #include "thread/wt_thread.h"
+#include "util/wu_log.h"
 
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +93,90 @@ void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg)
             }
         }
     }
+}
+
+/* ---- pending requests of a process that leaves ---- */
+
+#define WM_PENDING_NAMED 4   /* named in the warning; the others are counted */
+
+typedef struct wm_pending {
+    size_t n;
+    size_t len;
+    char   named[512];       /* the first WM_PENDING_NAMED, separated by "; " */
+} wm_pending_t;
+
+static void WU_PRINTF(2, 3) wm_pending_add(wm_pending_t *p, const char *fmt, ...)
+{
+    if (p->n++ >= WM_PENDING_NAMED || p->len >= sizeof(p->named))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (p->len)
+        p->len += (size_t)snprintf(p->named + p->len, sizeof(p->named) - p->len, "; ");
+    if (p->len < sizeof(p->named)) {
+        int k = vsnprintf(p->named + p->len, sizeof(p->named) - p->len, fmt, ap);
+        p->len += k > 0 ? (size_t)k : 0;
+    }
+    va_end(ap);
+    if (p->len >= sizeof(p->named))
+        p->len = sizeof(p->named) - 1;   /* truncated */
+}
+
+static void wm_pending_warn(const wm_pending_t *p, const char *when, const char *what,
+                            const char *one, const char *many)
+{
+    if (!p->n)
+        return;
+    char more[48] = "";
+    if (p->n > WM_PENDING_NAMED)
+        snprintf(more, sizeof(more), "; and %zu more", p->n - WM_PENDING_NAMED);
+    wu_log_warn("%s with %zu pending %s%s (%.*s%s) not completed; %s", when, p->n, what,
+                p->n == 1 ? "" : "s", (int)p->len, p->named, more, p->n == 1 ? one : many);
+}
+
+/* Ranks are the communicator's: " in <name>" after them unless it is MPI_COMM_WORLD. */
+static const char *wm_pending_where(const wm_comm_t *c, char *buf, size_t size)
+{
+    if (c == &wm_comm_world)
+        return "";
+    snprintf(buf, size, " in %s", c->name[0] ? c->name : "a communicator");
+    return buf;
+}
+
+void wm_request_warn_pending(const char *when)
+{
+    wm_pending_t sends = { 0 }, recvs = { 0 }, colls = { 0 };
+    char where[MPI_MAX_OBJECT_NAME + 8], src[16], tag[16];
+    for (wm_req_chunk_t *c = atomic_load_explicit(&wm_req_chunks, memory_order_acquire); c;
+         c = c->next) {
+        for (int i = 0; i < WM_REQ_CHUNK; i++) {
+            wm_request_t *r = (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
+            /* The state first: an engine thread releases a detached request once it completed
+             * it, and otherwise touches only the state of the others. */
+            if (wc_request_is_complete(&r->core) || wc_request_is_detached(&r->core) ||
+                r->magic != WM_MAGIC_REQ || !r->active || r->proc_null)
+                continue;
+            const char *in = wm_pending_where(r->comm, where, sizeof(where));
+            if (r->kind == WM_REQ_SEND) {
+                wm_pending_add(&sends, "rank %d → %d%s, tag %d, %zu bytes", r->comm->rank, r->peer,
+                               in, r->tag, r->core.len);
+            } else if (r->kind == WM_REQ_RECV) {
+                snprintf(src, sizeof(src), "%d", r->peer);
+                snprintf(tag, sizeof(tag), "%d", r->tag);
+                wm_pending_add(&recvs, "rank %d ← %s%s, tag %s, %zu bytes", r->comm->rank,
+                               r->peer == MPI_ANY_SOURCE ? "any" : src, in,
+                               r->tag == MPI_ANY_TAG ? "any" : tag, r->core.len);
+            } else if (r->kind == WM_REQ_COLL) {
+                wm_pending_add(&colls, "on %s", r->comm->name[0] ? r->comm->name : "a communicator");
+            }
+        }
+    }
+    wm_pending_warn(&sends, when, "send", "its buffer is no longer read",
+                    "their buffers are no longer read");
+    wm_pending_warn(&recvs, when, "receive", "its buffer is no longer written",
+                    "their buffers are no longer written");
+    wm_pending_warn(&colls, when, "nonblocking collective", "its buffers are no longer used",
+                    "their buffers are no longer used");
 }
 
 static void wm_request_release_cb(wc_request_t *core)

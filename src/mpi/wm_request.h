@@ -67,6 +67,17 @@ static inline void wm_request_use(wm_request_t *r, int slot, wm_obj_t *o)
 /* The collector's mark phase: call mark(o, arg) for every object some request in any pool names. */
 void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg);
 
+/* The process is leaving (`when`: "MPI_Finalize", or "exit without MPI_Finalize") and the core has
+ * abandoned the pending operations (wc_quiesce): one warning on stderr per kind (sends, receives,
+ * nonblocking collectives) with their number and the first few of them, e.g.
+ *   [weft:0] warning: MPI_Finalize with 1 pending send (rank 0 → 1, tag 5, 8388608 bytes) not
+ *   completed; its buffer is no longer read
+ * A request counts when it is active, not complete and not freed (detached). Reads every request
+ * of every pool: call after wc_quiesce with no other application thread in MPI; engine threads
+ * may still run (MPI_Finalize), but they write only the state of requests that are not detached,
+ * which is read first. */
+void wm_request_warn_pending(const char *when);
+
 wm_request_t *wm_request_alloc(void);
 void wm_request_release(wm_request_t *r);
 

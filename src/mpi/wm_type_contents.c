@@ -1,9 +1,26 @@
 /* MPI_Type_get_envelope / MPI_Type_get_contents: the constructor arguments a derived type keeps
  * (wm_type_contents_t). Derived types handed back are new objects (clones) the caller frees, as
- * the standard asks; predefined ones are the handles themselves. */
+ * the standard asks; predefined ones (named, or of MPI_Type_create_f90_*) are the handles
+ * themselves. */
 #include "mpi/wm_type_build.h"
 
 #include <string.h>
+
+/* The datatypes of the envelope: an F90 type's contents keep the sized type it behaves as, which
+ * the standard's envelope does not have (wm_type_is_f90). */
+static int wm_envelope_ntypes(const wm_datatype_t *ti)
+{
+    return !ti->contents || wm_type_is_f90(ti) ? 0 : ti->contents->ntypes;
+}
+
+/* The object of a handle kept in contents: found even once the user has freed the handle (the
+ * contents retain it). */
+static const wm_datatype_t *wm_contents_type(MPI_Datatype h)
+{
+    if ((uintptr_t)h - WM_TYPE_BASE < WM_TYPE_COUNT)
+        return wm_type_get(h);
+    return (const wm_datatype_t *)((uintptr_t)h & ~(uintptr_t)WM_OBJ_GEN_MASK);
+}
 
 static int wm_envelope(const char *fn, MPI_Datatype datatype, bool large, MPI_Count *ni,
                        MPI_Count *na, MPI_Count *nl, MPI_Count *nd, int *combiner)
@@ -21,7 +38,7 @@ static int wm_envelope(const char *fn, MPI_Datatype datatype, bool large, MPI_Co
     *ni = c ? c->nints : 0;
     *na = c ? c->naddrs : 0;
     *nl = c ? c->nlarge : 0;
-    *nd = c ? c->ntypes : 0;
+    *nd = wm_envelope_ntypes(ti);
     *combiner = ti->combiner;
     return MPI_SUCCESS;
 }
@@ -69,26 +86,25 @@ static int wm_contents(const char *fn, MPI_Datatype datatype, bool large, MPI_Co
     if (c->nlarge && !large)
         return wm_error(NULL, MPI_ERR_TYPE, fn,
                         "the datatype was built with large counts: use MPI_Type_get_contents_c");
-    if (max_i < c->nints || max_a < c->naddrs || max_l < c->nlarge || max_d < c->ntypes)
+    int ntypes = wm_envelope_ntypes(ti);
+    if (max_i < c->nints || max_a < c->naddrs || max_l < c->nlarge || max_d < ntypes)
         return wm_error(NULL, MPI_ERR_ARG, fn,
                         "the arrays are too small (need %d integers, %d addresses, %d large "
-                        "counts, %d datatypes)", c->nints, c->naddrs, c->nlarge, c->ntypes);
+                        "counts, %d datatypes)", c->nints, c->naddrs, c->nlarge, ntypes);
     if ((c->nints && !ints) || (c->naddrs && !addrs) || (c->nlarge && !larges) ||
-        (c->ntypes && !types))
+        (ntypes && !types))
         return wm_error(NULL, MPI_ERR_ARG, fn, "an output array is NULL");
-    for (int i = 0; i < c->ntypes; i++) {
+    for (int i = 0; i < ntypes; i++) {
         MPI_Datatype h = c->types[i];
-        if ((uintptr_t)h - WM_TYPE_BASE < WM_TYPE_COUNT) {
-            types[i] = h;
+        const wm_datatype_t *old = wm_contents_type(h);
+        if ((uintptr_t)h - WM_TYPE_BASE < WM_TYPE_COUNT || wm_type_is_f90(old)) {
+            types[i] = h;   /* predefined */
             continue;
         }
-        /* the old type may have been freed by the user: find the object from the handle */
-        const wm_datatype_t *old =
-            (const wm_datatype_t *)((uintptr_t)h & ~(uintptr_t)WM_OBJ_GEN_MASK);
         wm_datatype_t *t = wm_type_clone(old);
         if (!t) {
             for (int k = 0; k < i; k++)
-                if ((uintptr_t)types[k] - WM_TYPE_BASE >= WM_TYPE_COUNT)
+                if (types[k] != c->types[k])   /* a clone */
                     PMPI_Type_free(&types[k]);
             return wm_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
         }

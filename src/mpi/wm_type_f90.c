@@ -1,7 +1,33 @@
-/* Fortran-kind helpers: MPI_Type_match_size and MPI_Type_create_f90_{integer,real,complex}. They
- * return the predefined sized types (MPI_INTEGERn, MPI_REALn, MPI_COMPLEXn), which the standard
- * allows as the result must behave as a predefined type (never freed). */
-#include "mpi/wm_internal.h"
+/* Fortran-kind helpers: MPI_Type_match_size and MPI_Type_create_f90_{integer,real,complex}.
+ *
+ * MPI_Type_match_size returns the named sized types (MPI_INTEGERn, MPI_REALn, MPI_COMPLEXn,
+ * MPI_LOGICALn), as the standard says.
+ *
+ * MPI_Type_create_f90_* return the standard's unnamed predefined types (MPI 4.1 19.1.9): each
+ * behaves as the sized type of its kind (size, extent, layout, reductions with the predefined
+ * operations) but its envelope is MPI_COMBINER_F90_REAL / _COMPLEX / _INTEGER with the (p, r) or
+ * (r) the caller passed, MPI_UNDEFINED included, and MPI_Type_free refuses it. There is one object
+ * per (combiner, p, r), made on first use and cached, so repeated calls return the same handle (the
+ * standard's advice to implementors; MPICH does the same). wm_datatype.h (wm_type_is_f90) says how
+ * the object is laid out. It is a user object of the arena whose user reference is never dropped,
+ * so the collector never frees it; MPI_Finalize frees it with every remaining object
+ * (wm_obj_finalize), after which the cache's handles are stale (MPI cannot be initialized again).
+ * MPI_Type_get_name gives an empty string, as for any type nobody named (MPICH too); Weft's own
+ * messages describe the type by its call (wm_type_f90_describe).
+ *
+ * Concurrency contract: any thread may call these functions at any time. One mutex guards the
+ * cache: a caller either finds the (combiner, p, r) entry or makes the object and adds the entry
+ * before releasing the mutex, so concurrent calls with the same arguments return the same handle,
+ * and the mutex publishes the object's fields to every thread that finds the entry later. The
+ * object itself is never written after that (MPI_Type_commit leaves it alone; MPI_Type_set_name
+ * and attributes are the application's to serialize, as for named types). Creating is rare and
+ * a lookup is a scan of the few (combiner, p, r) a program uses, so a mutex is enough.
+ */
+#include "mpi/wm_type_build.h"
+#include "thread/wt_thread.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 WM_API int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
@@ -31,6 +57,108 @@ WM_API int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 }
 WM_ALIAS(MPI_Type_match_size)
 
+/* ---- the cache of F90 types ------------------------------------------------------------------- */
+
+typedef struct wm_f90_entry {
+    int          combiner, p, r;   /* p is MPI_UNDEFINED for MPI_COMBINER_F90_INTEGER */
+    MPI_Datatype type;
+} wm_f90_entry_t;
+
+typedef struct wm_f90_cache {
+    wt_mutex_t      lock;
+    wm_f90_entry_t *v WT_GUARDED_BY(lock);
+    size_t          n WT_GUARDED_BY(lock);
+    size_t          cap WT_GUARDED_BY(lock);
+} wm_f90_cache_t;
+
+static wm_f90_cache_t wm_f90 = { .lock = WT_MUTEX_INITIALIZER };
+
+/* The object of a new F90 type behaving as the named type base; NULL: out of memory. */
+static wm_datatype_t *wm_f90_make(const wm_datatype_t *base, int combiner, int p, int r)
+{
+    bool integer = combiner == MPI_COMBINER_F90_INTEGER;
+    wm_type_contents_t *ct = wm_contents_new(integer ? 1 : 2, 0, 0, 1);
+    wm_datatype_t *t = ct ? wm_type_clone(base) : NULL;   /* a named type has no contents */
+    if (!t) {
+        wm_contents_free(ct);
+        return NULL;
+    }
+    if (integer) {
+        ct->ints[0] = r;
+    } else {
+        ct->ints[0] = p;
+        ct->ints[1] = r;
+    }
+    ct->types[0] = (MPI_Datatype)base->obj.handle;
+    wm_contents_retain(ct);   /* base is predefined: nothing is counted */
+    t->contents = ct;
+    t->combiner = combiner;
+    t->name[0] = '\0';
+    return t;
+}
+
+/* The F90 type (combiner, p, r) behaving as the named type base: the cached one, or a new one. */
+static int wm_f90_get(const char *fn, MPI_Datatype base, int combiner, int p, int r,
+                      MPI_Datatype *newtype)
+{
+    int rc = MPI_SUCCESS;
+    const wm_datatype_t *bt = wm_type_arg(fn, base, &rc);   /* sets up the named types if needed */
+    if (!bt)
+        return rc;
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+    wt_mutex_lock(&wm_f90.lock);
+    for (size_t i = 0; i < wm_f90.n; i++) {
+        const wm_f90_entry_t *e = &wm_f90.v[i];
+        if (e->combiner == combiner && e->p == p && e->r == r) {
+            h = e->type;
+            break;
+        }
+    }
+    if (h == MPI_DATATYPE_NULL) {
+        if (wm_f90.n == wm_f90.cap) {
+            size_t cap = wm_f90.cap ? 2 * wm_f90.cap : 8;
+            wm_f90_entry_t *v = realloc(wm_f90.v, cap * sizeof(*v));
+            if (v) {
+                wm_f90.v = v;
+                wm_f90.cap = cap;
+            }
+        }
+        wm_datatype_t *t = wm_f90.n < wm_f90.cap ? wm_f90_make(bt, combiner, p, r) : NULL;
+        if (t) {
+            h = (MPI_Datatype)t->obj.handle;
+            wm_f90.v[wm_f90.n++] = (wm_f90_entry_t){ combiner, p, r, h };
+        }
+    }
+    wt_mutex_unlock(&wm_f90.lock);
+    /* raised outside the lock: the error handler may call back into MPI */
+    if (h == MPI_DATATYPE_NULL)
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory for a new datatype");
+    *newtype = h;
+    return MPI_SUCCESS;
+}
+
+void wm_type_f90_describe(const wm_datatype_t *t, char *buf, size_t n)
+{
+    const int *v = t->contents->ints;
+    char p[16], r[16];
+    if (t->combiner == MPI_COMBINER_F90_INTEGER) {
+        snprintf(buf, n, "MPI_Type_create_f90_integer(%d)", v[0]);
+        return;
+    }
+    if (v[0] == MPI_UNDEFINED)
+        snprintf(p, sizeof p, "MPI_UNDEFINED");
+    else
+        snprintf(p, sizeof p, "%d", v[0]);
+    if (v[1] == MPI_UNDEFINED)
+        snprintf(r, sizeof r, "MPI_UNDEFINED");
+    else
+        snprintf(r, sizeof r, "%d", v[1]);
+    snprintf(buf, n, "MPI_Type_create_f90_%s(%s, %s)",
+             t->combiner == MPI_COMBINER_F90_REAL ? "real" : "complex", p, r);
+}
+
+/* ---- the entry points -------------------------------------------------------------------------- */
+
 /* The smallest integer kind with at least r decimal digits of range. */
 WM_API int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
@@ -41,8 +169,8 @@ WM_API int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     if (t == MPI_DATATYPE_NULL)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_integer",
                         "no integer kind has a range of %d digits", r);
-    *newtype = t;
-    return MPI_SUCCESS;
+    return wm_f90_get("MPI_Type_create_f90_integer", t, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED,
+                      r, newtype);
 }
 WM_ALIAS(MPI_Type_create_f90_integer)
 
@@ -69,8 +197,9 @@ WM_API int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
     if (!n)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_real",
                         "no real kind has precision %d and range %d", p, r);
-    *newtype = n == 4 ? MPI_REAL4 : n == 8 ? MPI_REAL8 : MPI_REAL16;
-    return MPI_SUCCESS;
+    return wm_f90_get("MPI_Type_create_f90_real",
+                      n == 4 ? MPI_REAL4 : n == 8 ? MPI_REAL8 : MPI_REAL16,
+                      MPI_COMBINER_F90_REAL, p, r, newtype);
 }
 WM_ALIAS(MPI_Type_create_f90_real)
 
@@ -82,7 +211,8 @@ WM_API int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     if (!n)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_complex",
                         "no complex kind has precision %d and range %d", p, r);
-    *newtype = n == 4 ? MPI_COMPLEX8 : n == 8 ? MPI_COMPLEX16 : MPI_COMPLEX32;
-    return MPI_SUCCESS;
+    return wm_f90_get("MPI_Type_create_f90_complex",
+                      n == 4 ? MPI_COMPLEX8 : n == 8 ? MPI_COMPLEX16 : MPI_COMPLEX32,
+                      MPI_COMBINER_F90_COMPLEX, p, r, newtype);
 }
 WM_ALIAS(MPI_Type_create_f90_complex)

@@ -141,6 +141,12 @@ void wp_engine_finalize(void)
     snprintf(wp_eng.describe, sizeof(wp_eng.describe), "engine down");
 }
 
+void wp_engine_stop_threads(void)
+{
+    if (wp_engine_g.up)
+        wp_threads_stop();   /* idempotent: the threads are forgotten once joined */
+}
+
 /* ---- location cache ----------------------------------------------------------------------------- */
 
 wp_queue_t *wp_tls_refresh(wp_tls_t *tls)
@@ -262,6 +268,22 @@ void wp_ltask_remove(wp_ltask_t *t)
     }
     if (s == WP_STATE_FINISHED)
         wp_ltask_wait_done(t);
+}
+
+void wp_engine_sync(void)
+{
+    for (unsigned i = 0; wp_engine_g.up && i < wp_engine_g.nqueues; i++) {
+        wp_queue_t *q = &wp_engine_g.queues[i];
+        if (wp_queue_runs_here(q))
+            continue;
+        for (unsigned spins = 0; !wp_queue_trylock(q); spins++) {
+            if (spins < 64)
+                wu_cpu_relax();
+            else
+                wt_thread_yield();   /* a SCHED_IDLE holder may need this core */
+        }
+        wp_queue_unlock(q);
+    }
 }
 
 /* ---- description ------------------------------------------------------------------------------ */

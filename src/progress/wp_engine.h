@@ -48,6 +48,18 @@ typedef struct wp_engine_config {
 void wp_engine_config_from_env(wp_engine_config_t *cfg);
 wu_status_t wp_engine_init(const wp_engine_config_t *cfg);
 void wp_engine_finalize(void);   /* stops the engine's threads; remaining tasks are dropped (IDLE) */
+/* Stop the engine's threads (idle, timer) and join them; tasks stay queued and explicit polling
+ * goes on. When it returns, no thread of the engine runs a task or will run one again before the
+ * next wp_engine_init: a task that one of them was running has returned. For a process that is
+ * leaving (MPI_Finalize, exit), whose memory only its own threads may touch from then on.
+ * Called by one thread, like wp_engine_init/finalize; a no-op when there are no threads (the
+ * engine is down, the threads are off or already stopped). */
+void wp_engine_stop_threads(void);
+/* Wait until every task run that had begun when it was called has returned: take and release each
+ * queue's mask once (the queues this thread is running itself, from inside a task, are skipped).
+ * A state change made before the call is then seen by every later run, and nothing a run read
+ * before it is still in use. Any thread; no task of this thread's own frames may wait on it. */
+void wp_engine_sync(void);
 
 /* Inline (wp_engine_inl.h):
  *

@@ -13,7 +13,9 @@
  * explicit_seen mark): the explicit poller is running it anyway, and a background thread that
  * takes the lock only adds cache traffic and, if it is preempted while holding it, a stall.
  *
- * Concurrency contract: wp_threads_start/stop by wp_engine_init/finalize only.
+ * Concurrency contract: wp_threads_start by wp_engine_init only; wp_threads_stop by
+ * wp_engine_finalize and wp_engine_stop_threads (one thread, as for init and finalize). Stopping
+ * joins every thread and forgets them, so stopping again is a no-op.
  */
 #ifndef WP_THREADS_H
 #define WP_THREADS_H

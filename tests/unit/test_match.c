@@ -1,5 +1,5 @@
 /* Tag matching engine (src/core/wc_match.c): wildcard mixes and ordering, unexpected views, probe,
- * cancel, contexts, a randomized comparison against a list-scan model, large counts, no malloc in a
+ * cancel, the sweeps of posted receives and unexpected messages, contexts, a randomized comparison against a list-scan model, large counts, no malloc in a
  * steady state (bounded tags, and new tags for every message), out of memory, and a timing print
  * (not an assertion) that should be flat in N. */
 #include <stdio.h>
@@ -256,6 +256,66 @@ static void test_cancel(void)
         CHECK_EQ("posted count", 0, wc_match_posted_count(m));
         wc_match_destroy(m);
     }
+}
+
+/* The sweep of a process that leaves (wc_quiesce): receives of every kind, some chosen, are
+ * removed; the others, and the unexpected messages, stay and still match in order. */
+static bool sweep_odd(wc_match_entry_t *e, void *arg)
+{
+    return ((e - (wc_match_entry_t *)arg) & 1) != 0;
+}
+
+static void test_sweep(void)
+{
+    static const int32_t srcs[4] = {2, 2, ANY_SRC, ANY_SRC}, tags[4] = {5, ANY_TAG, 5, ANY_TAG};
+    wc_match_t *m = engine();
+    wc_match_entry_t r[16], u[1];
+    for (int i = 0; i < 16; i++) {
+        set(&r[i], 1 + (uint32_t)(i / 8), srcs[i % 4], tags[i % 4]);
+        post(m, &r[i]);
+    }
+    set(&u[0], 3, 2, 5);
+    arrive(m, &u[0]);
+    CHECK_EQ("sweep: removed", 8, wc_match_posted_sweep(m, sweep_odd, r));
+    CHECK_EQ("sweep: posted left", 8, wc_match_posted_count(m));
+    CHECK_EQ("sweep: unexpected left", 1, wc_match_unexpected_count(m));
+    CHECK_EQ("sweep: swept one is not posted", 0, wc_match_posted_remove(m, &r[1]));
+    for (int c = 1; c <= 2; c++)
+        for (int i = 0; i < 4; i++)
+            CHECK_EQ("sweep: kept receives match in order", (c - 1) * 8 + 2 * i,
+                     idx(r, wc_match_posted_take(m, (uint32_t)c, 2, 5)));
+    CHECK_EQ("sweep: none left", -1, idx(r, wc_match_posted_take(m, 1, 2, 5)));
+    CHECK_EQ("sweep: nothing more", 0, wc_match_posted_sweep(m, sweep_odd, r));
+    CHECK_EQ("sweep: unexpected kept", 0, idx(u, wc_match_unexpected_find(m, 3, 2, 5, true)));
+    wc_match_destroy(m);
+}
+
+/* Teardown: every unexpected message, of plain and exact contexts, is handed over once. */
+static void sweep_take(wc_match_entry_t *e, void *arg)
+{
+    wc_match_entry_t *base = arg;
+    base[e - base].reserved++;
+}
+
+static void test_unexpected_sweep(void)
+{
+    wc_match_t *m = engine();
+    wc_match_entry_t u[12], r[1];
+    for (int i = 0; i < 12; i++) {
+        set(&u[i], (i & 1) ? 7 | WC_CTX_EXACT : 7, i % 3, i % 5);
+        arrive(m, &u[i]);
+    }
+    set(&r[0], 8, ANY_SRC, ANY_TAG);
+    post(m, &r[0]);
+    CHECK_EQ("unexpected sweep: taken", 12, wc_match_unexpected_sweep(m, sweep_take, u));
+    for (int i = 0; i < 12; i++)
+        CHECK_EQ("unexpected sweep: each message once", 1, u[i].reserved);
+    CHECK_EQ("unexpected sweep: none left", 0, wc_match_unexpected_count(m));
+    CHECK_EQ("unexpected sweep: wildcard views empty", -1,
+             idx(u, wc_match_unexpected_find(m, 7, ANY_SRC, ANY_TAG, false)));
+    CHECK_EQ("unexpected sweep: posted kept", 1, wc_match_posted_count(m));
+    CHECK_EQ("unexpected sweep: again", 0, wc_match_unexpected_sweep(m, sweep_take, u));
+    wc_match_destroy(m);
 }
 
 /* A context is part of every key, wildcards included. */
@@ -708,6 +768,8 @@ int main(void)
     test_unexpected_views();
     test_probe();
     test_cancel();
+    test_sweep();
+    test_unexpected_sweep();
     test_contexts();
     test_random(200000);
     test_large(e, tags);

@@ -5,6 +5,8 @@
  *   - the timer thread alone runs tasks (latency printed), the idle threads alone run tasks
  *     (latency printed), at the "package" and "core" levels;
  *   - wp_engine_kick wakes a deep-sleeping idle thread (latency printed);
+ *   - wp_engine_stop_threads: no engine thread runs a task after it, explicit polling still does;
+ *   - wp_engine_sync waits for the task run under way;
  *   - the CPU used by an engine whose REPEAT task never finds work, with idle and timer threads
  *     on, over 1 s: printed, and bounded loosely (< 30% of a core) so that a loaded machine does
  *     not make the test fail; bench measures the real figure. */
@@ -184,6 +186,66 @@ static double measure_cpu(const char *what, wp_engine_config_t c)
     return pct;
 }
 
+/* wp_engine_stop_threads: once it returns, no engine thread runs a task (a REPEAT task's run
+ * count stays put for 20 ms); explicit polling still runs it; stopping twice, and finalizing after,
+ * are fine. */
+static void test_stop_threads(void)
+{
+    for (int cycle = 0; cycle < 4; cycle++) {
+        wp_engine_config_t c = tp_config(true, cycle & 1, true);
+        c.timer_period_us = 100;
+        tp_init(c);
+        ttask_t rep;
+        ttask_init(&rep, WP_TASK_REPEAT, 0);
+        wp_ltask_submit(&rep.t);
+        uint64_t t0 = tp_now_ns();
+        while (atomic_load(&rep.runs) < 3 && tp_now_ns() - t0 < 5000000000ull)
+            tp_sleep_us(100);
+        CHECK("engine threads run the task before the stop", atomic_load(&rep.runs) >= 3);
+        wp_engine_stop_threads();
+        int r0 = atomic_load(&rep.runs);
+        tp_sleep_us(20000);
+        CHECK_EQ("runs by engine threads after wp_engine_stop_threads", r0,
+                 atomic_load(&rep.runs));
+        for (int i = 0; i < 4; i++)
+            wp_poll();   /* the root is reached every second poll at most */
+        CHECK("explicit polling still runs the task", atomic_load(&rep.runs) > r0);
+        if (cycle & 2)
+            wp_engine_stop_threads();
+        wp_ltask_remove(&rep.t);
+        wp_engine_finalize();
+    }
+}
+
+/* wp_engine_sync: a task run under way when it is called (one that takes 30 ms, in the timer
+ * thread) has returned when it returns. */
+static atomic_int slow_phase;   /* 1: inside the run, 2: returned */
+
+static wp_task_result_t slow_fn(void *arg)
+{
+    (void)arg;
+    atomic_store(&slow_phase, 1);
+    tp_sleep_us(30000);
+    atomic_store(&slow_phase, 2);
+    return WP_TASK_DONE;
+}
+
+static void test_sync(void)
+{
+    tp_init(tp_config(false, false, true));
+    wp_ltask_t t;
+    atomic_store(&slow_phase, 0);
+    wp_ltask_init(&t, slow_fn, NULL, WP_TASK_ONCE, "slow");
+    wp_ltask_submit(&t);
+    uint64_t t0 = tp_now_ns();
+    while (atomic_load(&slow_phase) == 0 && tp_now_ns() - t0 < 5000000000ull)
+        tp_sleep_us(100);
+    CHECK_EQ("the timer thread is inside the slow task", 1, atomic_load(&slow_phase));
+    wp_engine_sync();
+    CHECK_EQ("wp_engine_sync returns after the run under way", 2, atomic_load(&slow_phase));
+    wp_engine_finalize();
+}
+
 int main(void)
 {
     alarm(110);
@@ -200,6 +262,8 @@ int main(void)
     wp_engine_finalize();
 
     test_kick();
+    test_stop_threads();
+    test_sync();
 
     double pct = measure_cpu("idle + timer threads", tp_config(true, true, true));
     CHECK("CPU of an engine with nothing to do below 30% of a core", pct < 30.0);
