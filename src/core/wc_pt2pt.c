@@ -51,20 +51,25 @@ struct wc_message {
     char             inline_data[WC_MSG_INLINE];
 };
 
-/* A peer: its transport, that transport's limits (copied: what every send reads sits on one line)
- * and its send queue. tl, direct and the limits are written by wc_pt2pt_peer_set before the first
- * send and read-only afterwards. */
+/* A peer: its transport, that transport's send entry points and limits (copied: what a send reads
+ * sits on the peer's first line, one load from the table, one indirect call into the transport)
+ * and its send queue. tl, send, send_fill, direct and the limits are written by
+ * wc_pt2pt_peer_set before the first send and read-only afterwards. */
 typedef struct wc_peer {
     wt_spinlock_t lock;
     _Atomic bool  queued;         /* written under lock: pending is not empty; read without it */
     bool          direct;         /* tl delivers inside send (WX_CAP_INLINE_DELIVERY, self):
                                      sent without the lock, never queued */
-    wu_list_t     pending;        /* lock: packets waiting for ring space, in send order */
+    uint32_t      leave_gen;      /* lock: wc_leave_gen when pending was last purged */
+    wu_status_t (*send)(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
     wx_tl_t      *tl;
     size_t        eager_max;
+    wu_list_t     pending;        /* lock: packets waiting for ring space, in send order */
+    /* second line: packed sends, bulk and pipelined rendezvous */
+    wu_status_t (*send_fill)(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,
+                             void *arg);
     size_t        bulk_eager_max;
     size_t        frag_size;
-    uint32_t      leave_gen;      /* lock: wc_leave_gen when pending was last purged */
 } WU_ALIGNED(WU_CACHELINE) wc_peer_t;
 
 #define WC_TL_MAX 4   /* transports polled by one process */
@@ -79,7 +84,10 @@ typedef struct wc_pt2pt {
     wc_peer_t     *peers;          /* [size] */
     _Atomic int    npending;       /* destinations with a non-empty pending queue */
     int            npoll;          /* set up before the progress task starts, then read-only */
-    wx_tl_t       *poll[WC_TL_MAX];   /* transports whose progress delivers packets */
+    struct {                      /* transports whose progress delivers packets */
+        int      (*progress)(wx_tl_t *tl);   /* tl->ops->progress, copied: one indirect call */
+        wx_tl_t   *tl;
+    } poll[WC_TL_MAX];
     _Atomic size_t ndropped;       /* packets of abandoned sends dropped (wc_quiesce), for the log */
 } wc_pt2pt_t;
 
@@ -142,8 +150,8 @@ static void wc_pack_fill(void *arg, void *dst, size_t len)
 static inline wu_status_t wc_op_send(int dst, const wc_peer_t *p, wc_sendop_t *op)
 {
     if (WU_UNLIKELY(op->pack))
-        return p->tl->ops->send_fill(p->tl, dst, &op->hdr, op->len, wc_pack_fill, op->req);
-    return p->tl->ops->send(p->tl, dst, &op->hdr, op->payload, op->len);
+        return p->send_fill(p->tl, dst, &op->hdr, op->len, wc_pack_fill, op->req);
+    return p->send(p->tl, dst, &op->hdr, op->payload, op->len);
 }
 
 /* Queue op behind dst's pending packets. Peer lock held. */
@@ -172,11 +180,11 @@ void wc_pt2pt_send_ctrl_hdr(int dst, const wc_hdr_t *hdrp)
     wc_hdr_t hdr = *hdrp;
     wc_peer_t *p = &wc_p2p.peers[dst];
     if (p->direct) {
-        p->tl->ops->send(p->tl, dst, &hdr, NULL, 0);
+        p->send(p->tl, dst, &hdr, NULL, 0);
         return;
     }
     wt_spin_lock(&p->lock);
-    if (wu_list_empty(&p->pending) && p->tl->ops->send(p->tl, dst, &hdr, NULL, 0) == WU_OK) {
+    if (wu_list_empty(&p->pending) && p->send(p->tl, dst, &hdr, NULL, 0) == WU_OK) {
         wt_spin_unlock(&p->lock);
         return;
     }
@@ -880,7 +888,7 @@ wp_task_result_t wc_pt2pt_progress_task(void *arg)
     int did = 0;
     (void)arg;
     for (int i = 0; i < wc_p2p.npoll; i++)
-        did += wc_p2p.poll[i]->ops->progress(wc_p2p.poll[i]);
+        did += wc_p2p.poll[i].progress(wc_p2p.poll[i].tl);
     if (WU_UNLIKELY(atomic_load_explicit(&wc_p2p.npending, memory_order_relaxed) > 0))
         did += wc_pending_drain();
     return did ? WP_TASK_DONE : WP_TASK_AGAIN;
@@ -956,6 +964,8 @@ void wc_pt2pt_peer_set(int peer, wx_tl_t *tl)
 {
     wc_peer_t *p = &wc_p2p.peers[peer];
     p->tl = tl;
+    p->send = tl->ops->send;
+    p->send_fill = tl->ops->send_fill;
     p->direct = (tl->attr.caps & WX_CAP_INLINE_DELIVERY) != 0;
     p->eager_max = tl->attr.eager_max;
     p->bulk_eager_max = tl->attr.bulk_eager_max;
@@ -965,11 +975,12 @@ void wc_pt2pt_peer_set(int peer, wx_tl_t *tl)
     if (p->direct)
         return;
     for (int i = 0; i < wc_p2p.npoll; i++)
-        if (wc_p2p.poll[i] == tl)
+        if (wc_p2p.poll[i].tl == tl)
             return;
     if (wc_p2p.npoll == WC_TL_MAX)
         wu_log_fatal("more than %d transports to poll", WC_TL_MAX);
-    wc_p2p.poll[wc_p2p.npoll++] = tl;
+    wc_p2p.poll[wc_p2p.npoll].tl = tl;
+    wc_p2p.poll[wc_p2p.npoll++].progress = tl->ops->progress;
     tl->ops->set_prefetch(tl, wc_pt2pt_prefetch);
 }
 

@@ -432,7 +432,10 @@ static WU_NOINLINE wu_status_t wx_shm_send_invalid(int dst, size_t len)
     return WU_ERR_INVALID;
 }
 
-wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t len)
+/* The bodies of send, send_fill and progress are inlined into both their plain forms (the shm unit
+ * tests) and their operations-table forms (wx_shm_tl_*, wx_shm_priv.h): the core's one indirect
+ * call lands in the ring code, with no wrapper in between. */
+static inline wu_status_t wx_shm_send_inl(int dst, const void *hdr, const void *payload, size_t len)
 {
     if (WU_UNLIKELY((unsigned)dst >= (unsigned)wx_shm.size || dst == wx_shm.rank ||
                     len > wx_shm.max_payload))
@@ -446,7 +449,19 @@ wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t le
     return WU_OK;
 }
 
-wu_status_t wx_shm_send_fill(int dst, const void *hdr, size_t len, wx_fill_fn_t fill, void *arg)
+wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t len)
+{
+    return wx_shm_send_inl(dst, hdr, payload, len);
+}
+
+wu_status_t wx_shm_tl_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len)
+{
+    (void)tl;
+    return wx_shm_send_inl(dst, hdr, payload, len);
+}
+
+static inline wu_status_t wx_shm_send_fill_inl(int dst, const void *hdr, size_t len,
+                                               wx_fill_fn_t fill, void *arg)
 {
     if (WU_UNLIKELY((unsigned)dst >= (unsigned)wx_shm.size || dst == wx_shm.rank ||
                     len > wx_shm.max_payload))
@@ -461,6 +476,18 @@ wu_status_t wx_shm_send_fill(int dst, const void *hdr, size_t len, wx_fill_fn_t 
     if (WU_UNLIKELY(atomic_load_explicit(&wx_shm.info[dst].db.armed, memory_order_relaxed)))
         wx_shm_doorbell_ring(dst);
     return WU_OK;
+}
+
+wu_status_t wx_shm_send_fill(int dst, const void *hdr, size_t len, wx_fill_fn_t fill, void *arg)
+{
+    return wx_shm_send_fill_inl(dst, hdr, len, fill, arg);
+}
+
+wu_status_t wx_shm_tl_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len,
+                                wx_fill_fn_t fill, void *arg)
+{
+    (void)tl;
+    return wx_shm_send_fill_inl(dst, hdr, len, fill, arg);
 }
 
 /* ---- doorbell ---- */
@@ -523,7 +550,7 @@ static void wx_shm_prefetch_batch(const wx_shm_rx_t *rx)
             wx_shm.prefetch(rx->src, recs[j]->hdr, stage);
 }
 
-int wx_shm_progress(void)
+static inline int wx_shm_progress_inl(void)
 {
     if (WU_UNLIKELY(wx_shm.in_progress))
         return 0;
@@ -549,4 +576,15 @@ int wx_shm_progress(void)
     }
     wx_shm.in_progress = false;
     return delivered;
+}
+
+int wx_shm_progress(void)
+{
+    return wx_shm_progress_inl();
+}
+
+int wx_shm_tl_progress(wx_tl_t *tl)
+{
+    (void)tl;
+    return wx_shm_progress_inl();
 }

@@ -73,6 +73,12 @@ extern wx_shm_state_t wx_shm;
  * A variable only so the unit test can make it small and exercise the splitting. */
 extern size_t wx_shm_get_chunk;
 
+/* The operations-table forms of the hot calls (wx_shm.c; the table is wx_shm_tl.c's). */
+wu_status_t wx_shm_tl_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
+wu_status_t wx_shm_tl_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len,
+                                wx_fill_fn_t fill, void *arg);
+int wx_shm_tl_progress(wx_tl_t *tl);
+
 /* CMA (wx_shm_cma.c). */
 void wx_shm_cma_publish(wx_shm_rank_info_t *mine);
 bool wx_shm_cma_probe(const wx_shm_rank_info_t *peer, int peer_rank);

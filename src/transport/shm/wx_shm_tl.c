@@ -1,30 +1,11 @@
 /* The shared-memory transport behind the operations table (wx_transport.h). The state stays the
- * one instance of wx_shm.c; this file adapts the calls and derives the attributes. */
+ * one instance of wx_shm.c; this file adapts the cold calls and derives the attributes. The hot
+ * ones (send, send_fill, progress) are wx_shm.c's own wx_shm_tl_* forms: no wrapper hop. */
 #include "transport/shm/wx_shm_tl.h"
 #include "transport/shm/wx_shm_priv.h"
 #include "util/wu_config.h"
 
 #include <stdatomic.h>
-
-static wu_status_t wx_shm_tl_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload,
-                                  size_t len)
-{
-    (void)tl;
-    return wx_shm_send(dst, hdr, payload, len);
-}
-
-static wu_status_t wx_shm_tl_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len,
-                                       wx_fill_fn_t fill, void *arg)
-{
-    (void)tl;
-    return wx_shm_send_fill(dst, hdr, len, fill, arg);
-}
-
-static int wx_shm_tl_progress(wx_tl_t *tl)
-{
-    (void)tl;
-    return wx_shm_progress();
-}
 
 static wu_status_t wx_shm_tl_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey,
                                  uint64_t off, size_t len)
