@@ -1,8 +1,7 @@
-/* World bootstrap and teardown: PMI, the transports, the progression task. This is the one file of
- * the core that knows which transports exist: it creates them, chooses one per peer, registers
- * the packet handlers of the core's protocols, and derives the job-wide limits (wc_limits). */
+/* World bootstrap and teardown: PMI, the default endpoint (wc_ep.h) and its transports. This is
+ * the one file of the core that knows which transports exist: it creates them and chooses one per
+ * peer of the default endpoint. */
 #include "core/wc_core.h"
-#include "core/wc_dynbcast.h"
 #include "core/wc_pt2pt.h"
 #include "thread/wt_thread.h"
 #include "pmi/wi_pmi.h"
@@ -21,22 +20,12 @@
 #include <unistd.h>
 
 wc_world_t wc_world;
-wc_limits_t wc_limits;
 _Atomic uint32_t wc_leave_gen;
-static wp_ltask_t wc_progress_ltask;
 static wx_tl_t *wc_tl_self, *wc_tl_shm;
 
-/* The job-wide limits from the transports of the other ranks (self's with one rank), and the
- * doorbell that sleepers watch (wc_wait.h states the contract). */
-static void wc_limits_derive(void)
+/* The doorbell that sleepers watch (wc_wait.h states the contract). */
+static void wc_doorbell_choose(void)
 {
-    wx_tl_t *tl = wc_tl_shm ? wc_tl_shm : wc_tl_self;   /* every other rank: shm (one node) */
-    wc_limits = (wc_limits_t){
-        .eager_max = tl->attr.eager_max,
-        .max_payload = tl->attr.max_payload,
-        .frag_size = tl->attr.frag_size,
-        .get_bulk_min = tl->attr.get_bulk_min,
-    };
     if (wc_tl_shm)
         wc_wait_set_doorbell((wc_tl_shm->attr.caps & WX_CAP_DOORBELL) ? wc_tl_shm : NULL,
                              !(wc_tl_shm->attr.caps & WX_CAP_DOORBELL));
@@ -73,11 +62,10 @@ wu_status_t wc_init(bool thread_multiple)
     wt_thread_set_multi(thread_multiple || pcfg.idle_threads || pcfg.timer_thread);
     if ((st = wp_engine_init(&pcfg)) != WU_OK)
         goto err_pmi;
-    st = wc_pt2pt_init();
+    wc_ep_t *ep = wc_ep_default();
+    st = wc_ep_init(ep, rank, size);
     if (st != WU_OK)
         goto err_pmi;
-    wc_handler_register(WC_PKT_DYN, wc_dyn_deliver);
-    wc_ctx_init();
 
     wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
     {
@@ -91,29 +79,27 @@ wu_status_t wc_init(bool thread_multiple)
         .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),
         .put = wi_pmi_put, .get = wi_pmi_get, .fence = wi_pmi_fence,
     };
-    st = wx_self_create(&bs, wc_pt2pt_deliver, NULL, &wc_tl_self);
+    st = wx_self_create(&bs, wc_ep_deliver, ep, &wc_tl_self);
     if (st != WU_OK)
         goto err_pt2pt;
     if (size > 1) {
-        st = wx_shm_create(&bs, wc_pt2pt_deliver, NULL, &wc_tl_shm);
+        st = wx_shm_create(&bs, wc_ep_deliver, ep, &wc_tl_shm);
         if (st != WU_OK)
             goto err_self;
     }
     for (int r = 0; r < size; r++)
-        wc_pt2pt_peer_set(r, r == rank ? wc_tl_self : wc_tl_shm);
-    wc_limits_derive();
-
-    wp_ltask_init(&wc_progress_ltask, wc_pt2pt_progress_task, NULL, WP_TASK_REPEAT, "pt2pt");
-    wp_ltask_submit(&wc_progress_ltask);
+        wc_ep_peer_set(ep, r, r == rank ? wc_tl_self : wc_tl_shm);
+    wc_doorbell_choose();
+    wc_ep_start(ep, true);
     wu_debug("core up: rank %d of %d, peers by %s, eager max %zu, bulk get from %zu", rank, size,
-             wc_tl_shm ? wc_tl_shm->attr.name : "-", wc_limits.eager_max, wc_limits.get_bulk_min);
+             wc_tl_shm ? wc_tl_shm->attr.name : "-", ep->limits.eager_max, ep->limits.get_bulk_min);
     return WU_OK;
 
 err_self:
     wc_tl_self->ops->finalize(wc_tl_self);
     wc_tl_self = NULL;
 err_pt2pt:
-    wc_pt2pt_finalize();
+    wc_ep_fini(ep);
 err_pmi:
     wi_pmi_finalize();
     return st;
@@ -121,12 +107,16 @@ err_pmi:
 
 wu_status_t wc_finalize(void)
 {
-    wp_ltask_remove(&wc_progress_ltask);
+    wc_ep_t *ep = wc_ep_default();
+    if (ep->started) {
+        wp_ltask_remove(&ep->ltask);
+        ep->started = false;
+    }
     if (wc_tl_shm)
         wc_tl_shm->ops->finalize(wc_tl_shm);
     wc_tl_self->ops->finalize(wc_tl_self);
     wc_tl_shm = wc_tl_self = NULL;
-    wc_pt2pt_finalize();
+    wc_ep_fini(ep);
     wp_engine_finalize();
     return wi_pmi_finalize();
 }
@@ -136,7 +126,7 @@ void wc_quiesce(bool exiting)
     /* seq_cst, and before the purges take the peer locks: see wc_pt2pt.c's contract */
     uint32_t gen = atomic_fetch_add(&wc_leave_gen, 1) + 1;
     size_t dropped, withdrawn;
-    wc_pt2pt_quiesce(&dropped, &withdrawn);
+    wc_pt2pt_quiesce(wc_ep_default(), &dropped, &withdrawn);
     /* Runs that began before the bump (a delivery into a receive just swept, a schedule's step)
      * end now; later runs see the bump. */
     wp_engine_sync();

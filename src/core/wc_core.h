@@ -12,11 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/wc_dtype.h"
+#include "core/wc_ep.h"
 #include "core/wc_request.h"
 #include "core/wc_wait.h"
 #include "util/wu_compiler.h"
 #include "util/wu_status.h"
 
+/* The job as PMI describes it to this process (MPI_COMM_WORLD's rank, size, MPI_APPNUM). The
+ * default endpoint (wc_ep.h) is rank wc_world.rank of a job of wc_world.size. */
 typedef struct wc_world {
     int  rank;
     int  size;
@@ -26,25 +29,13 @@ typedef struct wc_world {
 
 extern wc_world_t wc_world;
 
-/* Protocol limits that hold towards every other rank (the most restrictive of their transports'
- * attributes; the self transport's when the job has one rank), for code that does not send to
- * one peer: collectives choosing an algorithm, the dynamic broadcast. Set by wc_init, read-only
- * afterwards. A message to one peer uses that peer's transport's limits instead. */
-typedef struct wc_limits {
-    size_t eager_max;      /* smallest eager limit */
-    size_t max_payload;    /* smallest packet */
-    size_t frag_size;      /* smallest fragment */
-    size_t get_bulk_min;   /* largest bulk single-copy threshold; 0: some peer has none */
-} wc_limits_t;
-
-extern wc_limits_t wc_limits;
-
 /* Does a WC_SEND_BULK message of `bytes` contiguous bytes move by single copy (the receiver
- * reading the sender's buffer) to every peer? Collectives then let every receiver pull from the
- * source. */
-static inline bool wc_bulk_single_copy(uint64_t bytes)
+ * reading the sender's buffer) to every peer of ep? Collectives then let every receiver pull from
+ * the source. */
+static inline bool wc_bulk_single_copy(const wc_ep_t *ep, uint64_t bytes)
 {
-    return wc_limits.get_bulk_min && bytes > wc_limits.eager_max && bytes >= wc_limits.get_bulk_min;
+    return ep->limits.get_bulk_min && bytes > ep->limits.eager_max &&
+           bytes >= ep->limits.get_bulk_min;
 }
 
 /* thread_multiple: the application may call concurrently (MPI_THREAD_MULTIPLE). Then the engine's
@@ -88,14 +79,17 @@ static inline uint32_t wc_leave_gen_now(void)
 
 /* n consecutive context ids no other communicator of the job uses (job-wide, any thread). Served
  * by world rank 0: elsewhere one round trip to it, waiting with progress (wc_ctx.c). */
-uint32_t wc_ctx_alloc(uint32_t n);
+uint32_t wc_ctx_alloc(wc_ep_t *ep, uint32_t n);
 
-/* Start a send of len bytes at buf to world rank dst. req is zeroed and owned by the caller until
+/* Every operation below works on the endpoint ep (wc_ep.h; the MPI layer passes wc_ep_default()),
+ * whose ranks they name.
+ *
+ * Start a send of len bytes at buf to rank dst. req is zeroed and owned by the caller until
  * complete. Returns an error only for local failures (no memory). */
-wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
+wu_status_t wc_isend(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
                      wc_send_mode_t mode);
 /* Start a receive; src may be WC_ANY_SOURCE, tag WC_ANY_TAG. */
-wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx);
+wu_status_t wc_irecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx);
 
 /* Typed forms: count elements laid out by dt (core/wc_dtype.h) starting at buf. The message is
  * the packed stream (count * dt->size bytes), so layouts with the same type signature match
@@ -106,15 +100,15 @@ wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag,
  * contiguous (the receiver scatters with an iovec per block); a non-contiguous sender takes the
  * pipeline. A receive's capacity is its packed size: a longer message delivers what fits and
  * completes with WU_ERR_TRUNCATE. dt must stay valid until the request completes. */
-wu_status_t wc_isend_dt(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
+wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
                         int dst, int tag, uint32_t ctx, wc_send_mode_t mode);
-wu_status_t wc_irecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
+wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
                         int src, int tag, uint32_t ctx);
-/* Cancel a posted receive that has not matched; true if cancelled (the request is then complete). */
+/* Cancel a posted receive that has not matched (on its endpoint, req->ep); true if cancelled (the
+ * request is then complete). */
 bool wc_cancel_recv(wc_request_t *req);
 
-/* An unexpected message taken out of matching (matched probe). */
-typedef struct wc_message wc_message_t;
+/* wc_message_t (wc_ep.h): an unexpected message taken out of matching (matched probe). */
 
 typedef struct wc_probe_info {
     int    source;   /* world rank */
@@ -124,11 +118,11 @@ typedef struct wc_probe_info {
 
 /* Look for a matching unexpected message without receiving it (one progress pass first).
  * take=true removes it and returns it in *msg_p (MPI_Improbe); take=false leaves it (MPI_Iprobe). */
-bool wc_iprobe(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
+bool wc_iprobe(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
                wc_message_t **msg_p);
 /* Receive a message taken by wc_iprobe(take=true). */
-wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *msg);
-wu_status_t wc_imrecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
+wu_status_t wc_imrecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, wc_message_t *msg);
+wu_status_t wc_imrecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
                          wc_message_t *msg);
 
 /* One explicit polling point: runs the progression engine once. */

@@ -23,12 +23,10 @@
 
 #define WC_CTX_FIRST 16u   /* below: the predefined communicators' ids (MPI layer) */
 
-/* World rank 0 only (any thread, and its delivery thread). */
-static _Atomic uint32_t wc_ctx_next = WC_CTX_FIRST;
-
-static uint32_t wc_ctx_take(uint32_t n)
+/* The counter is rank 0's endpoint's ctx_next (any thread, and its delivery thread). */
+static uint32_t wc_ctx_take(wc_ep_t *ep, uint32_t n)
 {
-    uint32_t base = atomic_fetch_add_explicit(&wc_ctx_next, n, memory_order_relaxed);
+    uint32_t base = atomic_fetch_add_explicit(&ep->ctx_next, n, memory_order_relaxed);
     if (base + (uint64_t)n > WC_CTX_EXACT)
         wu_log_fatal("out of context ids (%u taken, %u asked)", base, n);
     return base;
@@ -36,42 +34,42 @@ static uint32_t wc_ctx_take(uint32_t n)
 
 /* At rank 0, inside delivery: answer at once (queued behind the asker's pending packets if the
  * transport has no room). */
-static void wc_on_ctx_req(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_ctx_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     (void)payload, (void)len;
     wc_hdr_t rep = { .type = WC_PKT_CTX_REP, .sreq = hdr->sreq,
-                     .addr = wc_ctx_take((uint32_t)hdr->len) };
-    wc_pt2pt_send_ctrl_hdr(src, &rep);
+                     .addr = wc_ctx_take(ep, (uint32_t)hdr->len) };
+    wc_pt2pt_send_ctrl_hdr(ep, src, &rep);
 }
 
 /* At the asker, inside delivery: the asking thread's request gets the first id. */
-static void wc_on_ctx_rep(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_ctx_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     wc_request_t *req = (wc_request_t *)(uintptr_t)hdr->sreq;
-    (void)src, (void)payload, (void)len;
+    (void)ep, (void)src, (void)payload, (void)len;
     WU_TSAN_ACQUIRE(req);
     req->st_bytes = (size_t)hdr->addr;
     wc_request_done(req);   /* release: the waiter reads st_bytes after seeing it complete */
 }
 
-void wc_ctx_init(void)
+void wc_ctx_init(wc_ep_t *ep)
 {
-    atomic_store(&wc_ctx_next, WC_CTX_FIRST);
-    wc_handler_register(WC_PKT_CTX_REQ, wc_on_ctx_req);
-    wc_handler_register(WC_PKT_CTX_REP, wc_on_ctx_rep);
+    atomic_store(&ep->ctx_next, WC_CTX_FIRST);
+    wc_handler_register(ep, WC_PKT_CTX_REQ, wc_on_ctx_req);
+    wc_handler_register(ep, WC_PKT_CTX_REP, wc_on_ctx_rep);
 }
 
-uint32_t wc_ctx_alloc(uint32_t n)
+uint32_t wc_ctx_alloc(wc_ep_t *ep, uint32_t n)
 {
-    if (wc_world.rank == 0)
-        return wc_ctx_take(n);
+    if (ep->rank == 0)
+        return wc_ctx_take(ep, n);
     wc_request_t req;
     memset(&req, 0, sizeof(req));
     req.kind = WC_REQ_RECV;
     wc_request_reset(&req);
     WU_TSAN_RELEASE(&req);
     wc_hdr_t ask = { .type = WC_PKT_CTX_REQ, .len = n, .sreq = (uint64_t)(uintptr_t)&req };
-    wc_pt2pt_send_ctrl_hdr(0, &ask);
+    wc_pt2pt_send_ctrl_hdr(ep, 0, &ask);
     wc_wait(&req);
     return (uint32_t)req.st_bytes;
 }

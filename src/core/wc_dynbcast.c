@@ -41,6 +41,7 @@
  * arrived and next (delivery only). */
 typedef struct wc_dyn_msg {
     _Atomic int   refs;
+    wc_ep_t      *ep;
     char         *data;        /* the packed data */
     bool          own_data;
     size_t        len;
@@ -69,8 +70,8 @@ typedef struct wc_dyn_pkt {
     void         *stage;       /* malloc'd payload (route + data), or NULL */
 } wc_dyn_pkt_t;
 
-/* Messages whose FRAGs are still arriving; delivery only (one thread at a time). */
-static wc_dyn_msg_t *wc_dyn_incoming;
+/* Messages whose FRAGs are still arriving: the endpoint's dyn_incoming (delivery only, one thread
+ * at a time). */
 
 static inline size_t wc_dyn_round8(size_t n)
 {
@@ -119,7 +120,7 @@ static void wc_dyn_send(wc_dyn_msg_t *m, int dst, const wc_hdr_t *hdr, const voi
     atomic_store_explicit(&r->state, WC_REQ_DETACHED, memory_order_relaxed);
     atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
     WU_TSAN_RELEASE(p);
-    wc_pt2pt_send_op(dst, r);
+    wc_pt2pt_send_op(m->ep, dst, r);
 }
 
 /* Split m's route into children (see the file comment). */
@@ -175,13 +176,14 @@ static void wc_dyn_send_frag(wc_dyn_msg_t *m, size_t off, size_t n)
 }
 
 /* Hand the message to this rank's matching as an eager message from the root. */
-static void wc_dyn_local(int root, int tag, uint32_t ctx, const void *data, size_t len)
+static void wc_dyn_local(wc_ep_t *ep, int root, int tag, uint32_t ctx, const void *data,
+                         size_t len)
 {
     wc_hdr_t h = { .type = WC_PKT_EAGER, .tag = tag, .ctx = ctx, .len = len };
-    wc_pt2pt_deliver(root, &h, data, len, NULL);
+    wc_ep_deliver(root, &h, data, len, ep);
 }
 
-static wc_dyn_msg_t *wc_dyn_msg_new(int root, int tag, uint32_t ctx, size_t len,
+static wc_dyn_msg_t *wc_dyn_msg_new(wc_ep_t *ep, int root, int tag, uint32_t ctx, size_t len,
                                     const int32_t *route, int nroute)
 {
     wc_dyn_msg_t *m = calloc(1, sizeof(*m));
@@ -189,6 +191,7 @@ static wc_dyn_msg_t *wc_dyn_msg_new(int root, int tag, uint32_t ctx, size_t len,
         wu_log_fatal("out of memory for a dynamic broadcast of %d ranks", nroute);
     if (nroute)
         memcpy(m->route, route, (size_t)nroute * sizeof(int32_t));
+    m->ep = ep;
     m->nroute = nroute;
     m->root = root;
     m->tag = tag;
@@ -200,13 +203,13 @@ static wc_dyn_msg_t *wc_dyn_msg_new(int root, int tag, uint32_t ctx, size_t len,
 }
 
 /* Sent as WHOLE when the data and the longest route fit in one packet. */
-static bool wc_dyn_whole(size_t len, int nroute)
+static bool wc_dyn_whole(const wc_ep_t *ep, size_t len, int nroute)
 {
-    return len <= wc_limits.eager_max &&
-           wc_dyn_round8((size_t)nroute * sizeof(int32_t)) + len <= wc_limits.max_payload;
+    return len <= ep->limits.eager_max &&
+           wc_dyn_round8((size_t)nroute * sizeof(int32_t)) + len <= ep->limits.max_payload;
 }
 
-wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
+wu_status_t wc_idynbcast(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
                          const int *dsts, int n, int tag, uint32_t ctx)
 {
     size_t len = (size_t)(count * dt->size);
@@ -221,14 +224,14 @@ wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, con
         wc_request_done(req);
         return WU_OK;
     }
-    if ((size_t)n * sizeof(int32_t) + 8 > wc_limits.max_payload)
+    if ((size_t)n * sizeof(int32_t) + 8 > ep->limits.max_payload)
         return WU_ERR_INVALID;   /* the route must fit in one packet */
     int32_t small[64], *route = small;
     if (n > 64 && !(route = malloc((size_t)n * sizeof(int32_t))))
         return WU_ERR_NO_MEMORY;
     for (int i = 0; i < n; i++)
         route[i] = dsts[i];
-    wc_dyn_msg_t *m = wc_dyn_msg_new(wc_world.rank, tag, ctx, len, route, n);
+    wc_dyn_msg_t *m = wc_dyn_msg_new(ep, ep->rank, tag, ctx, len, route, n);
     if (route != small)
         free(route);
     if (dt->contig) {
@@ -246,11 +249,11 @@ wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, con
     }
     m->user = req;
     WU_TSAN_RELEASE(req);
-    if (wc_dyn_whole(len, n)) {
+    if (wc_dyn_whole(ep, len, n)) {
         wc_dyn_send_heads(m, true);
     } else {
         wc_dyn_send_heads(m, false);
-        size_t fs = wc_limits.frag_size;
+        size_t fs = ep->limits.frag_size;
         for (size_t off = 0; off < len; off += fs)
             wc_dyn_send_frag(m, off, len - off < fs ? len - off : fs);
     }
@@ -274,9 +277,10 @@ static void wc_dyn_copy_in(wc_request_t *rreq, size_t off, const void *data, siz
     wc_dtype_unpack(&rreq->cur, data, n);
 }
 
-static void wc_dyn_recv_frag(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_dyn_recv_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                             size_t len)
 {
-    wc_dyn_msg_t **pp = &wc_dyn_incoming, *m;
+    wc_dyn_msg_t **pp = (wc_dyn_msg_t **)&ep->dyn_incoming, *m;
     while ((m = *pp) && !(m->src == src && m->sid == hdr->sreq))
         pp = &m->next;
     if (!m)
@@ -296,21 +300,21 @@ static void wc_dyn_recv_frag(int src, const wc_hdr_t *hdr, const void *payload, 
     if (!m->rreq && atomic_load_explicit(&m->refs, memory_order_acquire) == 1) {
         /* No forwarded packet reads the temporary any more: it becomes the message's storage. */
         wc_hdr_t h = { .type = WC_PKT_EAGER, .tag = m->tag, .ctx = m->ctx, .len = m->len };
-        wc_pt2pt_deliver_owned(m->root, &h, m->data);
+        wc_pt2pt_deliver_owned(ep, m->root, &h, m->data);
         m->own_data = false;
     } else if (!m->rreq) {
-        wc_dyn_local(m->root, m->tag, m->ctx, m->data, m->len);
+        wc_dyn_local(ep, m->root, m->tag, m->ctx, m->data, m->len);
     } else if (m->user != m->rreq) {
         wc_request_done(m->rreq);
     }
     wc_dyn_unref(m);   /* m->user == m->rreq: completes once the forwarded packets have left */
 }
 
-void wc_dyn_deliver(int src, const wc_hdr_t *hdrp, const void *payload, size_t len)
+void wc_dyn_deliver(wc_ep_t *ep, int src, const wc_hdr_t *hdrp, const void *payload, size_t len)
 {
     const wc_hdr_t *hdr = hdrp;
     if (hdr->flags & WC_DYN_FRAG) {
-        wc_dyn_recv_frag(src, hdr, payload, len);
+        wc_dyn_recv_frag(ep, src, hdr, payload, len);
         return;
     }
     int nsub = (int)hdr->addr;
@@ -320,7 +324,7 @@ void wc_dyn_deliver(int src, const wc_hdr_t *hdrp, const void *payload, size_t l
         const char *data = (const char *)payload + rb;
         if (nsub) {
             /* The children's packets may wait in a queue: they take the data from m's copy. */
-            wc_dyn_msg_t *m = wc_dyn_msg_new(root, hdr->tag, hdr->ctx, hdr->len, payload, nsub);
+            wc_dyn_msg_t *m = wc_dyn_msg_new(ep, root, hdr->tag, hdr->ctx, hdr->len, payload, nsub);
             if (hdr->len) {
                 if (!(m->data = malloc(hdr->len)))
                     wu_log_fatal("out of memory forwarding a dynamic broadcast");
@@ -330,15 +334,15 @@ void wc_dyn_deliver(int src, const wc_hdr_t *hdrp, const void *payload, size_t l
             wc_dyn_send_heads(m, true);
             wc_dyn_unref(m);
         }
-        wc_dyn_local(root, hdr->tag, hdr->ctx, data, (size_t)hdr->len);
+        wc_dyn_local(ep, root, hdr->tag, hdr->ctx, data, (size_t)hdr->len);
         return;
     }
     /* HEAD: matched now if a receive is posted (as an RTS would be). The FRAGs are gathered where
      * the forwarding can take them from: the posted buffer if it is contiguous and large enough
      * (the receive then completes when the last forwarded packet has left, since they read it),
      * else a temporary; a leaf with a posted receive keeps nothing and copies straight into it. */
-    wc_dyn_msg_t *m = wc_dyn_msg_new(root, hdr->tag, hdr->ctx, hdr->len, payload, nsub);
-    wc_request_t *rreq = wc_pt2pt_take_posted(root, hdr->tag, hdr->ctx);
+    wc_dyn_msg_t *m = wc_dyn_msg_new(ep, root, hdr->tag, hdr->ctx, hdr->len, payload, nsub);
+    wc_request_t *rreq = wc_pt2pt_take_posted(ep, root, hdr->tag, hdr->ctx);
     if (rreq) {
         size_t n = hdr->len;
         rreq->st_source = root;
@@ -362,7 +366,7 @@ void wc_dyn_deliver(int src, const wc_hdr_t *hdrp, const void *payload, size_t l
     }
     m->src = src;
     m->sid = hdr->sreq;
-    m->next = wc_dyn_incoming;
-    wc_dyn_incoming = m;
+    m->next = ep->dyn_incoming;
+    ep->dyn_incoming = m;
     wc_dyn_send_heads(m, false);
 }

@@ -15,29 +15,29 @@
 
 #include "core/wc_core.h"
 
-/* Send count elements of dt at buf from this rank to the n world ranks dsts (distinct, none of
+/* Send count elements of dt at buf from this rank of ep to the n ranks dsts (distinct, none of
  * them this rank) on (ctx, tag). Each destination receives it as an ordinary message of this
  * rank. req is zeroed and owned by the caller until complete; it completes when every packet this
  * rank sends has left (buf may be reused then; a non-contiguous layout is packed at once, so dt is
  * not used after the call). */
-wu_status_t wc_idynbcast(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
+wu_status_t wc_idynbcast(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
                          const int *dsts, int n, int tag, uint32_t ctx);
 
-/* The handler of WC_PKT_DYN packets (wc_handler_fn_t; registered by wc_init). */
-void wc_dyn_deliver(int src, const wc_hdr_t *hdr, const void *payload, size_t len);
+/* The handler of WC_PKT_DYN packets (wc_handler_fn_t; registered by wc_ep_init). */
+void wc_dyn_deliver(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len);
 
 /* Internal to the core (wc_pt2pt.c): send req->op (a packet of another protocol, payload
  * contiguous) to dst in order behind dst's queued packets; req completes (wc_request_done) when
  * the packet has left. */
-void wc_pt2pt_send_op(int dst, wc_request_t *req);
+void wc_pt2pt_send_op(wc_ep_t *ep, int dst, wc_request_t *req);
 
 /* Internal to the core (wc_pt2pt.c): take the posted receive that a message from src with (tag,
  * ctx) would match now, out of matching; NULL if none. The caller delivers into it and completes it. */
-wc_request_t *wc_pt2pt_take_posted(int src, int tag, uint32_t ctx);
+wc_request_t *wc_pt2pt_take_posted(wc_ep_t *ep, int src, int tag, uint32_t ctx);
 
 /* Internal to the core (wc_pt2pt.c): deliver an EAGER message (hdr) from src whose hdr->len bytes
  * are in data, a malloc'd buffer handed over: kept as the unexpected message's storage without a
  * copy if nothing is posted, else copied into the receive and freed. */
-void wc_pt2pt_deliver_owned(int src, const wc_hdr_t *hdr, void *data);
+void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *data);
 
 #endif

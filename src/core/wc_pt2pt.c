@@ -3,7 +3,7 @@
  * and docs/design.md for the whole data flow.
  *
  * Concurrency contract (MPI_THREAD_MULTIPLE, no library-wide lock):
- *   - wc_p2p.match_lock (spinlock) guards the matching engine and the unexpected-message pool;
+ *   - ep->match_lock (spinlock) guards the matching engine and the unexpected-message pool;
  *     held only to match, post, probe or store, never while copying a rendezvous message or
  *     sending a packet.
  *   - wc_peer_t.lock (one per destination, own cache line) guards the producer side of the ring to
@@ -40,100 +40,58 @@
 /* Payloads longer than that go to buffers of eager_max bytes, of which this many are kept for
  * reuse: a rank that posts its receives late (a broadcast's leaf behind its root) stores every
  * message, and a malloc and free each was a tenth of a 4 KiB broadcast's cost. */
-#define WC_MSG_BUFS 16
 struct wc_message {
     wc_match_entry_t match;
     wc_hdr_t         hdr;
     int              src;
     void            *data;        /* eager payload (inline_data or malloc'd) */
-    bool             data_pooled; /* data is an eager_max buffer of wc_p2p.bufs */
+    bool             data_pooled; /* data is an eager_max buffer of ep->bufs */
     struct wc_message *next_free;
     char             inline_data[WC_MSG_INLINE];
 };
 
-/* A peer: its transport, that transport's send entry points and limits (copied: what a send reads
- * sits on the peer's first line, one load from the table, one indirect call into the transport)
- * and its send queue. tl, send, send_fill, direct and the limits are written by
- * wc_pt2pt_peer_set before the first send and read-only afterwards. */
-typedef struct wc_peer {
-    wt_spinlock_t lock;
-    _Atomic bool  queued;         /* written under lock: pending is not empty; read without it */
-    bool          direct;         /* tl delivers inside send (WX_CAP_INLINE_DELIVERY, self):
-                                     sent without the lock, never queued */
-    uint32_t      leave_gen;      /* lock: wc_leave_gen when pending was last purged */
-    wu_status_t (*send)(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
-    wx_tl_t      *tl;
-    size_t        eager_max;
-    wu_list_t     pending;        /* lock: packets waiting for ring space, in send order */
-    /* second line: packed sends, bulk and pipelined rendezvous */
-    wu_status_t (*send_fill)(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,
-                             void *arg);
-    size_t        bulk_eager_max;
-    size_t        frag_size;
-} WU_ALIGNED(WU_CACHELINE) wc_peer_t;
-
-#define WC_TL_MAX 4   /* transports polled by one process */
-
-typedef struct wc_pt2pt {
-    wt_spinlock_t  match_lock;
-    wc_match_t    *match;          /* match_lock */
-    wc_message_t  *msg_free;       /* match_lock: free unexpected-message descriptors */
-    void          *bufs[WC_MSG_BUFS];   /* match_lock: free payload buffers of eager_max bytes */
-    int            nbufs;
-    size_t         buf_bytes;      /* size of those buffers: the largest eager limit */
-    wc_peer_t     *peers;          /* [size] */
-    _Atomic int    npending;       /* destinations with a non-empty pending queue */
-    int            npoll;          /* set up before the progress task starts, then read-only */
-    struct {                      /* transports whose progress delivers packets */
-        int      (*progress)(wx_tl_t *tl);   /* tl->ops->progress, copied: one indirect call */
-        wx_tl_t   *tl;
-    } poll[WC_TL_MAX];
-    _Atomic size_t ndropped;       /* packets of abandoned sends dropped (wc_quiesce), for the log */
-} wc_pt2pt_t;
-
-static wc_pt2pt_t wc_p2p;
 
 /* ---- unexpected-message pool (match_lock held) --------------------------------------------- */
 
-static wc_message_t *wc_message_get(size_t len)
+static wc_message_t *wc_message_get(wc_ep_t *ep, size_t len)
 {
-    wc_message_t *m = wc_p2p.msg_free;
+    wc_message_t *m = ep->msg_free;
     if (m)
-        wc_p2p.msg_free = m->next_free;
+        ep->msg_free = m->next_free;
     else if (!(m = malloc(sizeof(*m))))
         return NULL;
     m->data_pooled = false;
     if (len <= WC_MSG_INLINE) {
         m->data = m->inline_data;
-    } else if (len <= wc_p2p.buf_bytes) {
+    } else if (len <= ep->buf_bytes) {
         m->data_pooled = true;
-        m->data = wc_p2p.nbufs ? wc_p2p.bufs[--wc_p2p.nbufs] : malloc(wc_p2p.buf_bytes);
+        m->data = ep->nbufs ? ep->bufs[--ep->nbufs] : malloc(ep->buf_bytes);
     } else {
         m->data = malloc(len);
     }
     if (!m->data) {
-        m->next_free = wc_p2p.msg_free;
-        wc_p2p.msg_free = m;
+        m->next_free = ep->msg_free;
+        ep->msg_free = m;
         return NULL;
     }
     return m;
 }
 
-static void wc_message_put_locked(wc_message_t *m)
+static void wc_message_put_locked(wc_ep_t *ep, wc_message_t *m)
 {
-    if (m->data_pooled && wc_p2p.nbufs < WC_MSG_BUFS)
-        wc_p2p.bufs[wc_p2p.nbufs++] = m->data;
+    if (m->data_pooled && ep->nbufs < WC_MSG_BUFS)
+        ep->bufs[ep->nbufs++] = m->data;
     else if (m->data != m->inline_data)
         free(m->data);
-    m->next_free = wc_p2p.msg_free;
-    wc_p2p.msg_free = m;
+    m->next_free = ep->msg_free;
+    ep->msg_free = m;
 }
 
-static void wc_message_put(wc_message_t *m)
+static void wc_message_put(wc_ep_t *ep, wc_message_t *m)
 {
-    wt_spin_lock(&wc_p2p.match_lock);
-    wc_message_put_locked(m);
-    wt_spin_unlock(&wc_p2p.match_lock);
+    wt_spin_lock(&ep->match_lock);
+    wc_message_put_locked(ep, m);
+    wt_spin_unlock(&ep->match_lock);
 }
 
 /* ---- sending packets -------------------------------------------------------------------------- */
@@ -155,10 +113,10 @@ static inline wu_status_t wc_op_send(int dst, const wc_peer_t *p, wc_sendop_t *o
 }
 
 /* Queue op behind dst's pending packets. Peer lock held. */
-static inline void wc_queue_locked(wc_peer_t *p, wc_sendop_t *op)
+static inline void wc_queue_locked(wc_ep_t *ep, wc_peer_t *p, wc_sendop_t *op)
 {
     if (wu_list_empty(&p->pending)) {
-        atomic_fetch_add_explicit(&wc_p2p.npending, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ep->npending, 1, memory_order_relaxed);
         atomic_store_explicit(&p->queued, true, memory_order_relaxed);
     }
     wu_list_push_back(&p->pending, &op->link);
@@ -166,19 +124,19 @@ static inline void wc_queue_locked(wc_peer_t *p, wc_sendop_t *op)
 
 /* Try to put op in the ring now (in order behind queued packets), else queue it. Peer lock held.
  * Returns true if it left. */
-static inline bool wc_out_locked(int dst, wc_peer_t *p, wc_sendop_t *op)
+static inline bool wc_out_locked(wc_ep_t *ep, int dst, wc_peer_t *p, wc_sendop_t *op)
 {
     if (WU_LIKELY(wu_list_empty(&p->pending)) &&
         WU_LIKELY(wc_op_send(dst, p, op) == WU_OK))
         return true;
-    wc_queue_locked(p, op);
+    wc_queue_locked(ep, p, op);
     return false;
 }
 
-void wc_pt2pt_send_ctrl_hdr(int dst, const wc_hdr_t *hdrp)
+void wc_pt2pt_send_ctrl_hdr(wc_ep_t *ep, int dst, const wc_hdr_t *hdrp)
 {
     wc_hdr_t hdr = *hdrp;
-    wc_peer_t *p = &wc_p2p.peers[dst];
+    wc_peer_t *p = &ep->peers[dst];
     if (p->direct) {
         p->send(p->tl, dst, &hdr, NULL, 0);
         return;
@@ -197,14 +155,14 @@ void wc_pt2pt_send_ctrl_hdr(int dst, const wc_hdr_t *hdrp)
     op->req = NULL;
     op->pooled = true;
     op->pack = false;
-    wc_queue_locked(p, op);
+    wc_queue_locked(ep, p, op);
     wt_spin_unlock(&p->lock);
 }
 
-static inline void wc_send_ctrl(int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t addr)
+static inline void wc_send_ctrl(wc_ep_t *ep, int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t addr)
 {
     wc_hdr_t hdr = { .type = (uint8_t)type, .sreq = sreq, .addr = addr };
-    wc_pt2pt_send_ctrl_hdr(dst, &hdr);
+    wc_pt2pt_send_ctrl_hdr(ep, dst, &hdr);
 }
 
 /* Set up the next fragment of a pipelined rendezvous send in its request's sendop. */
@@ -222,11 +180,11 @@ static inline void wc_frag_prepare(const wc_peer_t *p, wc_request_t *req)
 
 /* Push a pipelined send's fragments while the ring takes them. Returns true when all have left
  * (the caller completes the request, outside the lock). Peer lock held. */
-static bool wc_frag_push_locked(int dst, wc_peer_t *p, wc_request_t *req)
+static bool wc_frag_push_locked(wc_ep_t *ep, int dst, wc_peer_t *p, wc_request_t *req)
 {
     while (req->frag_off < req->len) {
         wc_frag_prepare(p, req);
-        if (!wc_out_locked(dst, p, &req->op))
+        if (!wc_out_locked(ep, dst, p, &req->op))
             return false;
         req->frag_off += req->op.len;
     }
@@ -240,16 +198,16 @@ static inline bool wc_sent_completes(const wc_sendop_t *op)
     return (op->hdr.type == WC_PKT_EAGER && !op->req->sync) || op->hdr.type == WC_PKT_DYN;
 }
 
-void wc_pt2pt_send_op(int dst, wc_request_t *req)
+void wc_pt2pt_send_op(wc_ep_t *ep, int dst, wc_request_t *req)
 {
-    wc_peer_t *p = &wc_p2p.peers[dst];
+    wc_peer_t *p = &ep->peers[dst];
     if (p->direct) {
         wc_op_send(dst, p, &req->op);
         wc_request_done(req);
         return;
     }
     wt_spin_lock(&p->lock);
-    bool out = wc_out_locked(dst, p, &req->op);
+    bool out = wc_out_locked(ep, dst, p, &req->op);
     wt_spin_unlock(&p->lock);
     if (out)
         wc_request_done(req);
@@ -258,7 +216,7 @@ void wc_pt2pt_send_op(int dst, wc_request_t *req)
 /* The process is leaving (wc_quiesce): drop the queued packets of sends that the application
  * still owns (not detached), so that nothing reads their buffers any more. Packets of detached
  * requests and control packets stay, in order. Peer lock held. */
-static WU_NOINLINE void wc_peer_purge_locked(wc_peer_t *p)
+static WU_NOINLINE void wc_peer_purge_locked(wc_ep_t *ep, wc_peer_t *p)
 {
     p->leave_gen = wc_leave_gen_now();
     if (wu_list_empty(&p->pending))
@@ -272,21 +230,21 @@ static WU_NOINLINE void wc_peer_purge_locked(wc_peer_t *p)
             n++;
         }
     }
-    atomic_fetch_add_explicit(&wc_p2p.ndropped, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ep->ndropped, n, memory_order_relaxed);
     if (wu_list_empty(&p->pending)) {
-        atomic_fetch_sub_explicit(&wc_p2p.npending, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&ep->npending, 1, memory_order_relaxed);
         atomic_store_explicit(&p->queued, false, memory_order_relaxed);
     }
 }
 
 /* Drain dst's pending queue while the ring takes packets; requests that complete are linked on
  * *done (through op.link) to be completed by the caller outside the lock. Peer lock held. */
-static int wc_drain_locked(int dst, wc_peer_t *p, wu_list_t *done)
+static int wc_drain_locked(wc_ep_t *ep, int dst, wc_peer_t *p, wu_list_t *done)
 {
     int did = 0;
     wu_list_t *e;
     if (WU_UNLIKELY(p->leave_gen != wc_leave_gen_now())) {
-        wc_peer_purge_locked(p);
+        wc_peer_purge_locked(ep, p);
         if (wu_list_empty(&p->pending))
             return 0;
     }
@@ -314,7 +272,7 @@ static int wc_drain_locked(int dst, wc_peer_t *p, wu_list_t *done)
         }
     }
     if (wu_list_empty(&p->pending)) {
-        atomic_fetch_sub_explicit(&wc_p2p.npending, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&ep->npending, 1, memory_order_relaxed);
         atomic_store_explicit(&p->queued, false, memory_order_relaxed);
     }
     return did;
@@ -330,25 +288,20 @@ static void wc_complete_list(wu_list_t *done)
 }
 
 /* Drain every pending queue whose lock is free (a busy lock means its owner is sending). */
-static int wc_pending_drain(void)
+int wc_pt2pt_pending_drain(wc_ep_t *ep)
 {
     int did = 0;
     wu_list_t done = WU_LIST_INIT(done);
-    for (int dst = 0; dst < wc_world.size; dst++) {
-        wc_peer_t *p = &wc_p2p.peers[dst];
+    for (int dst = 0; dst < ep->size; dst++) {
+        wc_peer_t *p = &ep->peers[dst];
         if (!atomic_load_explicit(&p->queued, memory_order_relaxed) || !wt_spin_trylock(&p->lock))
             continue;
         if (!wu_list_empty(&p->pending))
-            did += wc_drain_locked(dst, p, &done);
+            did += wc_drain_locked(ep, dst, p, &done);
         wt_spin_unlock(&p->lock);
     }
     wc_complete_list(&done);
     return did;
-}
-
-bool wc_pt2pt_sends_pending(void)
-{
-    return atomic_load_explicit(&wc_p2p.npending, memory_order_relaxed) > 0;
 }
 
 /* ---- receiving ---------------------------------------------------------------------------------- */
@@ -443,14 +396,14 @@ static wu_status_t wc_cma_scatter(wc_request_t *rreq, wx_tl_t *tl, int src, cons
     return WU_OK;
 }
 
-static void wc_recv_eager(wc_request_t *rreq, int src, const wc_hdr_t *hdr, const void *payload)
+static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr, const void *payload)
 {
     size_t n;
     wc_recv_status(rreq, src, hdr, &n);
     if (n)
         wc_recv_copy_in(rreq, 0, payload, n);
     if (hdr->flags & WC_PKT_FLAG_SYNC)
-        wc_send_ctrl(src, WC_PKT_ACK, hdr->sreq, 0);
+        wc_send_ctrl(ep, src, WC_PKT_ACK, hdr->sreq, 0);
     wc_request_done(rreq);
 }
 
@@ -480,12 +433,12 @@ static inline bool wc_cma_wanted(const wc_hdr_t *hdr, const wx_attr_t *a)
 }
 
 /* rkey: the RTS's payload (the sender's registered buffer). */
-static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr, const wx_rkey_t *rkey)
+static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr, const wx_rkey_t *rkey)
 {
     size_t n;
-    wx_tl_t *tl = wc_p2p.peers[src].tl;
+    wx_tl_t *tl = ep->peers[src].tl;
     wc_recv_status(rreq, src, hdr, &n);
-    if (src == wc_world.rank) {
+    if (src == ep->rank) {
         wc_copy_local(rreq, (wc_request_t *)(uintptr_t)hdr->sreq, n);
     } else if (wc_cma_wanted(hdr, &tl->attr) && (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
         wu_status_t st = rreq->dt ? wc_cma_scatter(rreq, tl, src, rkey, n)
@@ -496,10 +449,10 @@ static void wc_recv_rts(wc_request_t *rreq, int src, const wc_hdr_t *hdr, const 
         rreq->arrived = 0;
         rreq->leave_gen = wc_leave_gen_now();
         WU_TSAN_RELEASE(rreq);
-        wc_send_ctrl(src, WC_PKT_CTS, hdr->sreq, (uint64_t)(uintptr_t)rreq);
+        wc_send_ctrl(ep, src, WC_PKT_CTS, hdr->sreq, (uint64_t)(uintptr_t)rreq);
         return;
     }
-    wc_send_ctrl(src, WC_PKT_FIN, hdr->sreq, 0);
+    wc_send_ctrl(ep, src, WC_PKT_FIN, hdr->sreq, 0);
     wc_request_done(rreq);
 }
 
@@ -522,20 +475,20 @@ static void wc_recv_frag(const wc_hdr_t *hdr, const void *payload, size_t len)
 }
 
 /* A receive matched an unexpected message (taken out of matching): finish it. */
-static void wc_recv_matched_msg(wc_request_t *rreq, wc_message_t *msg)
+static void wc_recv_matched_msg(wc_ep_t *ep, wc_request_t *rreq, wc_message_t *msg)
 {
     if (msg->hdr.type == WC_PKT_EAGER)
-        wc_recv_eager(rreq, msg->src, &msg->hdr, msg->data);
+        wc_recv_eager(ep, rreq, msg->src, &msg->hdr, msg->data);
     else
-        wc_recv_rts(rreq, msg->src, &msg->hdr, msg->data);
-    wc_message_put(msg);
+        wc_recv_rts(ep, rreq, msg->src, &msg->hdr, msg->data);
+    wc_message_put(ep, msg);
 }
 
 /* match_lock held. */
-static wc_message_t *wc_unexpected_store_locked(int src, const wc_hdr_t *hdr, const void *payload,
+static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
                                                 size_t len)
 {
-    wc_message_t *msg = wc_message_get(len);   /* EAGER: the data; RTS: the remote key */
+    wc_message_t *msg = wc_message_get(ep, len);   /* EAGER: the data; RTS: the remote key */
     if (!msg)
         wu_log_fatal("out of memory storing an unexpected message of %zu bytes", len);
     msg->hdr = *hdr;
@@ -545,7 +498,7 @@ static wc_message_t *wc_unexpected_store_locked(int src, const wc_hdr_t *hdr, co
     msg->match.ctx = hdr->ctx;
     msg->match.src = src;
     msg->match.tag = hdr->tag;
-    if (wc_match_unexpected_add(wc_p2p.match, &msg->match) != WU_OK)
+    if (wc_match_unexpected_add(ep->match, &msg->match) != WU_OK)
         wu_log_fatal("out of memory in the unexpected-message index");
     return msg;
 }
@@ -558,70 +511,70 @@ static inline void wc_cma_wait_end(wc_request_t *sreq)
     }
 }
 
-void wc_pt2pt_deliver_owned(int src, const wc_hdr_t *hdr, void *data)
+void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *data)
 {
-    wt_spin_lock(&wc_p2p.match_lock);
-    wc_match_entry_t *e = wc_match_posted_take(wc_p2p.match, hdr->ctx, src, hdr->tag);
+    wt_spin_lock(&ep->match_lock);
+    wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
-        wc_unexpected_store_locked(src, hdr, NULL, 0)->data = data;   /* freed with the message */
-        wt_spin_unlock(&wc_p2p.match_lock);
+        wc_unexpected_store_locked(ep, src, hdr, NULL, 0)->data = data;   /* freed with the message */
+        wt_spin_unlock(&ep->match_lock);
         return;
     }
-    wt_spin_unlock(&wc_p2p.match_lock);
-    wc_recv_eager(WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, data);
+    wt_spin_unlock(&ep->match_lock);
+    wc_recv_eager(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, data);
     free(data);
 }
 
 /* ---- packet handlers ------------------------------------------------------------------------ */
 
 /* EAGER and RTS: match, or store as unexpected. */
-static void wc_on_eager(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_eager(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
-    wt_spin_lock(&wc_p2p.match_lock);
-    wc_match_entry_t *e = wc_match_posted_take(wc_p2p.match, hdr->ctx, src, hdr->tag);
+    wt_spin_lock(&ep->match_lock);
+    wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
-        wc_unexpected_store_locked(src, hdr, payload, len);
-        wt_spin_unlock(&wc_p2p.match_lock);
+        wc_unexpected_store_locked(ep, src, hdr, payload, len);
+        wt_spin_unlock(&ep->match_lock);
         return;
     }
-    wt_spin_unlock(&wc_p2p.match_lock);
-    wc_recv_eager(WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
+    wt_spin_unlock(&ep->match_lock);
+    wc_recv_eager(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
 }
 
-static void wc_on_rts(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_rts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
-    wt_spin_lock(&wc_p2p.match_lock);
-    wc_match_entry_t *e = wc_match_posted_take(wc_p2p.match, hdr->ctx, src, hdr->tag);
+    wt_spin_lock(&ep->match_lock);
+    wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
-        wc_unexpected_store_locked(src, hdr, payload, len);
-        wt_spin_unlock(&wc_p2p.match_lock);
+        wc_unexpected_store_locked(ep, src, hdr, payload, len);
+        wt_spin_unlock(&ep->match_lock);
         return;
     }
-    wt_spin_unlock(&wc_p2p.match_lock);
-    wc_recv_rts(WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
+    wt_spin_unlock(&ep->match_lock);
+    wc_recv_rts(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
 }
 
 /* The receiver has read the data (FIN) or chose the pipeline (CTS): the key is no longer used. */
-static inline void wc_rkey_release(int dst, wc_request_t *sreq)
+static inline void wc_rkey_release(wc_ep_t *ep, int dst, wc_request_t *sreq)
 {
     if (sreq->rkey_reg) {
         sreq->rkey_reg = 0;
-        wx_tl_t *tl = wc_p2p.peers[dst].tl;
+        wx_tl_t *tl = ep->peers[dst].tl;
         tl->ops->mem_dereg(tl, &sreq->rkey);
     }
 }
 
-static void wc_on_fin(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_fin(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
     (void)payload, (void)len;
     WU_TSAN_ACQUIRE(sreq);
     wc_cma_wait_end(sreq);
-    wc_rkey_release(src, sreq);
+    wc_rkey_release(ep, src, sreq);
     wc_request_done(sreq);
 }
 
-static void wc_on_ack(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_ack(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
     (void)src, (void)payload, (void)len;
@@ -629,14 +582,14 @@ static void wc_on_ack(int src, const wc_hdr_t *hdr, const void *payload, size_t 
     wc_request_done(sreq);
 }
 
-static void wc_on_cts(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_cts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
     (void)payload, (void)len;
     WU_TSAN_ACQUIRE(sreq);
     wc_cma_wait_end(sreq);   /* the receiver chose the pipeline after all */
-    wc_rkey_release(src, sreq);
-    wc_peer_t *p = &wc_p2p.peers[src];
+    wc_rkey_release(ep, src, sreq);
+    wc_peer_t *p = &ep->peers[src];
     wt_spin_lock(&p->lock);
     if (WU_UNLIKELY(sreq->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(sreq)) {
         wt_spin_unlock(&p->lock);
@@ -644,46 +597,41 @@ static void wc_on_cts(int src, const wc_hdr_t *hdr, const void *payload, size_t 
     }
     sreq->frag_rreq = hdr->addr;
     sreq->frag_off = 0;
-    bool all_out = wc_frag_push_locked(src, p, sreq);
+    bool all_out = wc_frag_push_locked(ep, src, p, sreq);
     wt_spin_unlock(&p->lock);
     if (all_out)
         wc_request_done(sreq);
 }
 
-static void wc_on_frag(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     (void)src;
     wc_recv_frag(hdr, payload, len);
 }
 
-static void wc_on_unknown(int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_unknown(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
     (void)payload, (void)len;
     wu_log_fatal("packet of unknown type %d from rank %d", hdr->type, src);
 }
 
-/* Indexed by the header's type byte: every entry is set (wc_on_unknown by default), so delivery
- * never tests. Written by wc_pt2pt_init and wc_handler_register before the transports start,
- * read-only afterwards. */
-static wc_handler_fn_t wc_handlers[256];
-
-void wc_handler_register(wc_pkt_type_t type, wc_handler_fn_t fn)
+void wc_pt2pt_handlers_init(wc_ep_t *ep)
 {
-    wc_handlers[(uint8_t)type] = fn;
+    for (int i = 0; i < 256; i++)
+        ep->handlers[i] = wc_on_unknown;
+    wc_handler_register(ep, WC_PKT_EAGER, wc_on_eager);
+    wc_handler_register(ep, WC_PKT_RTS, wc_on_rts);
+    wc_handler_register(ep, WC_PKT_FIN, wc_on_fin);
+    wc_handler_register(ep, WC_PKT_ACK, wc_on_ack);
+    wc_handler_register(ep, WC_PKT_CTS, wc_on_cts);
+    wc_handler_register(ep, WC_PKT_FRAG, wc_on_frag);
 }
 
-void wc_pt2pt_deliver(int src, const void *hdrp, const void *payload, size_t len, void *arg)
+wc_request_t *wc_pt2pt_take_posted(wc_ep_t *ep, int src, int tag, uint32_t ctx)
 {
-    const wc_hdr_t *hdr = hdrp;
-    (void)arg;
-    wc_handlers[hdr->type](src, hdr, payload, len);
-}
-
-wc_request_t *wc_pt2pt_take_posted(int src, int tag, uint32_t ctx)
-{
-    wt_spin_lock(&wc_p2p.match_lock);
-    wc_match_entry_t *e = wc_match_posted_take(wc_p2p.match, ctx, src, tag);
-    wt_spin_unlock(&wc_p2p.match_lock);
+    wt_spin_lock(&ep->match_lock);
+    wc_match_entry_t *e = wc_match_posted_take(ep->match, ctx, src, tag);
+    wt_spin_unlock(&ep->match_lock);
     return e ? WU_CONTAINER_OF(e, wc_request_t, match) : NULL;
 }
 
@@ -691,23 +639,24 @@ wc_request_t *wc_pt2pt_take_posted(int src, int tag, uint32_t ctx)
  * receive requests that will match. Runs in the progress thread, before delivery; reads the
  * engine without the lock (a hint: a torn read only prefetches the wrong line), so it is skipped
  * when other threads may be posting concurrently. */
-static void wc_pt2pt_prefetch(int src, const void *hdrp, int stage)
+void wc_pt2pt_prefetch(void *arg, int src, const void *hdrp, int stage)
 {
     const wc_hdr_t *hdr = hdrp;
+    wc_ep_t *ep = arg;
     if (hdr->type != WC_PKT_EAGER && hdr->type != WC_PKT_RTS)
         return;
-    if (!wt_spin_trylock(&wc_p2p.match_lock))
+    if (!wt_spin_trylock(&ep->match_lock))
         return;
     if (stage == 0) {
-        wc_match_prefetch_bin(wc_p2p.match, hdr->ctx, src, hdr->tag);
+        wc_match_prefetch_bin(ep->match, hdr->ctx, src, hdr->tag);
     } else {
-        wc_match_entry_t *e = wc_match_posted_peek_exact(wc_p2p.match, hdr->ctx, src, hdr->tag);
+        wc_match_entry_t *e = wc_match_posted_peek_exact(ep->match, hdr->ctx, src, hdr->tag);
         if (e) {
             __builtin_prefetch(WU_CONTAINER_OF(e, wc_request_t, match), 1);
             __builtin_prefetch(e, 1);
         }
     }
-    wt_spin_unlock(&wc_p2p.match_lock);
+    wt_spin_unlock(&ep->match_lock);
 }
 
 /* ---- operations ----------------------------------------------------------------------------------- */
@@ -744,11 +693,11 @@ static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
 
 /* dt: NULL for len contiguous bytes at buf, else the non-contiguous layout of buf (len packed
  * bytes, req->cur already on it). */
-static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, size_t len,
+static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len,
                                          const wc_dtype_t *dt, int dst, int tag, uint32_t ctx,
                                          wc_send_mode_t mode)
 {
-    wc_peer_t *p = &wc_p2p.peers[dst];
+    wc_peer_t *p = &ep->peers[dst];
     req->kind = WC_REQ_SEND;
     req->buf = (void *)buf;
     req->len = len;
@@ -784,21 +733,23 @@ static inline wu_status_t wc_isend_start(wc_request_t *req, const void *buf, siz
         return WU_OK;
     }
     wt_spin_lock(&p->lock);
-    bool out = wc_out_locked(dst, p, op);
+    bool out = wc_out_locked(ep, dst, p, op);
     wt_spin_unlock(&p->lock);
     if (out && completes)
         wc_request_done(req);
     return WU_OK;
 }
 
-wu_status_t wc_isend(wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
+wu_status_t wc_isend(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
                      wc_send_mode_t mode)
 {
-    return wc_isend_start(req, buf, len, NULL, dst, tag, ctx, mode);
+    return wc_isend_start(ep, req, buf, len, NULL, dst, tag, ctx, mode);
 }
 
-static inline void wc_recv_init(wc_request_t *req, void *buf, size_t len, const wc_dtype_t *dt)
+static inline void wc_recv_init(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len,
+                                const wc_dtype_t *dt)
 {
+    req->ep = ep;
     req->kind = WC_REQ_RECV;
     req->buf = buf;
     req->len = len;
@@ -810,37 +761,38 @@ static inline void wc_recv_init(wc_request_t *req, void *buf, size_t len, const 
     wc_request_reset(req);
 }
 
-static inline wu_status_t wc_irecv_start(wc_request_t *req, void *buf, size_t len,
+static inline wu_status_t wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len,
                                          const wc_dtype_t *dt, int src, int tag, uint32_t ctx)
 {
-    wc_recv_init(req, buf, len, dt);
+    wc_recv_init(ep, req, buf, len, dt);
     req->match.ctx = ctx;
     req->match.src = src;
     req->match.tag = tag;
-    wt_spin_lock(&wc_p2p.match_lock);
-    wc_match_entry_t *e = wc_match_unexpected_find(wc_p2p.match, ctx, src, tag, true);
+    wt_spin_lock(&ep->match_lock);
+    wc_match_entry_t *e = wc_match_unexpected_find(ep->match, ctx, src, tag, true);
     if (e) {
-        wt_spin_unlock(&wc_p2p.match_lock);
-        wc_recv_matched_msg(req, WU_CONTAINER_OF(e, wc_message_t, match));
+        wt_spin_unlock(&ep->match_lock);
+        wc_recv_matched_msg(ep, req, WU_CONTAINER_OF(e, wc_message_t, match));
         return WU_OK;
     }
-    wu_status_t st = wc_match_post(wc_p2p.match, &req->match);
-    wt_spin_unlock(&wc_p2p.match_lock);
+    wu_status_t st = wc_match_post(ep->match, &req->match);
+    wt_spin_unlock(&ep->match_lock);
     return st;
 }
 
-wu_status_t wc_irecv(wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx)
+wu_status_t wc_irecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx)
 {
-    return wc_irecv_start(req, buf, len, NULL, src, tag, ctx);
+    return wc_irecv_start(ep, req, buf, len, NULL, src, tag, ctx);
 }
 
 bool wc_cancel_recv(wc_request_t *req)
 {
     if (req->kind != WC_REQ_RECV || wc_request_is_complete(req))
         return false;
-    wt_spin_lock(&wc_p2p.match_lock);
-    bool removed = wc_match_posted_remove(wc_p2p.match, &req->match);
-    wt_spin_unlock(&wc_p2p.match_lock);
+    wc_ep_t *ep = req->ep;
+    wt_spin_lock(&ep->match_lock);
+    bool removed = wc_match_posted_remove(ep->match, &req->match);
+    wt_spin_unlock(&ep->match_lock);
     if (!removed)
         return false;
     req->cancelled = 1;
@@ -848,11 +800,11 @@ bool wc_cancel_recv(wc_request_t *req)
     return true;
 }
 
-static bool wc_iprobe_once(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
+static bool wc_iprobe_once(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
                            wc_message_t **msg_p)
 {
-    wt_spin_lock(&wc_p2p.match_lock);
-    wc_match_entry_t *e = wc_match_unexpected_find(wc_p2p.match, ctx, src, tag, take);
+    wt_spin_lock(&ep->match_lock);
+    wc_match_entry_t *e = wc_match_unexpected_find(ep->match, ctx, src, tag, take);
     if (e) {
         wc_message_t *msg = WU_CONTAINER_OF(e, wc_message_t, match);
         info_p->source = msg->src;
@@ -861,38 +813,27 @@ static bool wc_iprobe_once(int src, int tag, uint32_t ctx, bool take, wc_probe_i
         if (take)
             *msg_p = msg;
     }
-    wt_spin_unlock(&wc_p2p.match_lock);
+    wt_spin_unlock(&ep->match_lock);
     return e != NULL;
 }
 
-bool wc_iprobe(int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
+bool wc_iprobe(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
                wc_message_t **msg_p)
 {
-    if (wc_iprobe_once(src, tag, ctx, take, info_p, msg_p))
+    if (wc_iprobe_once(ep, src, tag, ctx, take, info_p, msg_p))
         return true;
-    wc_progress();
-    return wc_iprobe_once(src, tag, ctx, take, info_p, msg_p);
+    wc_progress();   /* the engine runs ep's task (a unit test's endpoints: wc_ep_progress) */
+    return wc_iprobe_once(ep, src, tag, ctx, take, info_p, msg_p);
 }
 
-wu_status_t wc_imrecv(wc_request_t *req, void *buf, size_t len, wc_message_t *msg)
+wu_status_t wc_imrecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, wc_message_t *msg)
 {
-    wc_recv_init(req, buf, len, NULL);
-    wc_recv_matched_msg(req, msg);
+    wc_recv_init(ep, req, buf, len, NULL);
+    wc_recv_matched_msg(ep, req, msg);
     return WU_OK;
 }
 
 /* ---- progress ------------------------------------------------------------------------------------- */
-
-wp_task_result_t wc_pt2pt_progress_task(void *arg)
-{
-    int did = 0;
-    (void)arg;
-    for (int i = 0; i < wc_p2p.npoll; i++)
-        did += wc_p2p.poll[i].progress(wc_p2p.poll[i].tl);
-    if (WU_UNLIKELY(atomic_load_explicit(&wc_p2p.npending, memory_order_relaxed) > 0))
-        did += wc_pending_drain();
-    return did ? WP_TASK_DONE : WP_TASK_AGAIN;
-}
 
 int wc_progress(void)
 {
@@ -908,115 +849,57 @@ static bool wc_recv_abandoned(wc_match_entry_t *e, void *arg)
     return !wc_request_is_detached(WU_CONTAINER_OF(e, wc_request_t, match));
 }
 
-void wc_pt2pt_quiesce(size_t *dropped_p, size_t *withdrawn_p)
+void wc_pt2pt_quiesce(wc_ep_t *ep, size_t *dropped_p, size_t *withdrawn_p)
 {
     size_t withdrawn = 0;
-    for (int dst = 0; wc_p2p.peers && dst < wc_world.size; dst++) {
-        wc_peer_t *p = &wc_p2p.peers[dst];
+    for (int dst = 0; ep->peers && dst < ep->size; dst++) {
+        wc_peer_t *p = &ep->peers[dst];
         wt_spin_lock(&p->lock);
-        wc_peer_purge_locked(p);
+        wc_peer_purge_locked(ep, p);
         wt_spin_unlock(&p->lock);
     }
-    wt_spin_lock(&wc_p2p.match_lock);
-    if (wc_p2p.match)
-        withdrawn = wc_match_posted_sweep(wc_p2p.match, wc_recv_abandoned, NULL);
-    wt_spin_unlock(&wc_p2p.match_lock);
-    *dropped_p = atomic_exchange_explicit(&wc_p2p.ndropped, 0, memory_order_relaxed);
+    wt_spin_lock(&ep->match_lock);
+    if (ep->match)
+        withdrawn = wc_match_posted_sweep(ep->match, wc_recv_abandoned, NULL);
+    wt_spin_unlock(&ep->match_lock);
+    *dropped_p = atomic_exchange_explicit(&ep->ndropped, 0, memory_order_relaxed);
     *withdrawn_p = withdrawn;
 }
 
 /* ---- setup ---------------------------------------------------------------------------------------- */
 
-wu_status_t wc_pt2pt_init(void)
-{
-    for (int i = 0; i < 256; i++)
-        wc_handlers[i] = wc_on_unknown;
-    wc_handler_register(WC_PKT_EAGER, wc_on_eager);
-    wc_handler_register(WC_PKT_RTS, wc_on_rts);
-    wc_handler_register(WC_PKT_FIN, wc_on_fin);
-    wc_handler_register(WC_PKT_ACK, wc_on_ack);
-    wc_handler_register(WC_PKT_CTS, wc_on_cts);
-    wc_handler_register(WC_PKT_FRAG, wc_on_frag);
-    wc_p2p.npoll = 0;
-    wc_p2p.buf_bytes = 0;
-    wt_spin_init(&wc_p2p.match_lock);
-    wu_status_t st = wc_match_create(&wc_p2p.match);
-    if (st != WU_OK)
-        return st;
-    wc_p2p.peers = aligned_alloc(WU_CACHELINE, sizeof(wc_peer_t) * (size_t)wc_world.size);
-    if (!wc_p2p.peers) {
-        wc_match_destroy(wc_p2p.match);
-        wu_log_error("no memory for %d send queues", wc_world.size);
-        return WU_ERR_NO_MEMORY;
-    }
-    for (int i = 0; i < wc_world.size; i++) {
-        wt_spin_init(&wc_p2p.peers[i].lock);
-        wu_list_init(&wc_p2p.peers[i].pending);
-        atomic_init(&wc_p2p.peers[i].queued, false);
-        wc_p2p.peers[i].leave_gen = wc_leave_gen_now();
-    }
-    atomic_store(&wc_p2p.npending, 0);
-    atomic_store(&wc_p2p.ndropped, 0);
-    return WU_OK;
-}
-
-void wc_pt2pt_peer_set(int peer, wx_tl_t *tl)
-{
-    wc_peer_t *p = &wc_p2p.peers[peer];
-    p->tl = tl;
-    p->send = tl->ops->send;
-    p->send_fill = tl->ops->send_fill;
-    p->direct = (tl->attr.caps & WX_CAP_INLINE_DELIVERY) != 0;
-    p->eager_max = tl->attr.eager_max;
-    p->bulk_eager_max = tl->attr.bulk_eager_max;
-    p->frag_size = tl->attr.frag_size;
-    if (tl->attr.eager_max > wc_p2p.buf_bytes)
-        wc_p2p.buf_bytes = tl->attr.eager_max;
-    if (p->direct)
-        return;
-    for (int i = 0; i < wc_p2p.npoll; i++)
-        if (wc_p2p.poll[i].tl == tl)
-            return;
-    if (wc_p2p.npoll == WC_TL_MAX)
-        wu_log_fatal("more than %d transports to poll", WC_TL_MAX);
-    wc_p2p.poll[wc_p2p.npoll].tl = tl;
-    wc_p2p.poll[wc_p2p.npoll++].progress = tl->ops->progress;
-    tl->ops->set_prefetch(tl, wc_pt2pt_prefetch);
-}
-
 static void wc_message_drop(wc_match_entry_t *e, void *arg)
 {
-    (void)arg;
-    wc_message_put_locked(WU_CONTAINER_OF(e, wc_message_t, match));
+    wc_message_put_locked(arg, WU_CONTAINER_OF(e, wc_message_t, match));
 }
 
-void wc_pt2pt_finalize(void)
+void wc_pt2pt_release(wc_ep_t *ep)
 {
-    if (wc_p2p.match) {
+    if (ep->match) {
         /* messages nobody received (an erroneous program, or one that sent to a rank that left) */
-        size_t n = wc_match_unexpected_sweep(wc_p2p.match, wc_message_drop, NULL);
+        size_t n = wc_match_unexpected_sweep(ep->match, wc_message_drop, ep);
         if (n)
             wu_debug("%zu unexpected messages never received", n);
-        wc_match_destroy(wc_p2p.match);
-        wc_p2p.match = NULL;
+        wc_match_destroy(ep->match);
+        ep->match = NULL;
     }
-    for (int dst = 0; wc_p2p.peers && dst < wc_world.size; dst++) {
+    for (int dst = 0; ep->peers && dst < ep->size; dst++) {
         /* control packets that never found ring space; others are embedded in requests */
         wu_list_t *e, *next;
-        for (e = wc_p2p.peers[dst].pending.next; e != &wc_p2p.peers[dst].pending; e = next) {
+        for (e = ep->peers[dst].pending.next; e != &ep->peers[dst].pending; e = next) {
             next = e->next;
             wc_sendop_t *op = WU_CONTAINER_OF(e, wc_sendop_t, link);
             if (op->pooled)
                 free(op);
         }
     }
-    free(wc_p2p.peers);
-    wc_p2p.peers = NULL;
-    while (wc_p2p.nbufs)
-        free(wc_p2p.bufs[--wc_p2p.nbufs]);
-    while (wc_p2p.msg_free) {
-        wc_message_t *m = wc_p2p.msg_free;
-        wc_p2p.msg_free = m->next_free;
+    free(ep->peers);
+    ep->peers = NULL;
+    while (ep->nbufs)
+        free(ep->bufs[--ep->nbufs]);
+    while (ep->msg_free) {
+        wc_message_t *m = ep->msg_free;
+        ep->msg_free = m->next_free;
         free(m);
     }
 }
@@ -1026,35 +909,35 @@ void wc_pt2pt_finalize(void)
  * byte path above with nothing more; any other gets a cursor that packs or unpacks its data in
  * place, packet by packet (wc_pack_fill, wc_recv_copy_in). */
 
-wu_status_t wc_isend_dt(wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
+wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
                         int dst, int tag, uint32_t ctx, wc_send_mode_t mode)
 {
     if (WU_LIKELY(dt->contig))
-        return wc_isend_start(req, (const char *)buf + dt->contig_off, count * dt->size, NULL, dst,
+        return wc_isend_start(ep, req, (const char *)buf + dt->contig_off, count * dt->size, NULL, dst,
                               tag, ctx, mode);
     wc_dtype_cursor_init(&req->cur, dt, buf, count);
-    return wc_isend_start(req, buf, count * dt->size, dt, dst, tag, ctx, mode);
+    return wc_isend_start(ep, req, buf, count * dt->size, dt, dst, tag, ctx, mode);
 }
 
-wu_status_t wc_irecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
+wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
                         int src, int tag, uint32_t ctx)
 {
     if (WU_LIKELY(dt->contig))
-        return wc_irecv_start(req, (char *)buf + dt->contig_off, count * dt->size, NULL, src, tag,
+        return wc_irecv_start(ep, req, (char *)buf + dt->contig_off, count * dt->size, NULL, src, tag,
                               ctx);
     wc_dtype_cursor_init(&req->cur, dt, buf, count);
-    return wc_irecv_start(req, buf, count * dt->size, dt, src, tag, ctx);
+    return wc_irecv_start(ep, req, buf, count * dt->size, dt, src, tag, ctx);
 }
 
-wu_status_t wc_imrecv_dt(wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
+wu_status_t wc_imrecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
                          wc_message_t *msg)
 {
     if (WU_LIKELY(dt->contig)) {
-        wc_recv_init(req, (char *)buf + dt->contig_off, count * dt->size, NULL);
+        wc_recv_init(ep, req, (char *)buf + dt->contig_off, count * dt->size, NULL);
     } else {
         wc_dtype_cursor_init(&req->cur, dt, buf, count);
-        wc_recv_init(req, buf, count * dt->size, dt);
+        wc_recv_init(ep, req, buf, count * dt->size, dt);
     }
-    wc_recv_matched_msg(req, msg);
+    wc_recv_matched_msg(ep, req, msg);
     return WU_OK;
 }

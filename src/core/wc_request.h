@@ -45,6 +45,8 @@ typedef struct wc_sendop {
     bool      pack;           /* the payload is packed by req's cursor (payload unused) */
 } wc_sendop_t;
 
+struct wc_ep;
+
 typedef struct wc_request {
     /* Hot: what matching and completion touch, in the first 64 bytes. */
     _Atomic uintptr_t state;
@@ -63,6 +65,7 @@ typedef struct wc_request {
     void            (*on_complete)(struct wc_request *req);   /* detached requests only */
     wc_match_entry_t  match;         /* receive: the posted pattern */
     /* Cold: rendezvous and queued sends. */
+    struct wc_ep     *ep;            /* receive: its endpoint (cancel) */
     size_t            msg_len;       /* receive: the whole message's length */
     size_t            arrived;       /* pipelined receive: bytes arrived */
     size_t            frag_off;      /* pipelined send: next offset */

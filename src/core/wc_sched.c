@@ -123,7 +123,7 @@ static void wc_sched_reclaim(void)
     }
 }
 
-wc_sched_t *wc_sched_create(uint32_t ctx, int tag)
+wc_sched_t *wc_sched_create(wc_ep_t *ep, uint32_t ctx, int tag)
 {
     if (WU_UNLIKELY(atomic_load_explicit(&wc_sched_zombies, memory_order_relaxed) != NULL))
         wc_sched_reclaim();
@@ -140,6 +140,7 @@ wc_sched_t *wc_sched_create(uint32_t ctx, int tag)
     }
     /* only what building and running read before writing: the task is set up at submission */
     s->nsteps = s->next = s->pending = 0;
+    s->ep = ep;
     s->ctx = ctx;
     s->tag = tag;
     s->error = WU_OK;
@@ -249,12 +250,12 @@ static void wc_sched_start_round(wc_sched_t *s)
         switch (st->kind) {
         case WC_STEP_SEND:
             s->round_bytes += st->msg.count * st->msg.dt->size;
-            rc = wc_isend_dt(&st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
+            rc = wc_isend_dt(s->ep, &st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
                              s->tag, s->ctx, (wc_send_mode_t)s->send_mode);
             break;
         case WC_STEP_RECV:
             s->round_bytes += st->msg.count * st->msg.dt->size;
-            rc = wc_irecv_dt(&st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
+            rc = wc_irecv_dt(s->ep, &st->req, st->msg.buf, st->msg.count, st->msg.dt, st->msg.peer,
                              s->tag, s->ctx);
             break;
         case WC_STEP_COPY:

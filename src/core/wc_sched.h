@@ -47,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/wc_dtype.h"
+#include "core/wc_ep.h"
 #include "core/wc_request.h"
 #include "util/wu_status.h"
 
@@ -63,9 +64,9 @@ typedef struct wc_sched_args {
 /* A local step (reduction, unpacking, ...); returns WU_OK or the error of the schedule. */
 typedef wu_status_t (*wc_sched_fn_t)(const wc_sched_args_t *a);
 
-/* A new empty schedule for messages on context ctx with tag `tag`. Reclaims finished schedules
- * first. NULL: out of memory. */
-wc_sched_t *wc_sched_create(uint32_t ctx, int tag);
+/* A new empty schedule for messages of endpoint ep on context ctx with tag `tag`. Reclaims
+ * finished schedules first. NULL: out of memory. */
+wc_sched_t *wc_sched_create(wc_ep_t *ep, uint32_t ctx, int tag);
 
 /* Build steps (inline, wc_sched_inl.h): wc_sched_send(s, buf, count, dt, dst) and
  * wc_sched_recv(s, buf, count, dt, src) move count elements of layout dt at buf (packed bytes

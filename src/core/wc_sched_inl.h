@@ -59,6 +59,7 @@ struct wc_sched {
     int nsteps, cap;
     int next;                          /* next step to start */
     int pending;                       /* first started step that may not be complete */
+    wc_ep_t *ep;
     uint32_t ctx;
     int tag;
     wu_status_t error;                 /* building, then the first failed step's */

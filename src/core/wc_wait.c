@@ -135,7 +135,7 @@ static bool wc_sleep_doorbell(wc_waiter_t *w)
 
 static void wc_sleep(wc_waiter_t *w)
 {
-    if (wc_pt2pt_sends_pending()) {
+    if (wc_ep_sends_pending(wc_ep_default())) {   /* the process's endpoint: its queues */
         /* Packets wait for ring space: only polling moves them. */
         sched_yield();
         return;

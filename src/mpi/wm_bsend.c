@@ -123,7 +123,7 @@ int wm_bsend_post(wm_comm_t *c, const char *fn, const void *buf, MPI_Count count
     r->active = true;
     r->bsend_block = b;
     wm_bsend.inflight++;
-    wc_isend(&r->core, b->data, bytes, wm_comm_peer_world(c, dest), tag, c->ctx, WC_SEND_STANDARD);
+    wc_isend(wc_ep_default(), &r->core, b->data, bytes, wm_comm_peer_world(c, dest), tag, c->ctx, WC_SEND_STANDARD);
     wt_mutex_unlock(&wm_bsend.lock);
     wc_request_detach(&r->core, wm_bsend_complete_cb);
     return MPI_SUCCESS;

@@ -32,7 +32,7 @@ int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm
         uint32_t seq = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed);
         tag = WM_TAG_COLL_BASE + (int)(seq % (uint32_t)(WM_TAG_COLL_END - WM_TAG_COLL_BASE + 1));
     }
-    wc_sched_t *s = wc_sched_create(c->ctx | WM_CTX_COLL, tag);
+    wc_sched_t *s = wc_sched_create(wc_ep_default(), c->ctx | WM_CTX_COLL, tag);
     if (!s)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a schedule");
     build(s, c, a);

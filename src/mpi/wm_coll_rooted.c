@@ -85,7 +85,7 @@ void wm_coll_build_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
     if (n == 1 || bytes == 0)
         return;
     const wc_dtype_t *dt = &a->rtype->layout;
-    if (n <= WM_COLL_BCAST_LINEAR_RANKS && wc_bulk_single_copy(bytes)) {
+    if (n <= WM_COLL_BCAST_LINEAR_RANKS && wc_bulk_single_copy(wc_ep_default(), bytes)) {
         /* linear: every rank reads the whole buffer straight from the root's, all at once. Every
          * rank decides alike: the condition does not look at the local layout (the root's and a
          * receiver's may differ in shape); a non-contiguous side takes the pipeline. */

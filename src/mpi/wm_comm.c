@@ -21,7 +21,7 @@ wm_comm_t wm_comm_world, wm_comm_self;
 wu_status_t wm_cx_send(const void *buf, size_t len, int world_dst, int tag, uint32_t ctx)
 {
     wc_request_t s;
-    wu_status_t st = wc_isend(&s, buf, len, world_dst, tag, ctx, WC_SEND_STANDARD);
+    wu_status_t st = wc_isend(wc_ep_default(), &s, buf, len, world_dst, tag, ctx, WC_SEND_STANDARD);
     if (st != WU_OK)
         return st;
     wc_wait(&s);
@@ -31,7 +31,7 @@ wu_status_t wm_cx_send(const void *buf, size_t len, int world_dst, int tag, uint
 wu_status_t wm_cx_recv(void *buf, size_t len, int world_src, int tag, uint32_t ctx)
 {
     wc_request_t r;
-    wu_status_t st = wc_irecv(&r, buf, len, world_src, tag, ctx);
+    wu_status_t st = wc_irecv(wc_ep_default(), &r, buf, len, world_src, tag, ctx);
     if (st != WU_OK)
         return st;
     wc_wait(&r);
@@ -67,7 +67,7 @@ wu_status_t wm_cx_gather(void *buf, size_t len, const int *ranks, int n, int me,
     bool *posted = calloc((size_t)n, sizeof(*posted));
     wu_status_t st = rq && posted ? WU_OK : WU_ERR_NO_MEMORY;
     for (int i = 0; i < n && st == WU_OK; i++)
-        if (i != root && (st = wc_irecv(&rq[i], (char *)buf + (size_t)i * len, len, ranks[i], tag, ctx)) == WU_OK)
+        if (i != root && (st = wc_irecv(wc_ep_default(), &rq[i], (char *)buf + (size_t)i * len, len, ranks[i], tag, ctx)) == WU_OK)
             posted[i] = true;
     for (int i = 0; i < n && posted; i++) {
         if (!posted[i])
@@ -172,7 +172,7 @@ static wu_status_t wm_ctx_send_all(wm_comm_t *c, const uint32_t *ctx, wc_request
             int w = side ? c->remote_world_ranks[r] : wm_comm_world_rank(c, r);
             if (w == wc_world.rank)
                 continue;
-            wu_status_t st = wc_isend(&reqs[n], ctx, sizeof(*ctx), w, WM_TAG_CTXID, coll, WC_SEND_STANDARD);
+            wu_status_t st = wc_isend(wc_ep_default(), &reqs[n], ctx, sizeof(*ctx), w, WM_TAG_CTXID, coll, WC_SEND_STANDARD);
             if (st != WU_OK) {
                 *nreq = n;
                 return st;
@@ -192,7 +192,7 @@ uint32_t wm_ctx_agree(wm_comm_t *c)
         wm_cx_recv(&ctx, sizeof(ctx), leader, WM_TAG_CTXID, c->ctx | WM_CTX_COLL);
         return ctx;
     }
-    ctx = wc_ctx_alloc(2);
+    ctx = wc_ctx_alloc(wc_ep_default(), 2);
     int total = c->size + (c->inter ? c->remote_size : 0), n = 0;
     wc_request_t one, *reqs = total > 1 ? calloc((size_t)total, sizeof(*reqs)) : &one;
     if (!reqs) {
@@ -201,7 +201,7 @@ uint32_t wm_ctx_agree(wm_comm_t *c)
         for (int side = 0; side < (c->inter ? 2 : 1); side++)
             for (int r = 0; r < (side ? c->remote_size : c->size); r++) {
                 int w = side ? c->remote_world_ranks[r] : wm_comm_world_rank(c, r);
-                if (w != wc_world.rank && wc_isend(&s, &ctx, sizeof(ctx), w, WM_TAG_CTXID,
+                if (w != wc_world.rank && wc_isend(wc_ep_default(), &s, &ctx, sizeof(ctx), w, WM_TAG_CTXID,
                                                    c->ctx | WM_CTX_COLL, WC_SEND_STANDARD) == WU_OK)
                     wc_wait(&s);
             }
@@ -482,10 +482,10 @@ static int wm_comm_idup_common(const char *fn, MPI_Comm comm, MPI_Info info, boo
         r->count = sizeof(d->ctx);
         r->peer = c->inter ? wm_comm_peer_rank(c, leader) : wm_comm_local_rank(c, leader);
         r->tag = WM_TAG_CTXID;
-        st = wc_irecv(&r->core, &d->ctx, sizeof(d->ctx), leader, WM_TAG_CTXID, coll);
+        st = wc_irecv(wc_ep_default(), &r->core, &d->ctx, sizeof(d->ctx), leader, WM_TAG_CTXID, coll);
     } else {
         r->kind = WM_REQ_DONE;
-        d->ctx = wc_ctx_alloc(2) | wm_comm_ctx_hints(d->info);
+        d->ctx = wc_ctx_alloc(wc_ep_default(), 2) | wm_comm_ctx_hints(d->info);
         for (int side = 0; side < (c->inter ? 2 : 1) && st == WU_OK; side++) {
             for (int i = 0; i < (side ? c->remote_size : c->size) && st == WU_OK; i++) {
                 int w = side ? c->remote_world_ranks[i] : wm_comm_world_rank(c, i);
@@ -497,7 +497,7 @@ static int wm_comm_idup_common(const char *fn, MPI_Comm comm, MPI_Info info, boo
                     break;
                 }
                 s->ctx = d->ctx;
-                st = wc_isend(&s->req, &s->ctx, sizeof(s->ctx), w, WM_TAG_CTXID, coll, WC_SEND_STANDARD);
+                st = wc_isend(wc_ep_default(), &s->req, &s->ctx, sizeof(s->ctx), w, WM_TAG_CTXID, coll, WC_SEND_STANDARD);
                 if (st == WU_OK)
                     wc_request_detach(&s->req, wm_ctx_send_done);
                 else

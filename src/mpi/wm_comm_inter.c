@@ -20,10 +20,10 @@ wu_status_t wm_inter_swap(wm_comm_t *c, const void *outb, size_t len_out, void *
     wu_status_t st = WU_OK;
     if (c->rank == 0) {
         wc_request_t s, r;
-        st = wc_irecv(&r, in, len_in, c->remote_world_ranks[0], WM_TAG_INTER_LEADERS, coll);
+        st = wc_irecv(wc_ep_default(), &r, in, len_in, c->remote_world_ranks[0], WM_TAG_INTER_LEADERS, coll);
         if (st != WU_OK)
             return st;
-        st = wc_isend(&s, outb, len_out, c->remote_world_ranks[0], WM_TAG_INTER_LEADERS, coll,
+        st = wc_isend(wc_ep_default(), &s, outb, len_out, c->remote_world_ranks[0], WM_TAG_INTER_LEADERS, coll,
                       WC_SEND_STANDARD);
         if (st == WU_OK)
             wc_wait(&s);
@@ -74,22 +74,22 @@ WM_API int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm
     uint32_t lcoll = lc->ctx | WM_CTX_COLL;
     if (lc->rank == local_leader) {
         /* both leaders propose an id; the one of the leader lower in world rank wins */
-        mine.ctx = wc_ctx_alloc(2);
+        mine.ctx = wc_ctx_alloc(wc_ep_default(), 2);
         uint32_t pcoll = pc->ctx | WM_CTX_COLL;
         int rl = wm_comm_peer_world(pc, remote_leader);
         int utag = WM_TAG_USER_BIT | tag;
         wc_request_t s, r;
-        st = wc_irecv(&r, &theirs, sizeof(theirs), rl, utag, pcoll);
+        st = wc_irecv(wc_ep_default(), &r, &theirs, sizeof(theirs), rl, utag, pcoll);
         if (st == WU_OK) {
-            if ((st = wc_isend(&s, &mine, sizeof(mine), rl, utag, pcoll, WC_SEND_STANDARD)) == WU_OK)
+            if ((st = wc_isend(wc_ep_default(), &s, &mine, sizeof(mine), rl, utag, pcoll, WC_SEND_STANDARD)) == WU_OK)
                 wc_wait(&s);
             wc_wait(&r);
         }
         if (st == WU_OK && !(remote = malloc(sizeof(int) * ((size_t)theirs.n + 1))))
             st = WU_ERR_NO_MEMORY;  /* the peer's next message stays unmatched; the job is broken */
         if (st == WU_OK) {
-            if ((st = wc_irecv(&r, remote, sizeof(int) * (size_t)theirs.n, rl, utag, pcoll)) == WU_OK) {
-                if ((st = wc_isend(&s, local, sizeof(int) * (size_t)lc->size, rl, utag, pcoll,
+            if ((st = wc_irecv(wc_ep_default(), &r, remote, sizeof(int) * (size_t)theirs.n, rl, utag, pcoll)) == WU_OK) {
+                if ((st = wc_isend(wc_ep_default(), &s, local, sizeof(int) * (size_t)lc->size, rl, utag, pcoll,
                                    WC_SEND_STANDARD)) == WU_OK)
                     wc_wait(&s);
                 wc_wait(&r);
@@ -252,7 +252,7 @@ int wm_comm_split_inter(wm_comm_t *c, int color, int key, wm_comm_t **out)
     tab[2 + 2 * c->rank] = key;
     wu_status_t st = wm_cx_gather(tab + 1, 2 * sizeof(int), local, n, c->rank, 0, WM_TAG_SPLIT_GATHER, coll);
     if (c->rank == 0)
-        tab[0] = lower ? (int)wc_ctx_alloc(2 * (uint32_t)(n > rn ? n : rn)) : 0;
+        tab[0] = lower ? (int)wc_ctx_alloc(wc_ep_default(), 2 * (uint32_t)(n > rn ? n : rn)) : 0;
     if (st == WU_OK)
         st = wm_inter_swap(c, tab, sizeof(int) * (2 * (size_t)n + 1), rtab, sizeof(int) * (2 * (size_t)rn + 1),
                            local);

@@ -59,7 +59,7 @@ static int wm_split_intra(wm_comm_t *c, int color, int key, wm_comm_t **out)
     buf[2 + 2 * c->rank] = key;
     wu_status_t st = wm_cx_gather(buf + 1, 2 * sizeof(int), ranks, n, c->rank, 0, WM_TAG_SPLIT_GATHER, coll);
     if (c->rank == 0)
-        buf[0] = (int)wc_ctx_alloc(2 * (uint32_t)n);
+        buf[0] = (int)wc_ctx_alloc(wc_ep_default(), 2 * (uint32_t)n);
     if (st == WU_OK)
         st = wm_cx_bcast(buf, sizeof(int) * (2 * (size_t)n + 1), ranks, n, c->rank, 0, WM_TAG_SPLIT_BCAST, coll);
     if (st != WU_OK) {
@@ -141,7 +141,7 @@ WM_API int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         int *ranks = wm_comm_local_ranks(c);
         if (!ranks)
             return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
-        uint32_t base = c->rank == 0 ? wc_ctx_alloc(2 * (uint32_t)c->size) : 0;
+        uint32_t base = c->rank == 0 ? wc_ctx_alloc(wc_ep_default(), 2 * (uint32_t)c->size) : 0;
         wu_status_t st = wm_cx_bcast(&base, sizeof(base), ranks, c->size, c->rank, 0, WM_TAG_CREATE_BCAST,
                                      c->ctx | WM_CTX_COLL);
         free(ranks);
@@ -186,13 +186,13 @@ WM_API int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_C
     uint32_t ctx = 0, coll = c->ctx | WM_CTX_COLL;
     wu_status_t st = WU_OK;
     if (g->rank == 0) {
-        ctx = wc_ctx_alloc(2);
+        ctx = wc_ctx_alloc(wc_ep_default(), 2);
         wc_request_t *rq = calloc((size_t)g->size, sizeof(*rq));
         if (!rq)
             return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
         int nposted = 1;
         for (int i = 1; i < g->size && st == WU_OK; i++, nposted++)
-            st = wc_isend(&rq[i], &ctx, sizeof(ctx), g->ranks[i], WM_TAG_USER_BIT | tag, coll,
+            st = wc_isend(wc_ep_default(), &rq[i], &ctx, sizeof(ctx), g->ranks[i], WM_TAG_USER_BIT | tag, coll,
                           WC_SEND_STANDARD);
         if (st != WU_OK)
             nposted--;

@@ -76,7 +76,7 @@ WM_API int MPIX_Dynbcast(const void *buf, int count, MPI_Datatype datatype, cons
     if (WU_UNLIKELY(rc))
         return rc;
     wc_request_t r;
-    wu_status_t st = wc_idynbcast(&r, buf, (uint64_t)count, &ti->layout, world, n, tag, c->ctx);
+    wu_status_t st = wc_idynbcast(wc_ep_default(), &r, buf, (uint64_t)count, &ti->layout, world, n, tag, c->ctx);
     free(world);
     if (st == WU_OK) {
         wc_wait(&r);
@@ -117,7 +117,7 @@ WM_API int MPIX_Idynbcast(const void *buf, int count, MPI_Datatype datatype, con
     /* like a send: the request keeps a user communicator and datatype alive (docs/objects.md) */
     wm_request_use(r, WM_REQ_OBJ_COMM, &c->obj);
     wm_request_use(r, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
-    wu_status_t st = wc_idynbcast(&r->core, buf, (uint64_t)count, &ti->layout, world, n, tag,
+    wu_status_t st = wc_idynbcast(wc_ep_default(), &r->core, buf, (uint64_t)count, &ti->layout, world, n, tag,
                                   c->ctx);
     free(world);
     if (WU_UNLIKELY(st != WU_OK)) {

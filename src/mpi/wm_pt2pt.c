@@ -116,7 +116,7 @@ static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatyp
             return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
         r = &named->core;
     }
-    int st = wc_isend_dt(r, buf, (uint64_t)count, &ti->layout, wm_comm_peer_world(c, dest), tag,
+    int st = wc_isend_dt(wc_ep_default(), r, buf, (uint64_t)count, &ti->layout, wm_comm_peer_world(c, dest), tag,
                          c->ctx, mode);
     if (WU_LIKELY(st == WU_OK)) {
         wc_wait(r);
@@ -150,7 +150,7 @@ static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
             return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
         r = &named->core;
     }
-    int st = wc_irecv_dt(r, buf, (uint64_t)count, &ti->layout, wm_core_source(c, source),
+    int st = wc_irecv_dt(wc_ep_default(), r, buf, (uint64_t)count, &ti->layout, wm_core_source(c, source),
                          wm_core_tag(tag), c->ctx);
     if (WU_LIKELY(st == WU_OK)) {
         wc_wait(r);
@@ -303,10 +303,10 @@ static int wm_sendrecv_core(const char *fn, wm_comm_t *c, const void *sendbuf, M
         r = &rn->core;
     }
     if (source != MPI_PROC_NULL)
-        st = wc_irecv_dt(r, recvbuf, (uint64_t)rcount, &rti->layout, wm_core_source(c, source),
+        st = wc_irecv_dt(wc_ep_default(), r, recvbuf, (uint64_t)rcount, &rti->layout, wm_core_source(c, source),
                          wm_core_tag(recvtag), c->ctx);
     if (st == WU_OK && dest != MPI_PROC_NULL) {
-        st = wc_isend_dt(s, sendbuf, (uint64_t)scount, slayout, wm_comm_peer_world(c, dest),
+        st = wc_isend_dt(wc_ep_default(), s, sendbuf, (uint64_t)scount, slayout, wm_comm_peer_world(c, dest),
                          sendtag, c->ctx, WC_SEND_STANDARD);
         if (st == WU_OK) {
             wc_wait(s);
@@ -452,7 +452,7 @@ static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool ta
     wc_message_t *msg = NULL;
     wc_idle_t idle;
     wc_idle_init(&idle);
-    while (!wc_iprobe(wm_core_source(c, source), wm_core_tag(tag), c->ctx, take, &info, &msg)) {
+    while (!wc_iprobe(wc_ep_default(), wm_core_source(c, source), wm_core_tag(tag), c->ctx, take, &info, &msg)) {
         if (!block) {
             *flag = 0;
             return MPI_SUCCESS;
@@ -534,7 +534,7 @@ static int wm_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dat
             return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
         r = &named->core;
     }
-    wc_imrecv_dt(r, buf, (uint64_t)count, &ti->layout, m->msg);
+    wc_imrecv_dt(wc_ep_default(), r, buf, (uint64_t)count, &ti->layout, m->msg);
     m->magic = 0;
     free(m);
     *message = MPI_MESSAGE_NULL;
@@ -590,7 +590,7 @@ static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype da
     r->ti = ti;
     wm_request_use(r, WM_REQ_OBJ_COMM, &m->comm->obj);
     wm_request_use(r, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
-    wc_imrecv_dt(&r->core, buf, (uint64_t)count, &ti->layout, m->msg);
+    wc_imrecv_dt(wc_ep_default(), &r->core, buf, (uint64_t)count, &ti->layout, m->msg);
     m->magic = 0;
     free(m);
     *message = MPI_MESSAGE_NULL;

@@ -199,11 +199,11 @@ int wm_request_start(wm_request_t *r, const char *func)
     }
     r->proc_null = false;
     if (r->kind == WM_REQ_SEND) {
-        st = wc_isend_dt(&r->core, r->buf, (uint64_t)r->count, &ti->layout,
+        st = wc_isend_dt(wc_ep_default(), &r->core, r->buf, (uint64_t)r->count, &ti->layout,
                          wm_comm_peer_world(c, r->peer), r->tag, c->ctx, r->mode);
     } else if (r->kind == WM_REQ_RECV) {
         int src = r->peer == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_peer_world(c, r->peer);
-        st = wc_irecv_dt(&r->core, r->buf, (uint64_t)r->count, &ti->layout, src,
+        st = wc_irecv_dt(wc_ep_default(), &r->core, r->buf, (uint64_t)r->count, &ti->layout, src,
                          r->tag == MPI_ANY_TAG ? WC_ANY_TAG : r->tag, c->ctx);
     } else {
         /* persistent buffered send: complete once the data is in the attached buffer */

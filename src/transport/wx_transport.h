@@ -50,9 +50,10 @@ typedef struct wx_bootstrap {
 typedef void (*wx_recv_fn_t)(int src, const void *hdr, const void *payload, size_t len, void *arg);
 
 /* Prefetch hint for a packet about to be delivered (see wx_shm_set_prefetch). Stage 0 may touch
- * only what is already cached; stage 1 may read what stage 0 prefetched. */
+ * only what is already cached; stage 1 may read what stage 0 prefetched. arg is the receive
+ * callback's argument (the core's endpoint). */
 #define WX_PREFETCH_STAGES 2
-typedef void (*wx_prefetch_fn_t)(int src, const void *hdr, int stage);
+typedef void (*wx_prefetch_fn_t)(void *arg, int src, const void *hdr, int stage);
 
 /* Writes len payload bytes at dst (inside a packet not yet published). */
 typedef void (*wx_fill_fn_t)(void *arg, void *dst, size_t len);

@@ -104,10 +104,10 @@ static void barrier(void)
     wc_request_t *r = calloc((size_t)np * 2, sizeof(*r));
     for (int p = 0; p < np; p++)
         if (p != me)
-            wc_irecv(&r[p], NULL, 0, p, tag, CTX_SYNC);
+            wc_irecv(wc_ep_default(), &r[p], NULL, 0, p, tag, CTX_SYNC);
     for (int p = 0; p < np; p++)
         if (p != me)
-            wc_isend(&r[np + p], NULL, 0, p, tag, CTX_SYNC, WC_SEND_STANDARD);
+            wc_isend(wc_ep_default(), &r[np + p], NULL, 0, p, tag, CTX_SYNC, WC_SEND_STANDARD);
     for (int p = 0; p < np; p++)
         if (p != me) {
             wc_wait(&r[p]);
@@ -124,7 +124,7 @@ typedef struct {
     bool posted;       /* receive posted before the send starts (else the message is unexpected) */
     bool sync;
     bool any_source;
-    bool probe;        /* unexpected only: wc_iprobe(take) + wc_imrecv_dt */
+    bool probe;        /* unexpected only: wc_iprobe(wc_ep_default(), take) + wc_imrecv_dt */
     bool self;         /* every rank to itself, else to the next rank */
 } dtcase_t;
 
@@ -162,11 +162,11 @@ static void run_case(const dtcase_t *c, int seed)
     int rsrc = c->any_source ? WC_ANY_SOURCE : src;
     wu_status_t st;
     if (c->posted) {
-        if ((st = wc_irecv_dt(&rreq, rbuf, c->rcount, c->rdt, rsrc, seed, CTX)) != WU_OK)
+        if ((st = wc_irecv_dt(wc_ep_default(), &rreq, rbuf, c->rcount, c->rdt, rsrc, seed, CTX)) != WU_OK)
             FAIL("wc_irecv_dt: %s", wu_status_str(st));
         barrier();
     }
-    if ((st = wc_isend_dt(&sreq, sbuf, c->scount, c->sdt, dst, seed, CTX,
+    if ((st = wc_isend_dt(wc_ep_default(), &sreq, sbuf, c->scount, c->sdt, dst, seed, CTX,
                           c->sync ? WC_SEND_SYNC : WC_SEND_STANDARD)) != WU_OK)
         FAIL("wc_isend_dt: %s", wu_status_str(st));
     if (!c->posted) {
@@ -174,12 +174,12 @@ static void run_case(const dtcase_t *c, int seed)
         if (c->probe) {
             wc_probe_info_t info;
             wc_message_t *msg = NULL;
-            while (!wc_iprobe(rsrc, seed, CTX, true, &info, &msg))
+            while (!wc_iprobe(wc_ep_default(), rsrc, seed, CTX, true, &info, &msg))
                 ;
             EQ("probed length", slen, info.len);
             EQ("probed source", src, info.source);
-            wc_imrecv_dt(&rreq, rbuf, c->rcount, c->rdt, msg);
-        } else if ((st = wc_irecv_dt(&rreq, rbuf, c->rcount, c->rdt, rsrc, seed, CTX)) != WU_OK) {
+            wc_imrecv_dt(wc_ep_default(), &rreq, rbuf, c->rcount, c->rdt, msg);
+        } else if ((st = wc_irecv_dt(wc_ep_default(), &rreq, rbuf, c->rcount, c->rdt, rsrc, seed, CTX)) != WU_OK) {
             FAIL("wc_irecv_dt: %s", wu_status_str(st));
         }
     }
@@ -242,7 +242,7 @@ static void run_all(void)
     }
     if (me == 0)
         printf("test_p2p_dt: %d cases on %d ranks passed (eager max %zu, fragment %zu, bulk get %d from %zu)\n",
-               ncases, np, wc_limits.eager_max, wc_limits.frag_size, wc_limits.get_bulk_min != 0, wc_limits.get_bulk_min);
+               ncases, np, wc_ep_default()->limits.eager_max, wc_ep_default()->limits.frag_size, wc_ep_default()->limits.get_bulk_min != 0, wc_ep_default()->limits.get_bulk_min);
 }
 
 /* Many small packed messages at once: with a small ring (WEFT_SHM_RING_SIZE=8192) most wait in
@@ -260,11 +260,11 @@ static void run_burst(void)
     for (int i = 0; i < N; i++) {
         for (uint64_t k = 0; k < COUNT * L_vec.size; k++)
             sbuf[sn * i + soff[k]] = pat(k, 1000 + i);
-        wc_isend_dt(&sr[i], sbuf + sn * i, COUNT, &L_vec, dst, 1000 + i, CTX, WC_SEND_STANDARD);
+        wc_isend_dt(wc_ep_default(), &sr[i], sbuf + sn * i, COUNT, &L_vec, dst, 1000 + i, CTX, WC_SEND_STANDARD);
     }
     barrier();
     for (int i = N - 1; i >= 0; i--)   /* reverse order: all but the last are unexpected */
-        wc_irecv_dt(&rr[i], rbuf + rn * i, 12, &L_idx, src, 1000 + i, CTX);
+        wc_irecv_dt(wc_ep_default(), &rr[i], rbuf + rn * i, 12, &L_idx, src, 1000 + i, CTX);
     dtcase_t c = { .sdt = &L_vec, .rdt = &L_idx, .scount = COUNT, .rcount = 12 };
     for (int i = 0; i < N; i++) {
         wc_wait(&rr[i]);

@@ -53,7 +53,7 @@ static void pass(bool blocking, int tag)
 {
     static const size_t sizes[] = { 1, 17, 100, 5000, 70000, 16 };
     enum { NT = sizeof(sizes) / sizeof(sizes[0]) };
-    wc_sched_t *s = wc_sched_create(CTX, tag);
+    wc_sched_t *s = wc_sched_create(wc_ep_default(), CTX, tag);
     if (!s)
         FAIL("wc_sched_create");
     unsigned char *t[NT];
@@ -123,7 +123,7 @@ int main(void)
     /* the last nonblocking schedule is reclaimed by the next create, once the engine is done */
     for (int i = 0; i < 1000 && wc_sched_live() > 0; i++) {
         wc_progress();
-        wc_sched_discard(wc_sched_create(CTX, 1));
+        wc_sched_discard(wc_sched_create(wc_ep_default(), CTX, 1));
     }
     EQ("schedules left", 0, wc_sched_live());
     wc_finalize();

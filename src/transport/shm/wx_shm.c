@@ -547,7 +547,7 @@ static void wx_shm_prefetch_batch(const wx_shm_rx_t *rx)
         return;
     for (int stage = 0; stage < WX_PREFETCH_STAGES; stage++)
         for (int j = 0; j < n; j++)
-            wx_shm.prefetch(rx->src, recs[j]->hdr, stage);
+            wx_shm.prefetch(wx_shm.cb_arg, rx->src, recs[j]->hdr, stage);
 }
 
 static inline int wx_shm_progress_inl(void)

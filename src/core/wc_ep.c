@@ -1,0 +1,162 @@
+/* The endpoint's life: set-up, peers, progress, teardown (wc_ep.h states the contract). */
+#include "core/wc_ep.h"
+#include "core/wc_dynbcast.h"
+#include "core/wc_pt2pt.h"
+#include "progress/wp_engine.h"
+#include "util/wu_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+wc_ep_t wc_ep_dflt;
+
+static wp_task_result_t wc_ep_progress_task(void *arg)
+{
+    return wc_ep_progress(arg) ? WP_TASK_DONE : WP_TASK_AGAIN;
+}
+
+wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size)
+{
+    memset(ep, 0, sizeof(*ep));
+    ep->rank = rank;
+    ep->size = size;
+    wt_spin_init(&ep->match_lock);
+    atomic_init(&ep->npending, 0);
+    atomic_init(&ep->ndropped, 0);
+    wc_pt2pt_handlers_init(ep);
+    wc_handler_register(ep, WC_PKT_DYN, wc_dyn_deliver);
+    wc_ctx_init(ep);
+    wu_status_t st = wc_match_create(&ep->match);
+    if (st != WU_OK)
+        return st;
+    ep->peers = aligned_alloc(WU_CACHELINE, sizeof(wc_peer_t) * (size_t)size);
+    if (!ep->peers) {
+        wc_match_destroy(ep->match);
+        ep->match = NULL;
+        wu_log_error("no memory for %d send queues", size);
+        return WU_ERR_NO_MEMORY;
+    }
+    memset(ep->peers, 0, sizeof(wc_peer_t) * (size_t)size);
+    for (int i = 0; i < size; i++) {
+        wt_spin_init(&ep->peers[i].lock);
+        wu_list_init(&ep->peers[i].pending);
+        atomic_init(&ep->peers[i].queued, false);
+        ep->peers[i].leave_gen = wc_leave_gen_now();
+    }
+    return WU_OK;
+}
+
+wu_status_t wc_ep_create(int rank, int size, wc_ep_t **ep_p)
+{
+    wc_ep_t *ep = aligned_alloc(WU_CACHELINE, WU_ALIGN_UP(sizeof(*ep), WU_CACHELINE));
+    if (!ep) {
+        wu_log_error("no memory for an endpoint");
+        return WU_ERR_NO_MEMORY;
+    }
+    wu_status_t st = wc_ep_init(ep, rank, size);
+    if (st != WU_OK) {
+        free(ep);
+        return st;
+    }
+    *ep_p = ep;
+    return WU_OK;
+}
+
+void wc_handler_register(wc_ep_t *ep, wc_pkt_type_t type, wc_handler_fn_t fn)
+{
+    ep->handlers[(uint8_t)type] = fn;
+}
+
+void wc_ep_deliver(int src, const void *hdrp, const void *payload, size_t len, void *arg)
+{
+    wc_ep_t *ep = arg;
+    const wc_hdr_t *hdr = hdrp;
+    ep->handlers[hdr->type](ep, src, hdr, payload, len);
+}
+
+void wc_ep_peer_set(wc_ep_t *ep, int peer, wx_tl_t *tl)
+{
+    wc_peer_t *p = &ep->peers[peer];
+    p->tl = tl;
+    p->send = tl->ops->send;
+    p->send_fill = tl->ops->send_fill;
+    p->direct = (tl->attr.caps & WX_CAP_INLINE_DELIVERY) != 0;
+    p->eager_max = tl->attr.eager_max;
+    p->bulk_eager_max = tl->attr.bulk_eager_max;
+    p->frag_size = tl->attr.frag_size;
+    if (tl->attr.eager_max > ep->buf_bytes)
+        ep->buf_bytes = tl->attr.eager_max;
+    if (p->direct)
+        return;
+    for (int i = 0; i < ep->npoll; i++)
+        if (ep->poll[i].tl == tl)
+            return;
+    if (ep->npoll == WC_EP_TL_MAX)
+        wu_log_fatal("more than %d transports to poll", WC_EP_TL_MAX);
+    ep->poll[ep->npoll].tl = tl;
+    ep->poll[ep->npoll++].progress = tl->ops->progress;
+    tl->ops->set_prefetch(tl, wc_pt2pt_prefetch);
+}
+
+/* The most restrictive limits over the other ranks (self's when alone). */
+static void wc_ep_limits_derive(wc_ep_t *ep)
+{
+    bool first = true;
+    for (int r = 0; r < ep->size; r++) {
+        if (r == ep->rank && ep->size > 1)
+            continue;
+        const wx_attr_t *a = &ep->peers[r].tl->attr;
+        wc_limits_t *l = &ep->limits;
+        if (first) {
+            *l = (wc_limits_t){ .eager_max = a->eager_max, .max_payload = a->max_payload,
+                                .frag_size = a->frag_size, .get_bulk_min = a->get_bulk_min };
+            first = false;
+            continue;
+        }
+        if (a->eager_max < l->eager_max)
+            l->eager_max = a->eager_max;
+        if (a->max_payload < l->max_payload)
+            l->max_payload = a->max_payload;
+        if (a->frag_size < l->frag_size)
+            l->frag_size = a->frag_size;
+        if (!a->get_bulk_min || !l->get_bulk_min)
+            l->get_bulk_min = 0;
+        else if (a->get_bulk_min > l->get_bulk_min)
+            l->get_bulk_min = a->get_bulk_min;
+    }
+}
+
+void wc_ep_start(wc_ep_t *ep, bool submit)
+{
+    wc_ep_limits_derive(ep);
+    if (!submit)
+        return;
+    wp_ltask_init(&ep->ltask, wc_ep_progress_task, ep, WP_TASK_REPEAT, "pt2pt");
+    wp_ltask_submit(&ep->ltask);
+    ep->started = true;
+}
+
+int wc_ep_progress(wc_ep_t *ep)
+{
+    int did = 0;
+    for (int i = 0; i < ep->npoll; i++)
+        did += ep->poll[i].progress(ep->poll[i].tl);
+    if (WU_UNLIKELY(atomic_load_explicit(&ep->npending, memory_order_relaxed) > 0))
+        did += wc_pt2pt_pending_drain(ep);
+    return did;
+}
+
+void wc_ep_fini(wc_ep_t *ep)
+{
+    if (ep->started) {
+        wp_ltask_remove(&ep->ltask);
+        ep->started = false;
+    }
+    wc_pt2pt_release(ep);
+}
+
+void wc_ep_destroy(wc_ep_t *ep)
+{
+    wc_ep_fini(ep);
+    free(ep);
+}

@@ -1,0 +1,148 @@
+/* The endpoint: everything the core's protocols need to talk to the ranks of one job, in one
+ * object passed explicitly (no process-wide singleton): the matching engine and its lock, the
+ * unexpected-message pool, the peer table (per peer: transport, its send entry points and limits,
+ * send queue), the pending counters, the transports it polls, its progress task and the packet
+ * handlers. A process has one default endpoint (wc_ep_default, made by wc_init over PMI); a unit
+ * test builds a small job of endpoints in one process (wc_ep_create, then one transport per peer
+ * with wc_ep_deliver as the receive callback and the endpoint as its argument, wc_ep_peer_set,
+ * wc_ep_start) and moves it with wc_ep_progress.
+ *
+ * Every operation reaches its endpoint explicitly: the transport's receive callback argument is
+ * the endpoint, a request records it (req->ep) for cancel and the rendezvous, and wc_isend,
+ * wc_irecv, ... take it from the caller.
+ *
+ * Concurrency contract:
+ *   - Set-up (wc_ep_create/init, wc_handler_register, wc_ep_peer_set, wc_ep_start): one thread,
+ *     before any operation on the endpoint; the fields they write are read-only afterwards.
+ *   - Operations (wc_isend, wc_irecv, wc_cancel_recv, wc_iprobe, ...): any thread, concurrently.
+ *     match_lock (a spinlock) guards the matching engine and the unexpected-message pool (match,
+ *     msg_free, bufs, nbufs); a peer's lock guards its send queue and the producer side of its
+ *     transport (wc_pt2pt.c states the protocol). Neither is held while calling the other's code
+ *     nor while completing a request.
+ *   - Progress (wc_ep_progress, or the endpoint's ltask in the progression engine): one thread at
+ *     a time (the ltask's queue mask; a test that calls wc_ep_progress from several threads must
+ *     serialize them), concurrently with operations. Packet handlers run inside it and may send.
+ *   - wc_ep_destroy / wc_ep_fini: once, when nothing else runs on the endpoint.
+ * Hot path: the matching lock, the matching engine and the peer table are fields of the endpoint
+ * (one load from it; the default endpoint is a static object, so from the MPI layer not even
+ * that).
+ */
+#ifndef WC_EP_H
+#define WC_EP_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/wc_match.h"
+#include "core/wc_proto.h"
+#include "progress/wp_ltask.h"
+#include "thread/wt_thread.h"
+#include "transport/wx_transport.h"
+#include "util/wu_compiler.h"
+#include "util/wu_list.h"
+#include "util/wu_status.h"
+
+typedef struct wc_ep wc_ep_t;
+typedef struct wc_message wc_message_t;
+
+/* A packet handler: hdr, payload and len as the transport delivered them (valid during the call).
+ * Runs inside a transport's progress (or inside a send to self); may send, must not wait. */
+typedef void (*wc_handler_fn_t)(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                                size_t len);
+
+/* A peer: its transport, that transport's send entry points and limits (copied: what a send reads
+ * sits on the peer's first line, one load from the table, one indirect call into the transport)
+ * and its send queue. tl, send, send_fill, direct and the limits are written by wc_ep_peer_set
+ * before the first send and read-only afterwards. */
+typedef struct wc_peer {
+    wt_spinlock_t lock;
+    _Atomic bool  queued;         /* written under lock: pending is not empty; read without it */
+    bool          direct;         /* tl delivers inside send (WX_CAP_INLINE_DELIVERY, self):
+                                     sent without the lock, never queued */
+    uint32_t      leave_gen;      /* lock: wc_leave_gen when pending was last purged */
+    wu_status_t (*send)(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
+    wx_tl_t      *tl;
+    size_t        eager_max;
+    wu_list_t     pending;        /* lock: packets waiting for ring space, in send order */
+    /* second line: packed sends, bulk and pipelined rendezvous */
+    wu_status_t (*send_fill)(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,
+                             void *arg);
+    size_t        bulk_eager_max;
+    size_t        frag_size;
+} WU_ALIGNED(WU_CACHELINE) wc_peer_t;
+
+/* Protocol limits that hold towards every other rank of the endpoint (the most restrictive of
+ * their transports' attributes; the self transport's when the job has one rank), for code that
+ * does not send to one peer: collectives choosing an algorithm, the dynamic broadcast. Set by
+ * wc_ep_start, read-only afterwards. A message to one peer uses that peer's limits instead. */
+typedef struct wc_limits {
+    size_t eager_max;      /* smallest eager limit */
+    size_t max_payload;    /* smallest packet */
+    size_t frag_size;      /* smallest fragment */
+    size_t get_bulk_min;   /* largest bulk single-copy threshold; 0: some peer has none */
+} wc_limits_t;
+
+#define WC_EP_TL_MAX 4     /* transports polled by one endpoint */
+#define WC_MSG_BUFS 16     /* eager_max payload buffers kept for reuse (wc_pt2pt.c) */
+
+struct wc_ep {
+    /* Hot: what a send, a receive and delivery read first. */
+    wc_peer_t     *peers;          /* [size] */
+    wc_match_t    *match;          /* match_lock */
+    int            rank, size;     /* this endpoint's rank in its job, and the job's size */
+    _Atomic int    npending;       /* destinations with a non-empty pending queue */
+    int            npoll;
+    struct {                       /* transports whose progress delivers packets */
+        int      (*progress)(wx_tl_t *tl);   /* tl->ops->progress, copied: one indirect call */
+        wx_tl_t   *tl;
+    } poll[WC_EP_TL_MAX];
+    wt_spinlock_t  match_lock WU_ALIGNED(WU_CACHELINE);
+    wc_message_t  *msg_free;       /* match_lock: free unexpected-message descriptors */
+    void          *bufs[WC_MSG_BUFS];   /* match_lock: free payload buffers of buf_bytes */
+    int            nbufs;          /* match_lock */
+    size_t         buf_bytes;      /* the largest eager limit of the peers (set-up) */
+    /* Cold. */
+    wc_limits_t    limits;         /* set by wc_ep_start */
+    _Atomic size_t ndropped;       /* packets of abandoned sends dropped (wc_quiesce), for the log */
+    void          *dyn_incoming;   /* delivery only: dynamic broadcasts whose FRAGs are arriving */
+    _Atomic uint32_t ctx_next;     /* rank 0 only: the job's next free context id (wc_ctx.c) */
+    wp_ltask_t     ltask;          /* progress task (wc_ep_start submits it to the engine) */
+    bool           started;
+    wc_handler_fn_t handlers[256]; /* indexed by the header's type byte, every entry set */
+};
+
+/* The process's endpoint (made by wc_init). A static object: its address is a constant. */
+extern wc_ep_t wc_ep_dflt;
+static inline wc_ep_t *wc_ep_default(void)
+{
+    return &wc_ep_dflt;
+}
+
+/* Initialize ep in place as rank `rank` of a job of `size`: matching, the pool, an empty peer
+ * table, the core's handlers. wc_ep_create allocates it. */
+wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size);
+wu_status_t wc_ep_create(int rank, int size, wc_ep_t **ep_p);
+/* wx_recv_fn_t of every transport of an endpoint: arg is the endpoint. */
+void wc_ep_deliver(int src, const void *hdr, const void *payload, size_t len, void *arg);
+/* Set the handler of a packet type (set-up). */
+void wc_handler_register(wc_ep_t *ep, wc_pkt_type_t type, wc_handler_fn_t fn);
+/* Reach rank `peer` through tl (set-up, once per peer, before any send). A transport that delivers
+ * inside send (self) is called without the peer's lock and never queued; the others are polled. */
+void wc_ep_peer_set(wc_ep_t *ep, int peer, wx_tl_t *tl);
+/* After every peer is set: derive the limits; with submit, hand the progress task to the
+ * progression engine (a unit test may instead call wc_ep_progress itself). */
+void wc_ep_start(wc_ep_t *ep, bool submit);
+/* Poll the transports once, push queued packets; returns how much was done (0: nothing). */
+int wc_ep_progress(wc_ep_t *ep);
+/* Packets wait for transport room somewhere (only polling moves them). */
+static inline bool wc_ep_sends_pending(wc_ep_t *ep)
+{
+    return atomic_load_explicit(&ep->npending, memory_order_relaxed) > 0;
+}
+/* Release what ep holds (unreceived messages, queued control packets); the transports are the
+ * caller's. wc_ep_destroy also frees an endpoint of wc_ep_create. */
+void wc_ep_fini(wc_ep_t *ep);
+void wc_ep_destroy(wc_ep_t *ep);
+
+#endif
