@@ -86,10 +86,11 @@ uint32_t wc_ctx_alloc(wc_ep_t *ep, uint32_t n);
  *
  * Start a send of len bytes at buf to rank dst. req is zeroed and owned by the caller until
  * complete. Returns an error only for local failures (no memory). */
-wu_status_t wc_isend(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
-                     wc_send_mode_t mode);
+wu_status_t wc_isend(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len, int dst, int tag,
+                     uint32_t ctx, wc_send_mode_t mode);
 /* Start a receive; src may be WC_ANY_SOURCE, tag WC_ANY_TAG. */
-wu_status_t wc_irecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx);
+wu_status_t wc_irecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, int src, int tag,
+                     uint32_t ctx);
 
 /* Typed forms: count elements laid out by dt (core/wc_dtype.h) starting at buf. The message is
  * the packed stream (count * dt->size bytes), so layouts with the same type signature match
@@ -100,10 +101,10 @@ wu_status_t wc_irecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, int 
  * contiguous (the receiver scatters with an iovec per block); a non-contiguous sender takes the
  * pipeline. A receive's capacity is its packed size: a longer message delivers what fits and
  * completes with WU_ERR_TRUNCATE. dt must stay valid until the request completes. */
-wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
-                        int dst, int tag, uint32_t ctx, wc_send_mode_t mode);
-wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
-                        int src, int tag, uint32_t ctx);
+wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count,
+                        const wc_dtype_t *dt, int dst, int tag, uint32_t ctx, wc_send_mode_t mode);
+wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count,
+                        const wc_dtype_t *dt, int src, int tag, uint32_t ctx);
 /* Cancel a posted receive that has not matched (on its endpoint, req->ep); true if cancelled (the
  * request is then complete). */
 bool wc_cancel_recv(wc_request_t *req);
@@ -122,8 +123,8 @@ bool wc_iprobe(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take, wc_probe_
                wc_message_t **msg_p);
 /* Receive a message taken by wc_iprobe(take=true). */
 wu_status_t wc_imrecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, wc_message_t *msg);
-wu_status_t wc_imrecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
-                         wc_message_t *msg);
+wu_status_t wc_imrecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count,
+                         const wc_dtype_t *dt, wc_message_t *msg);
 
 /* One explicit polling point: runs the progression engine once. */
 int wc_progress(void);

@@ -34,7 +34,8 @@ static uint32_t wc_ctx_take(wc_ep_t *ep, uint32_t n)
 
 /* At rank 0, inside delivery: answer at once (queued behind the asker's pending packets if the
  * transport has no room). */
-static void wc_on_ctx_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_ctx_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                          size_t len)
 {
     (void)payload, (void)len;
     wc_hdr_t rep = { .type = WC_PKT_CTX_REP, .sreq = hdr->sreq,
@@ -43,7 +44,8 @@ static void wc_on_ctx_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void 
 }
 
 /* At the asker, inside delivery: the asking thread's request gets the first id. */
-static void wc_on_ctx_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_ctx_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                          size_t len)
 {
     wc_request_t *req = (wc_request_t *)(uintptr_t)hdr->sreq;
     (void)ep, (void)src, (void)payload, (void)len;

@@ -209,8 +209,8 @@ static bool wc_dyn_whole(const wc_ep_t *ep, size_t len, int nroute)
            wc_dyn_round8((size_t)nroute * sizeof(int32_t)) + len <= ep->limits.max_payload;
 }
 
-wu_status_t wc_idynbcast(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
-                         const int *dsts, int n, int tag, uint32_t ctx)
+wu_status_t wc_idynbcast(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count,
+                         const wc_dtype_t *dt, const int *dsts, int n, int tag, uint32_t ctx)
 {
     size_t len = (size_t)(count * dt->size);
     req->kind = WC_REQ_SEND;

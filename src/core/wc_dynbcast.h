@@ -20,8 +20,8 @@
  * rank. req is zeroed and owned by the caller until complete; it completes when every packet this
  * rank sends has left (buf may be reused then; a non-contiguous layout is packed at once, so dt is
  * not used after the call). */
-wu_status_t wc_idynbcast(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
-                         const int *dsts, int n, int tag, uint32_t ctx);
+wu_status_t wc_idynbcast(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count,
+                         const wc_dtype_t *dt, const int *dsts, int n, int tag, uint32_t ctx);
 
 /* The handler of WC_PKT_DYN packets (wc_handler_fn_t; registered by wc_ep_init). */
 void wc_dyn_deliver(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len);

@@ -159,7 +159,8 @@ void wc_pt2pt_send_ctrl_hdr(wc_ep_t *ep, int dst, const wc_hdr_t *hdrp)
     wt_spin_unlock(&p->lock);
 }
 
-static inline void wc_send_ctrl(wc_ep_t *ep, int dst, wc_pkt_type_t type, uint64_t sreq, uint64_t addr)
+static inline void wc_send_ctrl(wc_ep_t *ep, int dst, wc_pkt_type_t type, uint64_t sreq,
+                                uint64_t addr)
 {
     wc_hdr_t hdr = { .type = (uint8_t)type, .sreq = sreq, .addr = addr };
     wc_pt2pt_send_ctrl_hdr(ep, dst, &hdr);
@@ -396,7 +397,8 @@ static wu_status_t wc_cma_scatter(wc_request_t *rreq, wx_tl_t *tl, int src, cons
     return WU_OK;
 }
 
-static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr, const void *payload)
+static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
+                          const void *payload)
 {
     size_t n;
     wc_recv_status(rreq, src, hdr, &n);
@@ -433,7 +435,8 @@ static inline bool wc_cma_wanted(const wc_hdr_t *hdr, const wx_attr_t *a)
 }
 
 /* rkey: the RTS's payload (the sender's registered buffer). */
-static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr, const wx_rkey_t *rkey)
+static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
+                        const wx_rkey_t *rkey)
 {
     size_t n;
     wx_tl_t *tl = ep->peers[src].tl;
@@ -485,8 +488,8 @@ static void wc_recv_matched_msg(wc_ep_t *ep, wc_request_t *rreq, wc_message_t *m
 }
 
 /* match_lock held. */
-static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
-                                                size_t len)
+static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_hdr_t *hdr,
+                                                const void *payload, size_t len)
 {
     wc_message_t *msg = wc_message_get(ep, len);   /* EAGER: the data; RTS: the remote key */
     if (!msg)
@@ -609,7 +612,8 @@ static void wc_on_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pa
     wc_recv_frag(hdr, payload, len);
 }
 
-static void wc_on_unknown(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
+static void wc_on_unknown(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                          size_t len)
 {
     (void)payload, (void)len;
     wu_log_fatal("packet of unknown type %d from rank %d", hdr->type, src);
@@ -693,7 +697,8 @@ static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
 
 /* dt: NULL for len contiguous bytes at buf, else the non-contiguous layout of buf (len packed
  * bytes, req->cur already on it). */
-static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len,
+static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const void *buf,
+                                         size_t len,
                                          const wc_dtype_t *dt, int dst, int tag, uint32_t ctx,
                                          wc_send_mode_t mode)
 {
@@ -740,8 +745,8 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     return WU_OK;
 }
 
-wu_status_t wc_isend(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len, int dst, int tag, uint32_t ctx,
-                     wc_send_mode_t mode)
+wu_status_t wc_isend(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len, int dst, int tag,
+                     uint32_t ctx, wc_send_mode_t mode)
 {
     return wc_isend_start(ep, req, buf, len, NULL, dst, tag, ctx, mode);
 }
@@ -780,7 +785,8 @@ static inline wu_status_t wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *b
     return st;
 }
 
-wu_status_t wc_irecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, int src, int tag, uint32_t ctx)
+wu_status_t wc_irecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, int src, int tag,
+                     uint32_t ctx)
 {
     return wc_irecv_start(ep, req, buf, len, NULL, src, tag, ctx);
 }
@@ -800,8 +806,8 @@ bool wc_cancel_recv(wc_request_t *req)
     return true;
 }
 
-static bool wc_iprobe_once(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take, wc_probe_info_t *info_p,
-                           wc_message_t **msg_p)
+static bool wc_iprobe_once(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take,
+                           wc_probe_info_t *info_p, wc_message_t **msg_p)
 {
     wt_spin_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_unexpected_find(ep->match, ctx, src, tag, take);
@@ -909,8 +915,8 @@ void wc_pt2pt_release(wc_ep_t *ep)
  * byte path above with nothing more; any other gets a cursor that packs or unpacks its data in
  * place, packet by packet (wc_pack_fill, wc_recv_copy_in). */
 
-wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count, const wc_dtype_t *dt,
-                        int dst, int tag, uint32_t ctx, wc_send_mode_t mode)
+wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count,
+                        const wc_dtype_t *dt, int dst, int tag, uint32_t ctx, wc_send_mode_t mode)
 {
     if (WU_LIKELY(dt->contig))
         return wc_isend_start(ep, req, (const char *)buf + dt->contig_off, count * dt->size, NULL, dst,
@@ -919,8 +925,8 @@ wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_
     return wc_isend_start(ep, req, buf, count * dt->size, dt, dst, tag, ctx, mode);
 }
 
-wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
-                        int src, int tag, uint32_t ctx)
+wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count,
+                        const wc_dtype_t *dt, int src, int tag, uint32_t ctx)
 {
     if (WU_LIKELY(dt->contig))
         return wc_irecv_start(ep, req, (char *)buf + dt->contig_off, count * dt->size, NULL, src, tag,
@@ -929,8 +935,8 @@ wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t coun
     return wc_irecv_start(ep, req, buf, count * dt->size, dt, src, tag, ctx);
 }
 
-wu_status_t wc_imrecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count, const wc_dtype_t *dt,
-                         wc_message_t *msg)
+wu_status_t wc_imrecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count,
+                         const wc_dtype_t *dt, wc_message_t *msg)
 {
     if (WU_LIKELY(dt->contig)) {
         wc_recv_init(ep, req, (char *)buf + dt->contig_off, count * dt->size, NULL);
