@@ -23,7 +23,8 @@
 # The owner's children inherit the pipe's write end ($NET_LIFE_FD); net_exec closes it. A
 # background job (`cmd &`) holds it while it runs: `cmd {NET_LIFE_FD}>&- &` does not.
 #
-# Needs root, ip (iproute2), unshare and nsenter (util-linux 2.36+); rsh/rshd need python3 3.9+.
+# Needs root, ip (iproute2), unshare and nsenter (util-linux 2.36+); rsh and rshd.py need python3
+# 3.9+.
 
 NET_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NET_LIB="$NET_LIB_DIR/netns.sh"
@@ -219,14 +220,17 @@ net_up() {
         printf 'h%s weft-h%s %s.%s %s\n' "$i" "$i" "$NET_SUBNET" "$i" "${NET_HOLDER[i]}" >>"$NET_DIR/hosts.tab"
     done
 
-    if command -v python3 >/dev/null; then
-        (python3 "$NET_LIB_DIR/rshd" "$NET_DIR/rshd.sock" "$NET_DIR/hosts.tab" "$NET_DIR/rshd.pid" \
-            <"$NET_DIR/life" >>"$NET_DIR/rshd.log" 2>&1 {NET_LIFE_FD}>&- &)
+    # rsh and rshd run on the interpreter itself, not on a shim that python3 may be (pyenv).
+    WEFT_NET_PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && export WEFT_NET_PYTHON
+    if [ -n "${WEFT_NET_PYTHON:-}" ]; then
+        ("$WEFT_NET_PYTHON" "$NET_LIB_DIR/rshd.py" "$NET_DIR/rshd.sock" "$NET_DIR/hosts.tab" \
+            "$NET_DIR/rshd.pid" <"$NET_DIR/life" >>"$NET_DIR/rshd.log" 2>&1 {NET_LIFE_FD}>&- &)
         for t in $(seq 100); do
             [ -S "$NET_DIR/rshd.sock" ] && break
             sleep 0.1
         done
-        [ -S "$NET_DIR/rshd.sock" ] || net__log "net_up: rshd did not start, rsh cannot work: $(cat "$NET_DIR/rshd.log")"
+        [ -S "$NET_DIR/rshd.sock" ] ||
+            net__log "net_up: rshd did not start, rsh cannot work: $(cat "$NET_DIR/rshd.log")"
     else
         net__log "net_up: no python3: rshd not started, rsh cannot work"
     fi

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""rshd SOCKET HOSTS_TABLE PIDFILE: the far end of tests/net/rsh, started by net_up (netns.sh).
+"""rshd.py SOCKET HOSTS_TABLE PIDFILE: the far end of tests/net/rsh, started by net_up (netns.sh).
 
 Why a daemon: a process inside fake host h1 cannot start one in h2. setns(2) enters a PID namespace
 only if it descends from the caller's, and h2's is a sibling of h1's. So, as ssh has sshd, rsh
