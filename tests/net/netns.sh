@@ -91,10 +91,12 @@ net__teardown() {
 # net_cleanup_stale: removes the namespaces and state directories of owners that are gone
 # (a run killed before its trap and its reaper could act). Leaves live owners' things alone.
 net_cleanup_stale() {
-    local ns pid dir
+    local ns pid dir seen=" "
     for ns in $(net__namespaces weft-); do
         [[ $ns =~ ^weft-([0-9]+)- ]] || continue
         pid=${BASH_REMATCH[1]}
+        [[ $seen == *" $pid "* ]] && continue
+        seen+="$pid "
         dir="${TMPDIR:-/tmp}/weft-$pid-net"
         net__owner_alive "$pid" "$dir" && continue
         net__log "removing leftovers of dead run $pid: $(net__namespaces "weft-$pid-" | tr '\n' ' ')"
