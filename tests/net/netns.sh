@@ -266,13 +266,15 @@ net_down() {
 # veth pairs and the bridge, live exactly as long); links in the machine's own namespace that name
 # ours (there should never be any); processes that name NET_DIR (holders, rshd, reaper); NET_DIR.
 net_leftovers() {
-    local p ns
+    local f ns
     net__namespaces "$NET_PREFIX" | sed 's/^/namespace /'
-    for p in /proc/[0-9]*; do
-        ns=$(readlink "$p/ns/net" 2>/dev/null) || continue
-        [[ " $NET_NETNS " == *" $ns "* ]] && echo "process ${p#/proc/} in our network namespace $ns"
-        grep -qaF "$NET_DIR" "$p/cmdline" 2>/dev/null &&
-            echo "process ${p#/proc/}: $(tr '\0' ' ' <"$p/cmdline" | cut -c 1-160)"
+    # One find and one grep over /proc, not a process per pid: this runs on loaded machines.
+    find /proc/[0-9]*/ns/net -maxdepth 0 -printf '%p %l\n' 2>/dev/null | while read -r f ns; do
+        [ -n "$ns" ] && [[ " $NET_NETNS " == *" $ns "* ]] &&
+            echo "process ${f//[^0-9]/} in our network namespace $ns"
+    done
+    for f in $(grep -laF "$NET_DIR" /proc/[0-9]*/cmdline 2>/dev/null); do
+        echo "process ${f//[^0-9]/}: $(tr '\0' ' ' <"$f" 2>/dev/null | cut -c 1-160)"
     done
     ip -o link show 2>/dev/null | grep -F "$NET_PREFIX" | sed 's/^/link /'
     [ -e "$NET_DIR" ] && echo "directory $NET_DIR"
