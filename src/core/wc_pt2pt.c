@@ -67,7 +67,7 @@ typedef struct wc_pt2pt {
     int            nbufs;
     wc_peer_t     *peers;          /* [size] */
     _Atomic int    npending;       /* destinations with a non-empty pending queue */
-    _Atomic size_t ndropped;       /* packets of abandoned sends dropped (wc_quiesce), for the log */
+    _Atomic size_t ndropped;       /* packets of abandoned sends dropped (wc_quiesce): the log */
 } wc_pt2pt_t;
 
 static wc_pt2pt_t wc_p2p;
@@ -818,7 +818,7 @@ int wc_progress(void)
     return wp_poll();
 }
 
-/* ---- leaving (wc_quiesce) ------------------------------------------------------------------------ */
+/* ---- leaving (wc_quiesce) -------------------------------------------------------------------- */
 
 /* A posted receive that the application still owns. */
 static bool wc_recv_abandoned(wc_match_entry_t *e, void *arg)
