@@ -846,7 +846,7 @@ int wc_progress(void)
     return wp_poll();
 }
 
-/* ---- leaving (wc_quiesce) ------------------------------------------------------------------------ */
+/* ---- leaving (wc_quiesce) -------------------------------------------------------------------- */
 
 /* A posted receive that the application still owns. */
 static bool wc_recv_abandoned(wc_match_entry_t *e, void *arg)

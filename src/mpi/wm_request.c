@@ -150,7 +150,8 @@ void wm_request_warn_pending(const char *when)
     for (wm_req_chunk_t *c = atomic_load_explicit(&wm_req_chunks, memory_order_acquire); c;
          c = c->next) {
         for (int i = 0; i < WM_REQ_CHUNK; i++) {
-            wm_request_t *r = (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
+            wm_request_t *r =
+                (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
             /* The state first: an engine thread releases a detached request once it completed
              * it, and otherwise touches only the state of the others. */
             if (wc_request_is_complete(&r->core) || wc_request_is_detached(&r->core) ||
@@ -167,7 +168,8 @@ void wm_request_warn_pending(const char *when)
                                r->peer == MPI_ANY_SOURCE ? "any" : src, in,
                                r->tag == MPI_ANY_TAG ? "any" : tag, r->core.len);
             } else if (r->kind == WM_REQ_COLL) {
-                wm_pending_add(&colls, "on %s", r->comm->name[0] ? r->comm->name : "a communicator");
+                wm_pending_add(&colls, "on %s",
+                               r->comm->name[0] ? r->comm->name : "a communicator");
             }
         }
     }

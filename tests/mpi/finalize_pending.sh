@@ -38,6 +38,8 @@ else
     first=("${off[@]}") second=("${on[@]}")
 fi
 
+nofinalize="^mpiexec: rank $culprit \(pid [0-9]+\) exited with code 0 without calling MPI_Finalize"
+
 for ((i = 1; i <= runs; i++)); do
     start=$SECONDS
     out=$("$mx" --timeout 30 -n 1 "${first[@]}" "$prog" "$kind" "$end" \
@@ -53,7 +55,7 @@ for ((i = 1; i <= runs; i++)); do
         bad="output expected to match '$want'"
     elif [ -z "$want" ] && grep -q 'warning' <<<"$out"; then
         bad="output expected to have no warning"
-    elif [ "$rc_want" = 1 ] && ! grep -Eq "^mpiexec: rank $culprit \(pid [0-9]+\) exited with code 0 without calling MPI_Finalize" <<<"$out"; then
+    elif [ "$rc_want" = 1 ] && ! grep -Eq "$nofinalize" <<<"$out"; then
         bad="mpiexec expected to report rank $culprit exiting without MPI_Finalize"
     fi
     if [ -n "$bad" ]; then

@@ -1,7 +1,8 @@
 /* Tag matching engine (src/core/wc_match.c): wildcard mixes and ordering, unexpected views, probe,
- * cancel, the sweeps of posted receives and unexpected messages, contexts, a randomized comparison against a list-scan model, large counts, no malloc in a
- * steady state (bounded tags, and new tags for every message), out of memory, and a timing print
- * (not an assertion) that should be flat in N. */
+ * cancel, the sweeps of posted receives and unexpected messages, contexts, a randomized
+ * comparison against a list-scan model, large counts, no malloc in a steady state (bounded tags,
+ * and new tags for every message), out of memory, and a timing print (not an assertion) that
+ * should be flat in N. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
