@@ -149,7 +149,7 @@ int main(void)
 {
     int failed = 0;
     failed |= tb_run("cma: auto, get 1 MiB and 64 MiB, 2 procs", 2, NULL, body_get,
-                     (void *)((uintptr_t)64 << 20), 30);
+                     (void *)((uintptr_t)64 << 20), 60);
     failed |= tb_run("cma: auto, get 1 MiB and 4 MiB, 4 procs", 4, NULL, body_get,
                      (void *)((uintptr_t)4 << 20), 30);
     failed |= tb_run("cma: auto, refused by one rank: off", 2, NULL, body_refused, NULL, 10);
