@@ -7,6 +7,7 @@
 #include "thread/wt_thread.h"
 #include "pmi/wi_pmi.h"
 #include "progress/wp_engine.h"
+#include "transport/ofi/wx_ofi.h"
 #include "transport/self/wx_self.h"
 #include "transport/shm/wx_shm_tl.h"
 #include "util/wu_config.h"
@@ -24,24 +25,119 @@ wc_world_t wc_world;
 wc_limits_t wc_limits;
 _Atomic uint32_t wc_leave_gen;
 static wp_ltask_t wc_progress_ltask;
-static wx_tl_t *wc_tl_self, *wc_tl_shm;
+static wx_tl_t *wc_tl_self, *wc_tl_shm, *wc_tl_ofi;
+static wx_tl_t **wc_tl_peer;   /* [size]: the transport of each rank, chosen by wc_transports_open */
 
-/* The job-wide limits from the transports of the other ranks (self's with one rank), and the
- * doorbell that sleepers watch (wc_wait.h states the contract). */
+static size_t wc_min(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The job-wide limits from the transports that reach the other ranks (self's with one rank): the
+ * most restrictive of them, and the largest bulk single-copy threshold (0 when one has none). The
+ * doorbell that sleepers watch (wc_wait.h states the contract): the one transport polled, when it
+ * has one; several polled transports, or one without a doorbell, mean timed polling. */
 static void wc_limits_derive(void)
 {
-    wx_tl_t *tl = wc_tl_shm ? wc_tl_shm : wc_tl_self;   /* every other rank: shm (one node) */
-    wc_limits = (wc_limits_t){
-        .eager_max = tl->attr.eager_max,
-        .max_payload = tl->attr.max_payload,
-        .frag_size = tl->attr.frag_size,
-        .get_bulk_min = tl->attr.get_bulk_min,
-    };
-    if (wc_tl_shm)
-        wc_wait_set_doorbell((wc_tl_shm->attr.caps & WX_CAP_DOORBELL) ? wc_tl_shm : NULL,
-                             !(wc_tl_shm->attr.caps & WX_CAP_DOORBELL));
-    else
+    wx_tl_t *used[] = { wc_tl_shm, wc_tl_ofi };
+    int n = 0;
+    wc_limits = (wc_limits_t){ .eager_max = SIZE_MAX, .max_payload = SIZE_MAX,
+                               .frag_size = SIZE_MAX, .get_bulk_min = 0 };
+    wx_tl_t *polled = NULL;
+    for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
+        wx_tl_t *tl = used[i];
+        if (!tl)
+            continue;
+        wc_limits.eager_max = wc_min(wc_limits.eager_max, tl->attr.eager_max);
+        wc_limits.max_payload = wc_min(wc_limits.max_payload, tl->attr.max_payload);
+        wc_limits.frag_size = wc_min(wc_limits.frag_size, tl->attr.frag_size);
+        size_t g = tl->attr.get_bulk_min;
+        if (n == 0)
+            wc_limits.get_bulk_min = g;
+        else if (!g || !wc_limits.get_bulk_min)
+            wc_limits.get_bulk_min = 0;
+        else if (g > wc_limits.get_bulk_min)
+            wc_limits.get_bulk_min = g;
+        polled = tl;
+        n++;
+    }
+    if (n == 0) {
+        wx_tl_t *tl = wc_tl_self;
+        wc_limits = (wc_limits_t){
+            .eager_max = tl->attr.eager_max,
+            .max_payload = tl->attr.max_payload,
+            .frag_size = tl->attr.frag_size,
+            .get_bulk_min = tl->attr.get_bulk_min,
+        };
         wc_wait_set_doorbell(NULL, false);
+    } else if (n == 1 && (polled->attr.caps & WX_CAP_DOORBELL)) {
+        wc_wait_set_doorbell(polled, false);
+    } else {
+        wc_wait_set_doorbell(NULL, true);
+    }
+}
+
+/* WEFT_TRANSPORTS: which transports reach the other ranks. */
+typedef enum { WC_TLSEL_AUTO, WC_TLSEL_SHM, WC_TLSEL_OFI } wc_tlsel_t;
+
+static wu_status_t wc_tlsel_parse(wc_tlsel_t *sel_p)
+{
+    const char *v = wu_config_str(WU_CONFIG_TRANSPORTS);
+    if (!strcmp(v, "auto"))
+        *sel_p = WC_TLSEL_AUTO;
+    else if (!strcmp(v, "self,shm") || !strcmp(v, "shm"))
+        *sel_p = WC_TLSEL_SHM;
+    else if (!strcmp(v, "self,ofi") || !strcmp(v, "ofi"))
+        *sel_p = WC_TLSEL_OFI;
+    else {
+        wu_log_error("WEFT_TRANSPORTS=%s: expected auto, self,shm or self,ofi", v);
+        return WU_ERR_INVALID;
+    }
+    return WU_OK;
+}
+
+/* Create the transports and choose one per peer: self for the rank itself; by WEFT_TRANSPORTS,
+ * shm (one node) or ofi for every other rank. Every rank makes the same choice (the environment
+ * is the job's), so the constructors' collective exchanges match. */
+static wu_status_t wc_transports_open(const wx_bootstrap_t *bs)
+{
+    wc_tlsel_t sel;
+    wu_status_t st = wc_tlsel_parse(&sel);
+    if (st != WU_OK)
+        return st;
+    wc_tl_peer = calloc((size_t)bs->size, sizeof(*wc_tl_peer));
+    if (!wc_tl_peer)
+        return WU_ERR_NO_MEMORY;
+    if ((st = wx_self_create(bs, wc_pt2pt_deliver, NULL, &wc_tl_self)) != WU_OK)
+        return st;
+    if (bs->size > 1) {
+        if (sel == WC_TLSEL_OFI) {
+            st = wx_ofi_create(bs, wc_pt2pt_deliver, NULL, &wc_tl_ofi);
+            if (st != WU_OK)
+                wu_log_error("WEFT_TRANSPORTS=%s: the ofi transport did not start",
+                             wu_config_str(WU_CONFIG_TRANSPORTS));
+        } else {
+            st = wx_shm_create(bs, wc_pt2pt_deliver, NULL, &wc_tl_shm);
+        }
+        if (st != WU_OK)
+            return st;
+    }
+    for (int r = 0; r < bs->size; r++)
+        wc_tl_peer[r] = r == bs->rank ? wc_tl_self : wc_tl_ofi ? wc_tl_ofi : wc_tl_shm;
+    return WU_OK;
+}
+
+static void wc_transports_close(void)
+{
+    if (wc_tl_ofi)
+        wc_tl_ofi->ops->finalize(wc_tl_ofi);
+    if (wc_tl_shm)
+        wc_tl_shm->ops->finalize(wc_tl_shm);
+    if (wc_tl_self)
+        wc_tl_self->ops->finalize(wc_tl_self);
+    wc_tl_ofi = wc_tl_shm = wc_tl_self = NULL;
+    free(wc_tl_peer);
+    wc_tl_peer = NULL;
 }
 
 wu_status_t wc_init(bool thread_multiple)
@@ -91,28 +187,23 @@ wu_status_t wc_init(bool thread_multiple)
         .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),
         .put = wi_pmi_put, .get = wi_pmi_get, .fence = wi_pmi_fence,
     };
-    st = wx_self_create(&bs, wc_pt2pt_deliver, NULL, &wc_tl_self);
+    st = wc_transports_open(&bs);
     if (st != WU_OK)
-        goto err_pt2pt;
-    if (size > 1) {
-        st = wx_shm_create(&bs, wc_pt2pt_deliver, NULL, &wc_tl_shm);
-        if (st != WU_OK)
-            goto err_self;
-    }
+        goto err_transports;
     for (int r = 0; r < size; r++)
-        wc_pt2pt_peer_set(r, r == rank ? wc_tl_self : wc_tl_shm);
+        wc_pt2pt_peer_set(r, wc_tl_peer[r]);
     wc_limits_derive();
 
     wp_ltask_init(&wc_progress_ltask, wc_pt2pt_progress_task, NULL, WP_TASK_REPEAT, "pt2pt");
     wp_ltask_submit(&wc_progress_ltask);
-    wu_debug("core up: rank %d of %d, peers by %s, eager max %zu, bulk get from %zu", rank, size,
-             wc_tl_shm ? wc_tl_shm->attr.name : "-", wc_limits.eager_max, wc_limits.get_bulk_min);
+    wu_debug("core up: rank %d of %d, peers by %s%s%s, eager max %zu, bulk get from %zu", rank,
+             size, wc_tl_shm ? "shm" : "", wc_tl_shm && wc_tl_ofi ? "+" : "",
+             wc_tl_ofi ? "ofi" : wc_tl_shm ? "" : "-", wc_limits.eager_max,
+             wc_limits.get_bulk_min);
     return WU_OK;
 
-err_self:
-    wc_tl_self->ops->finalize(wc_tl_self);
-    wc_tl_self = NULL;
-err_pt2pt:
+err_transports:
+    wc_transports_close();
     wc_pt2pt_finalize();
 err_pmi:
     wi_pmi_finalize();
@@ -122,10 +213,7 @@ err_pmi:
 wu_status_t wc_finalize(void)
 {
     wp_ltask_remove(&wc_progress_ltask);
-    if (wc_tl_shm)
-        wc_tl_shm->ops->finalize(wc_tl_shm);
-    wc_tl_self->ops->finalize(wc_tl_self);
-    wc_tl_shm = wc_tl_self = NULL;
+    wc_transports_close();
     wc_pt2pt_finalize();
     wp_engine_finalize();
     return wi_pmi_finalize();

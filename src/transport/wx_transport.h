@@ -96,8 +96,10 @@ typedef struct wx_ops {
     /* hdr (WX_HDR_SIZE bytes) and len payload bytes to dst. WU_OK: the caller may reuse both
      * buffers. WU_ERR_AGAIN: no room, nothing was sent, retry after progress. */
     wu_status_t (*send)(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
-    /* send with the payload written by fill(arg, dst, len) straight into the packet; fill is
-     * called only when there is room (WU_ERR_AGAIN: it was not called). */
+    /* send with the payload written by fill(arg, dst, len) straight into the packet. shm calls
+     * fill only when there is room; a transport that learns of no room only by trying (ofi's
+     * fi_inject) may call it and still answer WU_ERR_AGAIN, so fill must write the same bytes
+     * when called again (the core's seeks its cursor first). */
     wu_status_t (*send_fill)(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,
                              void *arg);
     /* Deliver arrived packets through the receive callback; returns how many. */
