@@ -40,6 +40,13 @@
 typedef struct wx_bootstrap {
     int rank, size;
     const char *job_id;      /* unique per job, safe in a file name, e.g. "weft-12345" */
+    /* NULL: rank and size are the job's. Otherwise the view spans part of the job (shm: the ranks
+     * of one node): rank and size are within it, get's rank too, and world_rank[i] is the job
+     * rank of its rank i (world_size ranks in the job). The transport's send, get and the receive
+     * callback still use job ranks. fence stays job-wide: every rank of the job calls it as many
+     * times, inside the view or not. */
+    const int *world_rank;
+    int world_size;
     wu_status_t (*put)(const char *key, const char *val);
     wu_status_t (*get)(int rank, const char *key, char *val, size_t len);
     wu_status_t (*fence)(void);   /* commit puts, barrier over all ranks */

@@ -32,6 +32,7 @@
  * reads the receive CQ and reposts receive buffers. The transmit CQ may be read by any thread.
  */
 #include "transport/ofi/wx_ofi.h"
+#include "transport/ofi/wx_ofi_rcache.h"
 #include "thread/wt_thread.h"
 #include "util/wu_config.h"
 #include "util/wu_log.h"
@@ -41,6 +42,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -71,10 +73,13 @@ typedef struct wx_ofi_prefix {
 
 _Static_assert(sizeof(wx_ofi_prefix_t) == 16, "prefix is 16 bytes");
 
+enum { WX_OFI_OP_BUF, WX_OFI_OP_READ };
+
 /* A buffer the provider owns while an operation runs: the operation's context is its first field,
  * so a completion's op_context is the buffer. */
 typedef struct wx_ofi_buf {
     struct fi_context2 ctx;
+    int kind;          /* WX_OFI_OP_* (transmit CQ: a bounce buffer or a read) */
     struct wx_ofi_buf *next;
     char *data;
     size_t len;        /* a held packet's length */
@@ -115,7 +120,19 @@ typedef struct wx_ofi {
     int tx_nfree;                  /* tx_lock */
 
     _Atomic uint64_t dropped;
+
+    bool rma;                      /* FI_RMA granted: rendezvous by fi_read */
+    bool virt_addr;                /* FI_MR_VIRT_ADDR: remote addresses are virtual, else offsets */
+    bool prov_key;                 /* FI_MR_PROV_KEY: the provider picks keys */
+    _Atomic uint64_t next_key;     /* our keys otherwise */
+    wx_rcache_t rcache;
 } wx_ofi_t;
+
+/* A read in flight: its completion is reaped by whichever thread reads the transmit CQ. */
+typedef struct wx_ofi_read {
+    wx_ofi_buf_t op;               /* kind WX_OFI_OP_READ; first */
+    _Atomic int done;              /* 1: completed; -errno: failed */
+} wx_ofi_read_t;
 
 static wx_ofi_t *wx_ofi_instance;   /* for wx_ofi_dropped; set at create, cleared at finalize */
 
@@ -235,13 +252,24 @@ static int wx_ofi_tx_poll(wx_ofi_t *o)
     struct fi_cq_entry e[WX_OFI_CQ_BATCH];
     ssize_t n = fi_cq_read(o->txcq, e, WX_OFI_CQ_BATCH);
     if (n > 0) {
-        for (ssize_t i = 0; i < n; i++)
-            wx_ofi_tx_put(o, e[i].op_context);
+        for (ssize_t i = 0; i < n; i++) {
+            wx_ofi_buf_t *b = e[i].op_context;
+            if (b->kind == WX_OFI_OP_READ)
+                atomic_store_explicit(&((wx_ofi_read_t *)b)->done, 1, memory_order_release);
+            else
+                wx_ofi_tx_put(o, b);
+        }
         return (int)n;
     }
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = { 0 };
         if (fi_cq_readerr(o->txcq, &err, 0) > 0) {
+            wx_ofi_buf_t *b = err.op_context;
+            if (b && b->kind == WX_OFI_OP_READ) {
+                atomic_store_explicit(&((wx_ofi_read_t *)b)->done, -(err.err ? err.err : 1),
+                                      memory_order_release);
+                return 1;
+            }
             char msg[128];
             wu_log_fatal("a send failed: %s (%s)", fi_strerror(err.err),
                          fi_cq_strerror(o->txcq, err.prov_errno, err.err_data, msg, sizeof(msg)));
@@ -382,6 +410,110 @@ static int wx_ofi_progress(wx_tl_t *tl)
     if (WU_UNLIKELY(o->repost != NULL))
         wx_ofi_rx_repost_pending(o);
     return did;
+}
+
+/* ---- rendezvous by RMA read ------------------------------------------------------------------ */
+
+static wu_status_t wx_ofi_mr_reg_fn(void *ctx, void *buf, size_t len, void **handle_p,
+                                    uint64_t *key_p)
+{
+    wx_ofi_t *o = ctx;
+    struct fid_mr *mr;
+    uint64_t want = o->prov_key ? 0 : atomic_fetch_add(&o->next_key, 1);
+    int r = fi_mr_reg(o->domain, buf, len, FI_REMOTE_READ, 0, want, 0, &mr, NULL);
+    if (r) {
+        wu_log_error("ofi: fi_mr_reg of %zu bytes: %s", len, fi_strerror(-r));
+        return WU_ERR_IO;
+    }
+    *handle_p = mr;
+    *key_p = fi_mr_key(mr);
+    return WU_OK;
+}
+
+static void wx_ofi_mr_dereg_fn(void *ctx, void *handle)
+{
+    (void)ctx;
+    fi_close(&((struct fid_mr *)handle)->fid);
+}
+
+/* The key names the cache entry's registration, which starts at the entry's page: the remote
+ * address is the buffer's (virtual addresses) or its offset from that start. */
+static wu_status_t wx_ofi_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p)
+{
+    wx_ofi_t *o = tl->priv;
+    wx_rcache_entry_t *e;
+    wu_status_t st = wx_rcache_acquire(&o->rcache, buf, len, &e);
+    if (st != WU_OK)
+        return st;
+    uint64_t addr = (uint64_t)(uintptr_t)buf;
+    *rkey_p = (wx_rkey_t){ .addr = o->virt_addr ? addr : addr - e->start, .key = e->key };
+    return WU_OK;
+}
+
+static void wx_ofi_mem_dereg(wx_tl_t *tl, const wx_rkey_t *rkey)
+{
+    wx_ofi_t *o = tl->priv;
+    wx_rcache_entry_t *e = wx_rcache_find_key(&o->rcache, rkey->key);
+    if (e)
+        wx_rcache_release(&o->rcache, e);
+}
+
+/* Blocking: posts fi_read and reaps the transmit CQ until it completes (the core's get is
+ * synchronous; the peer's provider serves the read when the peer polls, which a rank waiting in
+ * MPI does at least every timed poll). Reaping only the transmit CQ, it delivers nothing, so it may
+ * run inside the receive callback. */
+static wu_status_t wx_ofi_read(wx_ofi_t *o, int src, void *buf, size_t len, uint64_t raddr,
+                               uint64_t key)
+{
+    wx_ofi_read_t rd = { .op = { .kind = WX_OFI_OP_READ } };
+    atomic_init(&rd.done, 0);
+    ssize_t r;
+    while ((r = fi_read(o->ep, buf, len, NULL, o->addr[src], raddr, key, &rd.op.ctx)) ==
+           -FI_EAGAIN)
+        wx_ofi_tx_poll(o);
+    if (r) {
+        wu_log_error("ofi: fi_read of %zu bytes from rank %d: %s", len, src, fi_strerror((int)-r));
+        return WU_ERR_IO;
+    }
+    int done;
+    while ((done = atomic_load_explicit(&rd.done, memory_order_acquire)) == 0)
+        wx_ofi_tx_poll(o);
+    if (done < 0) {
+        wu_log_error("ofi: read of %zu bytes from rank %d failed: %s", len, src,
+                     fi_strerror(-done));
+        return WU_ERR_IO;
+    }
+    return WU_OK;
+}
+
+static wu_status_t wx_ofi_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                              size_t len)
+{
+    wx_ofi_t *o = tl->priv;
+    size_t max = o->info->ep_attr->max_msg_size ? o->info->ep_attr->max_msg_size : len;
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < max ? len - done : max;
+        wu_status_t st = wx_ofi_read(o, src, (char *)buf + done, n, rkey->addr + off + done,
+                                     rkey->key);
+        if (st != WU_OK)
+            return st;
+        done += n;
+    }
+    return WU_OK;
+}
+
+static wu_status_t wx_ofi_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov,
+                               const wx_rkey_t *rkey, uint64_t off, size_t len)
+{
+    for (int i = 0; i < niov && len; i++) {
+        size_t n = iov[i].iov_len < len ? iov[i].iov_len : len;
+        wu_status_t st = wx_ofi_get(tl, src, iov[i].iov_base, rkey, off, n);
+        if (st != WU_OK)
+            return st;
+        off += n;
+        len -= n;
+    }
+    return WU_OK;
 }
 
 /* ---- choosing a provider ---------------------------------------------------------------------- */
@@ -579,6 +711,21 @@ static int wx_ofi_unhex(const char *s, uint8_t *b, size_t max)
     return (int)(n / 2);
 }
 
+/* WEFT_OFI_ADDR_FILE (a test hook): the name where a program outside the job can read it. */
+static void wx_ofi_addr_file(const wx_ofi_t *o, const char *hex)
+{
+    const char *base = wu_config_str(WU_CONFIG_OFI_ADDR_FILE);
+    if (!*base)
+        return;
+    char path[512];
+    snprintf(path, sizeof(path), "%s.%d", base, o->rank);
+    FILE *f = fopen(path, "w");
+    if (!f || fprintf(f, "%s %s\n", o->info->fabric_attr->prov_name, hex) < 0)
+        wu_log_warn("ofi: cannot write the endpoint name to %s", path);
+    if (f)
+        fclose(f);
+}
+
 /* Publish this rank's name (or "-" when opening failed: ok false) and the job key (rank 0), fence,
  * read the key and insert every rank's address. Every rank calls it, so nobody waits forever. */
 static wu_status_t wx_ofi_exchange(wx_ofi_t *o, bool ok)
@@ -594,6 +741,7 @@ static wu_status_t wx_ofi_exchange(wx_ofi_t *o, bool ok)
             ok = false;
         } else {
             wx_ofi_hex(name, len, val);
+            wx_ofi_addr_file(o, val);
         }
     }
     if (!ok)
@@ -698,6 +846,7 @@ static void wx_ofi_close(wx_ofi_t *o)
 {
     if (o->ep)
         fi_close(&o->ep->fid);
+    wx_rcache_destroy(&o->rcache);
     if (o->rx_mr)
         fi_close(&o->rx_mr->fid);
     if (o->tx_mr)
@@ -736,8 +885,7 @@ static void wx_ofi_finalize(wx_tl_t *tl)
     if (o->bs.fence() != WU_OK)
         wu_log_warn("ofi: the fence of finalize failed");
     uint64_t dropped = atomic_load(&o->dropped);
-    if (dropped)
-        wu_debug("ofi: %llu foreign or malformed packets dropped", (unsigned long long)dropped);
+    wu_debug("ofi: %llu foreign or malformed packets dropped", (unsigned long long)dropped);
     wx_ofi_instance = NULL;
     wx_ofi_close(o);
 }
@@ -747,11 +895,11 @@ static const wx_ops_t wx_ofi_ops = {
     .send = wx_ofi_send,
     .send_fill = wx_ofi_send_fill,
     .progress = wx_ofi_progress,
-    .get = wx_no_get,
-    .getv = wx_no_getv,
+    .get = wx_ofi_get,
+    .getv = wx_ofi_getv,
     .put = wx_no_put,
-    .mem_reg = wx_no_mem_reg,
-    .mem_dereg = wx_no_mem_dereg,
+    .mem_reg = wx_ofi_mem_reg,
+    .mem_dereg = wx_ofi_mem_dereg,
     .db_arm = wx_no_db_arm,
     .db_disarm = wx_no_db_disarm,
     .db_sleep = wx_no_db_sleep,
@@ -796,6 +944,17 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
         return st;
     }
     struct fi_info *fi = o->info;
+    o->rma = (fi->caps & FI_RMA) && (fi->caps & FI_READ) && (fi->caps & FI_REMOTE_READ);
+    o->virt_addr = (fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+    o->prov_key = (fi->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
+    atomic_init(&o->next_key, (uint64_t)o->rank << 32 | 1);   /* unique in our domain */
+    /* registrations that pin pages (hardware) are never kept idle: wx_ofi_rcache.h */
+    st = wx_rcache_init(&o->rcache, (int)wu_config_int(WU_CONFIG_OFI_RCACHE_SIZE),
+                        wx_ofi_rank(fi) > 0, wx_ofi_mr_reg_fn, wx_ofi_mr_dereg_fn, o);
+    if (st != WU_OK) {
+        wx_ofi_close(o);
+        return st;
+    }
     if (fi->ep_attr->max_msg_size && maxp + WX_OFI_HEAD > fi->ep_attr->max_msg_size)
         maxp = fi->ep_attr->max_msg_size - WX_OFI_HEAD;
     wx_attr_t a = {
@@ -807,13 +966,19 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
         .inline_max = o->inject_max > WX_OFI_HEAD ? o->inject_max - WX_OFI_HEAD : 0,
     };
     a.bulk_eager_max = a.eager_max;
+    size_t get_min = (size_t)wu_config_int(WU_CONFIG_OFI_GET_MIN);
+    if (o->rma && get_min) {
+        a.caps |= WX_CAP_GET | WX_CAP_SINGLE_COPY;
+        a.get_min = a.get_bulk_min = get_min;
+    }
     o->tl = (wx_tl_t){ .ops = &wx_ofi_ops, .attr = a, .priv = o };
     wx_ofi_instance = o;
     wu_debug("ofi: provider %s, fabric %s, domain %s, inject %zu, eager %zu, fragment %zu, "
-             "%d receive and %d send buffers of %zu bytes, memory registration modes 0x%llx",
-             fi->fabric_attr->prov_name, fi->fabric_attr->name, fi->domain_attr->name,
-             o->inject_max, a.eager_max, a.frag_size, o->nrx, o->ntx, o->buf_bytes,
-             (unsigned long long)fi->domain_attr->mr_mode);
+             "%d receive and %d send buffers of %zu bytes, memory registration modes 0x%llx, "
+             "rendezvous by %s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
+             fi->domain_attr->name, o->inject_max, a.eager_max, a.frag_size, o->nrx, o->ntx,
+             o->buf_bytes, (unsigned long long)fi->domain_attr->mr_mode,
+             a.get_min ? "fi_read" : "pipelined send");
     *tl_p = &o->tl;
     return WU_OK;
 }
