@@ -752,8 +752,9 @@ static wu_status_t wx_ofi_open(wx_ofi_t *o)
         o->nrx = 2;
     if (o->ntx < 2)
         o->ntx = 2;
-    o->rx_slab = aligned_alloc(4096, o->buf_bytes * (size_t)o->nrx);
-    o->tx_slab = aligned_alloc(4096, o->buf_bytes * (size_t)o->ntx);
+    /* C11: the size of an aligned_alloc is a multiple of its alignment */
+    o->rx_slab = aligned_alloc(4096, (o->buf_bytes * (size_t)o->nrx + 4095) & ~(size_t)4095);
+    o->tx_slab = aligned_alloc(4096, (o->buf_bytes * (size_t)o->ntx + 4095) & ~(size_t)4095);
     o->rx = calloc((size_t)o->nrx, sizeof(*o->rx));
     o->tx = calloc((size_t)o->ntx, sizeof(*o->tx));
     if (!o->rx_slab || !o->tx_slab || !o->rx || !o->tx) {
