@@ -7,7 +7,7 @@
 PREFIX ?= /usr/local
 BUILD  ?= build
 JOBS   ?= $(shell nproc)
-DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev python3 procps
+DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev libfabric-dev python3 procps
 TEST_DEPS = mpich python3-venv
 BENCH_DEPS = mpich libmpich-dev openmpi-bin libopenmpi-dev valgrind
 

@@ -8,6 +8,7 @@
  */
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
+#include "transport/ofi/wx_ofi.h"
 #include "util/wu_config.h"
 #include "weft_version.h"
 
@@ -53,6 +54,59 @@ static void fact_num(const char *key, const char *label, long value)
     fact(key, label, buf, NULL);
 }
 
+static const char *const ofi_kind[] = { "hardware", "tcp;ofi_rxm", "tcp", "other", "one node only" };
+
+#define OFI_SEEN_MAX 64
+typedef struct ofi_seen {
+    int n;
+    char chosen[160];
+    char offers[OFI_SEEN_MAX][160];   /* printed already: libfabric repeats an offer per variant */
+} ofi_seen_t;
+
+static void ofi_offer(const char *prov, const char *fabric, const char *domain, int rank, bool rma,
+                      bool chosen, void *arg)
+{
+    ofi_seen_t *seen = arg;
+    char key[48], label[48], note[160], id[160];
+    snprintf(id, sizeof(id), "%s (fabric %s, domain %s)", prov, fabric, domain);
+    if (chosen)
+        snprintf(seen->chosen, sizeof(seen->chosen), "%s", id);
+    for (int i = 0; i < seen->n && i < OFI_SEEN_MAX; i++)
+        if (!strcmp(seen->offers[i], id))
+            return;
+    if (seen->n < OFI_SEEN_MAX)
+        snprintf(seen->offers[seen->n], sizeof(seen->offers[0]), "%s", id);
+    seen->n++;
+    snprintf(key, sizeof(key), "transport:ofi:provider:%d", seen->n);
+    snprintf(label, sizeof(label), "  offer %d:", seen->n);
+    snprintf(note, sizeof(note), "fabric %s, domain %s, %s, %s%s", fabric, domain, ofi_kind[rank],
+             rma ? "RMA" : "no RMA", chosen ? "; chosen" : "");
+    fact(key, label, prov, note);
+}
+
+/* Whether ofi was built, what libfabric offers here and which offer a job would take. */
+static void print_ofi(void)
+{
+    if (!wx_ofi_built) {
+        fact("transport:ofi", "ofi:", "no", "built without libfabric: ranks on several nodes "
+             "cannot run");
+        return;
+    }
+    fact("transport:ofi", "ofi:", "yes", "libfabric, between nodes (WEFT_TRANSPORTS)");
+    const char *fp = getenv("FI_PROVIDER");
+    fact("transport:ofi:fi_provider", "ofi FI_PROVIDER:", fp ? fp : "(unset)",
+         fp ? "libfabric offers only these" : "every provider is offered");
+    static ofi_seen_t seen;
+    if (wx_ofi_providers(ofi_offer, &seen) != WU_OK || seen.n == 0) {
+        fact("transport:ofi:chosen", "ofi chosen:", "none",
+             "no provider has reliable datagrams, messages and send-after-send order");
+        return;
+    }
+    fact("transport:ofi:chosen", "ofi chosen:", seen.chosen,
+         "preferred: hardware (verbs, efa, cxi, psm3, opx, psm2), then tcp;ofi_rxm, tcp, "
+         "others, shm; first of libfabric's order within a kind");
+}
+
 static void print_build(void)
 {
     char note[96];
@@ -69,6 +123,7 @@ static void print_build(void)
     snprintf(note, sizeof(note), "WEFT_SHM_CMA=%s", wu_config_str(WU_CONFIG_SHM_CMA));
     fact("transport:shm:cma", "shm single copy (CMA):", "probed at start-up", note);
     fact("transport:self", "self:", "yes", "in the core: a rank sending to itself");
+    print_ofi();
 }
 
 static void print_progress(void)

@@ -1,11 +1,13 @@
 /* World bootstrap and teardown: PMI, the default endpoint (wc_ep.h) and its transports. This is
- * the one file of the core that knows which transports exist: it creates them and chooses one per
- * peer of the default endpoint. */
+ * the one file of the core that knows which transports exist: it creates them, chooses one per
+ * peer of the default endpoint (self, shm on the node, ofi across nodes) and the doorbell that
+ * sleepers watch; the endpoint derives the job-wide limits from its peers' transports. */
 #include "core/wc_core.h"
 #include "core/wc_pt2pt.h"
 #include "thread/wt_thread.h"
 #include "pmi/wi_pmi.h"
 #include "progress/wp_engine.h"
+#include "transport/ofi/wx_ofi.h"
 #include "transport/self/wx_self.h"
 #include "transport/shm/wx_shm_tl.h"
 #include "util/wu_config.h"
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -21,16 +24,246 @@
 
 wc_world_t wc_world;
 _Atomic uint32_t wc_leave_gen;
-static wx_tl_t *wc_tl_self, *wc_tl_shm;
+static wx_tl_t *wc_tl_self, *wc_tl_shm, *wc_tl_ofi;
+static wx_tl_t **wc_tl_peer;   /* [size]: the transport of each rank, chosen by wc_transports_open */
+static bool wc_tl_used_shm, wc_tl_used_ofi;   /* some peer is reached by it */
 
-/* The doorbell that sleepers watch (wc_wait.h states the contract). */
+/* The doorbell that sleepers watch (wc_wait.h states the contract): the one transport polled, when
+ * it has one; several polled transports, or one without a doorbell, mean timed polling. */
 static void wc_doorbell_choose(void)
 {
-    if (wc_tl_shm)
-        wc_wait_set_doorbell((wc_tl_shm->attr.caps & WX_CAP_DOORBELL) ? wc_tl_shm : NULL,
-                             !(wc_tl_shm->attr.caps & WX_CAP_DOORBELL));
-    else
+    wx_tl_t *used[] = { wc_tl_used_shm ? wc_tl_shm : NULL, wc_tl_used_ofi ? wc_tl_ofi : NULL };
+    int n = 0;
+    wx_tl_t *polled = NULL;
+    for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
+        if (used[i]) {
+            polled = used[i];
+            n++;
+        }
+    }
+    if (n == 0)
         wc_wait_set_doorbell(NULL, false);
+    else if (n == 1 && (polled->attr.caps & WX_CAP_DOORBELL))
+        wc_wait_set_doorbell(polled, false);
+    else
+        wc_wait_set_doorbell(NULL, true);
+}
+
+/* WEFT_TRANSPORTS: which transports reach the other ranks. */
+typedef enum { WC_TLSEL_AUTO, WC_TLSEL_SHM, WC_TLSEL_OFI } wc_tlsel_t;
+
+static wu_status_t wc_tlsel_parse(wc_tlsel_t *sel_p)
+{
+    const char *v = wu_config_str(WU_CONFIG_TRANSPORTS);
+    if (!strcmp(v, "auto"))
+        *sel_p = WC_TLSEL_AUTO;
+    else if (!strcmp(v, "self,shm") || !strcmp(v, "shm"))
+        *sel_p = WC_TLSEL_SHM;
+    else if (!strcmp(v, "self,ofi") || !strcmp(v, "ofi"))
+        *sel_p = WC_TLSEL_OFI;
+    else {
+        wu_log_error("WEFT_TRANSPORTS=%s: expected auto, self,shm or self,ofi", v);
+        return WU_ERR_INVALID;
+    }
+    return WU_OK;
+}
+
+/* ---- nodes ------------------------------------------------------------------------------------ */
+
+/* Which ranks share this rank's node: those that publish the same identity, the host name plus
+ * the device and inode of /dev/shm (two network namespaces with one host name but private /dev/shm
+ * are two nodes: their shared memory cannot meet). WEFT_NODE_SPLIT=k, a test hook, adds
+ * "rank / k" so that one machine plays several nodes. Written by wc_nodes_discover, read-only
+ * afterwards. */
+#define WC_NODE_ID_MAX 320
+#define WC_NODE_NAMED  4          /* nodes named in messages */
+typedef struct wc_nodes {
+    int  nnodes;
+    int *node_of;                 /* [size]: node index of each rank, numbered by first rank */
+    int *local;                   /* [nlocal]: the job ranks of this rank's node, ascending */
+    int  nlocal, local_rank;
+    char job_id[WI_PMI_KVSNAME_MAX + 16];   /* the job's name plus this node's index, for shm */
+    char named[WC_NODE_NAMED][WC_NODE_ID_MAX];   /* identities of the first nodes */
+    int  named_ranks[WC_NODE_NAMED];
+} wc_nodes_t;
+static wc_nodes_t wc_nodes;
+
+static void wc_node_identity(int rank, char *id, size_t len)
+{
+    char host[256] = "?";
+    struct stat st;
+    gethostname(host, sizeof(host) - 1);
+    int n = stat("/dev/shm", &st) == 0
+                ? snprintf(id, len, "%s:%llx:%llx", host, (unsigned long long)st.st_dev,
+                           (unsigned long long)st.st_ino)
+                : snprintf(id, len, "%s:-", host);
+    long split = wu_config_int(WU_CONFIG_NODE_SPLIT);
+    if (split > 0 && n > 0 && (size_t)n < len)
+        snprintf(id + n, len - (size_t)n, ":sim%ld", rank / split);
+}
+
+/* Collective: every rank publishes its identity, fences and reads all (one get per rank: the same
+ * count as the ofi addresses, see docs/ofi.md for 10,000 ranks). */
+static wu_status_t wc_nodes_discover(int rank, int size)
+{
+    wu_status_t st = WU_OK;
+    char (*ids)[WC_NODE_ID_MAX] = NULL;   /* [nnodes]: each node's identity */
+    memset(&wc_nodes, 0, sizeof(wc_nodes));
+    wc_nodes.node_of = calloc((size_t)size, sizeof(int));
+    wc_nodes.local = calloc((size_t)size, sizeof(int));
+    ids = malloc(sizeof(*ids) * (size_t)size);
+    if (!wc_nodes.node_of || !wc_nodes.local || !ids) {
+        st = WU_ERR_NO_MEMORY;
+        goto out;
+    }
+    char mine[WC_NODE_ID_MAX], id[WC_NODE_ID_MAX];
+    wc_node_identity(rank, mine, sizeof(mine));
+    if (size > 1 && ((st = wi_pmi_put("node", mine)) != WU_OK || (st = wi_pmi_fence()) != WU_OK))
+        goto out;
+    for (int r = 0; r < size; r++) {
+        if (r == rank) {
+            strcpy(id, mine);
+        } else if ((st = wi_pmi_get(r, "node", id, sizeof(id))) != WU_OK) {
+            wu_log_error("no node identity from rank %d", r);
+            goto out;
+        }
+        int node = 0;
+        while (node < wc_nodes.nnodes && strcmp(ids[node], id))
+            node++;
+        if (node == wc_nodes.nnodes) {
+            strcpy(ids[wc_nodes.nnodes++], id);
+            if (node < WC_NODE_NAMED)
+                strcpy(wc_nodes.named[node], id);
+        }
+        if (node < WC_NODE_NAMED)
+            wc_nodes.named_ranks[node]++;
+        wc_nodes.node_of[r] = node;
+    }
+    for (int r = 0; r < size; r++) {
+        if (wc_nodes.node_of[r] != wc_nodes.node_of[rank])
+            continue;
+        if (r == rank)
+            wc_nodes.local_rank = wc_nodes.nlocal;
+        wc_nodes.local[wc_nodes.nlocal++] = r;
+    }
+    snprintf(wc_nodes.job_id, sizeof(wc_nodes.job_id), "%s-n%d", wi_pmi_kvsname(),
+             wc_nodes.node_of[rank]);
+out:
+    free(ids);
+    return st;
+}
+
+/* "2 nodes: a (ranks 0-1: 2 ranks), b (2 ranks)" into buf, for messages. */
+static const char *wc_nodes_describe(char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%d nodes:", wc_nodes.nnodes);
+    for (int k = 0; k < wc_nodes.nnodes && k < WC_NODE_NAMED && n > 0 && (size_t)n < len; k++)
+        n += snprintf(buf + n, len - (size_t)n, "%s %s (%d ranks)", k ? "," : "",
+                      wc_nodes.named[k], wc_nodes.named_ranks[k]);
+    if (wc_nodes.nnodes > WC_NODE_NAMED && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", ...");
+    return buf;
+}
+
+/* shm's bootstrap for a node's view: ranks within the node. */
+static wu_status_t wc_node_get(int rank, const char *key, char *val, size_t len)
+{
+    return wi_pmi_get(wc_nodes.local[rank], key, val, len);
+}
+
+/* Create the transports and choose one per peer: self for the rank itself; by WEFT_TRANSPORTS,
+ * shm for the ranks of this node and ofi for the others (auto), shm for all (one node only), or ofi
+ * for all. The choice is the same on every rank (the environment and the node table are the
+ * job's), so every rank calls the same constructors and the same number of fences: shm is created
+ * on every rank when some node has several ranks (a node's only rank fences with the others), ofi
+ * on every rank when some peer needs it. */
+static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
+{
+    wc_tlsel_t sel;
+    char where[4 * WC_NODE_ID_MAX + 64];
+    wu_status_t st = wc_tlsel_parse(&sel);
+    if (st != WU_OK)
+        return st;
+    wc_tl_peer = calloc((size_t)bs->size, sizeof(*wc_tl_peer));
+    if (!wc_tl_peer)
+        return WU_ERR_NO_MEMORY;
+    if ((st = wc_nodes_discover(bs->rank, bs->size)) != WU_OK)
+        return st;
+    bool multi = wc_nodes.nnodes > 1;
+    if (multi && sel == WC_TLSEL_SHM) {
+        wu_log_error("WEFT_TRANSPORTS=%s, but the ranks are on %s: shared memory cannot reach "
+                     "across nodes", wu_config_str(WU_CONFIG_TRANSPORTS),
+                     wc_nodes_describe(where, sizeof(where)));
+        return WU_ERR_UNSUPPORTED;
+    }
+    if (multi && !wx_ofi_built) {
+        wu_log_error("the ranks are on %s, but this Weft was built without libfabric (the ofi "
+                     "transport), so ranks on different nodes cannot reach each other",
+                     wc_nodes_describe(where, sizeof(where)));
+        return WU_ERR_UNSUPPORTED;
+    }
+    bool use_ofi = bs->size > 1 && (sel == WC_TLSEL_OFI || multi);
+    bool use_shm = false;
+    if (sel != WC_TLSEL_OFI)
+        for (int r = 0; r < bs->size && !use_shm; r++)
+            use_shm = r != bs->rank && wc_nodes.node_of[r] == wc_nodes.node_of[bs->rank];
+    /* some node with several ranks: every rank takes part in shm's fences */
+    bool shm_any = false;
+    if (sel != WC_TLSEL_OFI && bs->size > wc_nodes.nnodes)
+        shm_any = true;
+
+    if ((st = wx_self_create(bs, wc_ep_deliver, ep, &wc_tl_self)) != WU_OK)
+        return st;
+    if (shm_any) {
+        wx_bootstrap_t nbs = *bs;
+        if (multi) {
+            nbs.rank = wc_nodes.local_rank;
+            nbs.size = wc_nodes.nlocal;
+            nbs.job_id = wc_nodes.job_id;
+            nbs.get = wc_node_get;
+            nbs.world_rank = wc_nodes.local;
+            nbs.world_size = bs->size;
+        }
+        if ((st = wx_shm_create(&nbs, wc_ep_deliver, ep, &wc_tl_shm)) != WU_OK)
+            return st;
+    }
+    if (use_ofi) {
+        st = wx_ofi_create(bs, wc_ep_deliver, ep, &wc_tl_ofi);
+        if (st != WU_OK) {
+            wu_log_error("the ofi transport did not start (WEFT_TRANSPORTS=%s; ranks on %s)",
+                         wu_config_str(WU_CONFIG_TRANSPORTS),
+                         wc_nodes_describe(where, sizeof(where)));
+            return st;
+        }
+    }
+    for (int r = 0; r < bs->size; r++) {
+        if (r == bs->rank)
+            wc_tl_peer[r] = wc_tl_self;
+        else if (use_shm && wc_nodes.node_of[r] == wc_nodes.node_of[bs->rank])
+            wc_tl_peer[r] = wc_tl_shm;
+        else
+            wc_tl_peer[r] = wc_tl_ofi;
+    }
+    wc_tl_used_shm = use_shm;
+    wc_tl_used_ofi = use_ofi;
+    return WU_OK;
+}
+
+static void wc_transports_close(void)
+{
+    if (wc_tl_ofi)
+        wc_tl_ofi->ops->finalize(wc_tl_ofi);
+    if (wc_tl_shm)
+        wc_tl_shm->ops->finalize(wc_tl_shm);
+    if (wc_tl_self)
+        wc_tl_self->ops->finalize(wc_tl_self);
+    wc_tl_ofi = wc_tl_shm = wc_tl_self = NULL;
+    free(wc_tl_peer);
+    wc_tl_peer = NULL;
+    wc_tl_used_shm = wc_tl_used_ofi = false;
+    free(wc_nodes.node_of);
+    free(wc_nodes.local);
+    wc_nodes.node_of = wc_nodes.local = NULL;
 }
 
 wu_status_t wc_init(bool thread_multiple)
@@ -68,37 +301,32 @@ wu_status_t wc_init(bool thread_multiple)
         goto err_pmi;
 
     wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
-    {
-        /* every rank of the job shares this machine (one node: the shared-memory transport) */
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        const char *v = wu_config_str(WU_CONFIG_WAIT_YIELD);   /* auto, or 0 / 1 force it */
-        wc_idle_yield = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && size > ncpu;
-    }
     wc_wait_init();
     wx_bootstrap_t bs = {
         .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),
         .put = wi_pmi_put, .get = wi_pmi_get, .fence = wi_pmi_fence,
     };
-    st = wx_self_create(&bs, wc_ep_deliver, ep, &wc_tl_self);
+    st = wc_transports_open(ep, &bs);
     if (st != WU_OK)
-        goto err_pt2pt;
-    if (size > 1) {
-        st = wx_shm_create(&bs, wc_ep_deliver, ep, &wc_tl_shm);
-        if (st != WU_OK)
-            goto err_self;
-    }
+        goto err_transports;
     for (int r = 0; r < size; r++)
-        wc_ep_peer_set(ep, r, r == rank ? wc_tl_self : wc_tl_shm);
+        wc_ep_peer_set(ep, r, wc_tl_peer[r]);
+    {
+        /* the ranks of this node share this machine */
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        const char *v = wu_config_str(WU_CONFIG_WAIT_YIELD);   /* auto, or 0 / 1 force it */
+        wc_idle_yield = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && wc_nodes.nlocal > ncpu;
+    }
     wc_doorbell_choose();
     wc_ep_start(ep, true);
-    wu_debug("core up: rank %d of %d, peers by %s, eager max %zu, bulk get from %zu", rank, size,
-             wc_tl_shm ? wc_tl_shm->attr.name : "-", ep->limits.eager_max, ep->limits.get_bulk_min);
+    wu_debug("core up: rank %d of %d, peers by %s%s%s, eager max %zu, bulk get from %zu", rank,
+             size, wc_tl_shm ? "shm" : "", wc_tl_shm && wc_tl_ofi ? "+" : "",
+             wc_tl_ofi ? "ofi" : wc_tl_shm ? "" : "-", ep->limits.eager_max,
+             ep->limits.get_bulk_min);
     return WU_OK;
 
-err_self:
-    wc_tl_self->ops->finalize(wc_tl_self);
-    wc_tl_self = NULL;
-err_pt2pt:
+err_transports:
+    wc_transports_close();
     wc_ep_fini(ep);
 err_pmi:
     wi_pmi_finalize();
@@ -112,10 +340,7 @@ wu_status_t wc_finalize(void)
         wp_ltask_remove(&ep->ltask);
         ep->started = false;
     }
-    if (wc_tl_shm)
-        wc_tl_shm->ops->finalize(wc_tl_shm);
-    wc_tl_self->ops->finalize(wc_tl_self);
-    wc_tl_shm = wc_tl_self = NULL;
+    wc_transports_close();
     wc_ep_fini(ep);
     wp_engine_finalize();
     return wi_pmi_finalize();

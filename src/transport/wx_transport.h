@@ -40,6 +40,13 @@
 typedef struct wx_bootstrap {
     int rank, size;
     const char *job_id;      /* unique per job, safe in a file name, e.g. "weft-12345" */
+    /* NULL: rank and size are the job's. Otherwise the view spans part of the job (shm: the ranks
+     * of one node): rank and size are within it, get's rank too, and world_rank[i] is the job
+     * rank of its rank i (world_size ranks in the job). The transport's send, get and the receive
+     * callback still use job ranks. fence stays job-wide: every rank of the job calls it as many
+     * times, inside the view or not. */
+    const int *world_rank;
+    int world_size;
     wu_status_t (*put)(const char *key, const char *val);
     wu_status_t (*get)(int rank, const char *key, char *val, size_t len);
     wu_status_t (*fence)(void);   /* commit puts, barrier over all ranks */
@@ -97,8 +104,10 @@ typedef struct wx_ops {
     /* hdr (WX_HDR_SIZE bytes) and len payload bytes to dst. WU_OK: the caller may reuse both
      * buffers. WU_ERR_AGAIN: no room, nothing was sent, retry after progress. */
     wu_status_t (*send)(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
-    /* send with the payload written by fill(arg, dst, len) straight into the packet; fill is
-     * called only when there is room (WU_ERR_AGAIN: it was not called). */
+    /* send with the payload written by fill(arg, dst, len) straight into the packet. shm calls
+     * fill only when there is room; a transport that learns of no room only by trying (ofi's
+     * fi_inject) may call it and still answer WU_ERR_AGAIN, so fill must write the same bytes
+     * when called again (the core's seeks its cursor first). */
     wu_status_t (*send_fill)(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,
                              void *arg);
     /* Deliver arrived packets through the receive callback; returns how many. */

@@ -9,6 +9,15 @@
     X(SHM_CMA_MIN,    SIZE, "0",      "smallest message sent by single-copy CMA rendezvous; 0: never (pipelined copy)") \
     X(SHM_CMA_COLL_MIN, SIZE, "32768", "the same for the messages of collectives; 0: never")      \
     X(SHM_FRAG_SIZE,  SIZE, "32768",  "fragment size of the pipelined rendezvous copy")            \
+    X(TRANSPORTS,     STR,  "auto",   "transports between ranks: auto (shm on the node, ofi across nodes), self,shm or self,ofi (every other rank through libfabric, even on the node)") \
+    X(NODE_SPLIT,     INT,  "0",      "testing: ranks r / k form a node (one machine plays several nodes); 0: nodes are hosts") \
+    X(OFI_EAGER_MAX,  SIZE, "16384",  "largest message sent eagerly through libfabric (as shm: a program behaves alike on either)") \
+    X(OFI_FRAG_SIZE,  SIZE, "32768",  "fragment size of the pipelined rendezvous over libfabric")   \
+    X(OFI_GET_MIN,    SIZE, "0",      "rendezvous messages of at least this size are read by the receiver with fi_read when the provider has RMA (1: any rendezvous); 0: always the pipelined send (default: the blocking read hangs mt_complete.np4, docs/ofi.md)") \
+    X(OFI_RCACHE_SIZE, INT, "64",     "entries of the libfabric memory registration cache") \
+    X(OFI_ADDR_FILE,  STR,  "",       "testing: each rank writes its libfabric endpoint name (hex) to <this>.<rank> at start-up") \
+    X(OFI_RX_BUFS,    INT,  "64",     "receive buffers posted to the libfabric endpoint")         \
+    X(OFI_TX_BUFS,    INT,  "64",     "send bounce buffers of the libfabric transport (none free: the send waits)") \
     X(PROGRESS_IDLE,  BOOL, "1",      "run ltasks from idle threads (SCHED_IDLE, one per topology node of PROGRESS_IDLE_LEVEL)") \
     X(PROGRESS_IDLE_LEVEL, STR, "package", "where idle threads live: package, l3, core or machine") \
     X(PROGRESS_IDLE_US, INT, "20",    "idle threads: pause between polls that found work, in microseconds (throttling)") \

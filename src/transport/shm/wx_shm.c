@@ -457,7 +457,7 @@ wu_status_t wx_shm_send(int dst, const void *hdr, const void *payload, size_t le
 wu_status_t wx_shm_tl_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len)
 {
     (void)tl;
-    return wx_shm_send_inl(dst, hdr, payload, len);
+    return wx_shm_send_inl(wx_shm_local[dst], hdr, payload, len);
 }
 
 static inline wu_status_t wx_shm_send_fill_inl(int dst, const void *hdr, size_t len,
@@ -487,7 +487,7 @@ wu_status_t wx_shm_tl_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t le
                                 wx_fill_fn_t fill, void *arg)
 {
     (void)tl;
-    return wx_shm_send_fill_inl(dst, hdr, len, fill, arg);
+    return wx_shm_send_fill_inl(wx_shm_local[dst], hdr, len, fill, arg);
 }
 
 /* ---- doorbell ---- */

@@ -74,6 +74,9 @@ extern wx_shm_state_t wx_shm;
 extern size_t wx_shm_get_chunk;
 
 /* The operations-table forms of the hot calls (wx_shm.c; the table is wx_shm_tl.c's). */
+/* Node rank of each job rank (-1: another node), written by wx_shm_create (wx_shm_tl.c) before
+ * any send and read-only afterwards: the hot sends below take job ranks. */
+extern int *wx_shm_local;
 wu_status_t wx_shm_tl_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
 wu_status_t wx_shm_tl_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len,
                                 wx_fill_fn_t fill, void *arg);

@@ -1,24 +1,47 @@
 /* The shared-memory transport behind the operations table (wx_transport.h). The state stays the
  * one instance of wx_shm.c; this file adapts the cold calls and derives the attributes. The hot
- * ones (send, send_fill, progress) are wx_shm.c's own wx_shm_tl_* forms: no wrapper hop. */
+ * ones (send, send_fill, progress) are wx_shm.c's own wx_shm_tl_* forms: no wrapper hop.
+ *
+ * wx_shm.c numbers the ranks of its segment 0..n-1. When the bootstrap is a node's view of a
+ * larger job (bs->world_rank), this file translates: job rank to node rank on the way out
+ * (wx_shm_local, which the hot sends of wx_shm.c read too), node rank to job rank for the
+ * callbacks (wx_shm_world). Both tables are written by wx_shm_create and read-only afterwards. */
 #include "transport/shm/wx_shm_tl.h"
 #include "transport/shm/wx_shm_priv.h"
 #include "util/wu_config.h"
+#include "util/wu_log.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
+
+int *wx_shm_local;               /* [job size]: node rank of a job rank, -1 off the node */
+static int *wx_shm_world;        /* [node size]: job rank of a node rank */
+static wx_recv_fn_t wx_shm_user_cb;
+static wx_prefetch_fn_t wx_shm_user_prefetch;
+static bool wx_shm_mapped;       /* a node's view: the callbacks go through the tables */
+
+static void wx_shm_tl_deliver(int src, const void *hdr, const void *payload, size_t len, void *arg)
+{
+    wx_shm_user_cb(wx_shm_world[src], hdr, payload, len, arg);
+}
+
+static void wx_shm_tl_prefetch(void *arg, int src, const void *hdr, int stage)
+{
+    wx_shm_user_prefetch(arg, wx_shm_world[src], hdr, stage);
+}
 
 static wu_status_t wx_shm_tl_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey,
                                  uint64_t off, size_t len)
 {
     (void)tl;
-    return wx_shm_get(src, buf, rkey->addr + off, len);   /* CMA reads by address: no key */
+    return wx_shm_get(wx_shm_local[src], buf, rkey->addr + off, len);   /* CMA reads by address: no key */
 }
 
 static wu_status_t wx_shm_tl_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov,
                                   const wx_rkey_t *rkey, uint64_t off, size_t len)
 {
     (void)tl;
-    return wx_shm_getv(src, iov, niov, rkey->addr + off, len);
+    return wx_shm_getv(wx_shm_local[src], iov, niov, rkey->addr + off, len);
 }
 
 static wu_status_t wx_shm_tl_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p)
@@ -57,13 +80,17 @@ static void wx_shm_tl_db_ring(wx_tl_t *tl)
 static void wx_shm_tl_set_prefetch(wx_tl_t *tl, wx_prefetch_fn_t fn)
 {
     (void)tl;
-    wx_shm_set_prefetch(fn);
+    wx_shm_user_prefetch = fn;
+    wx_shm_set_prefetch(fn && wx_shm_mapped ? wx_shm_tl_prefetch : fn);
 }
 
 static void wx_shm_tl_finalize(wx_tl_t *tl)
 {
     (void)tl;
     wx_shm_finalize();
+    free(wx_shm_local);
+    free(wx_shm_world);
+    wx_shm_local = wx_shm_world = NULL;
 }
 
 static const wx_ops_t wx_shm_ops = {
@@ -91,11 +118,46 @@ static size_t wx_shm_min(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+/* The rank translation tables (identity for a job-wide bootstrap). */
+static wu_status_t wx_shm_maps(const wx_bootstrap_t *bs)
+{
+    int nworld = bs->world_rank ? bs->world_size : bs->size;
+    wx_shm_local = malloc(sizeof(int) * (size_t)nworld);
+    wx_shm_world = malloc(sizeof(int) * (size_t)bs->size);
+    if (!wx_shm_local || !wx_shm_world) {
+        free(wx_shm_local);
+        free(wx_shm_world);
+        wx_shm_local = wx_shm_world = NULL;
+        wu_log_error("no memory for the shared-memory transport's rank tables");
+        return WU_ERR_NO_MEMORY;
+    }
+    wx_shm_mapped = bs->world_rank != NULL;
+    for (int r = 0; r < nworld; r++)
+        wx_shm_local[r] = bs->world_rank ? -1 : r;
+    for (int i = 0; i < bs->size; i++) {
+        wx_shm_world[i] = bs->world_rank ? bs->world_rank[i] : i;
+        wx_shm_local[wx_shm_world[i]] = i;
+    }
+    return WU_OK;
+}
+
 wu_status_t wx_shm_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg, wx_tl_t **tl_p)
 {
-    wu_status_t st = wx_shm_init(bs, cb, cb_arg);
+    wu_status_t st = wx_shm_maps(bs);
     if (st != WU_OK)
         return st;
+    /* a node's only rank makes no segment but fences as often as the other nodes' ranks */
+    for (int i = 0; bs->world_rank && bs->size == 1 && i < WX_SHM_INIT_FENCES && st == WU_OK; i++)
+        st = bs->fence();
+    wx_shm_user_cb = cb;
+    if (st == WU_OK)
+        st = wx_shm_init(bs, bs->world_rank ? wx_shm_tl_deliver : cb, cb_arg);
+    if (st != WU_OK) {
+        free(wx_shm_local);
+        free(wx_shm_world);
+        wx_shm_local = wx_shm_world = NULL;
+        return st;
+    }
     size_t maxp = wx_shm_max_payload();
     wx_attr_t a = { .name = "shm", .caps = WX_CAP_ORDERED | WX_CAP_DOORBELL, .max_payload = maxp };
     a.eager_max = wx_shm_min((size_t)wu_config_int(WU_CONFIG_SHM_EAGER_MAX), maxp);
