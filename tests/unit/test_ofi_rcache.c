@@ -69,7 +69,11 @@ static void test_policy(bool keep_idle)
         CHECK(st.evictions == 1, "the idle first entry expected evicted, evictions %llu",
               (unsigned long long)st.evictions);
     CHECK(!c->cached, "the third entry expected outside the table");
+    /* the core releases by key (mem_dereg): an entry outside the table must be found too */
+    CHECK(wx_rcache_find_key(&rc, c->key) == c, "lookup by key of the uncached entry");
+    int live_before = live;
     wx_rcache_release(&rc, c);
+    CHECK(live == live_before - 1, "the uncached entry expected deregistered at its release");
     wx_rcache_release(&rc, b);
     wx_rcache_release(&rc, a);
     /* least recently used idle entry goes first: touch a again, then a new range evicts b */
@@ -83,6 +87,12 @@ static void test_policy(bool keep_idle)
         wx_rcache_release(&rc, a);
         wx_rcache_release(&rc, c);
     }
+    /* destroy with entries still in use, in the table and outside it (sends abandoned at
+     * finalize): every registration is undone */
+    CHECK(wx_rcache_acquire(&rc, arena + 8 * page, page, &a) == WU_OK, "acquire");
+    CHECK(wx_rcache_acquire(&rc, arena + 16 * page, page, &b) == WU_OK, "acquire");
+    CHECK(wx_rcache_acquire(&rc, arena + 24 * page, page, &c) == WU_OK, "acquire");
+    CHECK(!c->cached, "the third entry in use expected outside the table");
     wx_rcache_destroy(&rc);
     CHECK(live == 0, "live registrations after destroy expected 0 got %d", live);
 }

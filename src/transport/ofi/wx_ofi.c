@@ -441,6 +441,8 @@ static void wx_ofi_mr_dereg_fn(void *ctx, void *handle)
 static wu_status_t wx_ofi_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p)
 {
     wx_ofi_t *o = tl->priv;
+    if (!tl->attr.get_min && !tl->attr.get_bulk_min)
+        return WU_ERR_UNSUPPORTED;   /* rendezvous by read is off: the RTS says NOKEY, no fi_mr_reg */
     wx_rcache_entry_t *e;
     wu_status_t st = wx_rcache_acquire(&o->rcache, buf, len, &e);
     if (st != WU_OK)

@@ -89,6 +89,8 @@ wu_status_t wx_rcache_acquire(wx_rcache_t *rc, const void *buf, size_t len,
         rc->table[slot] = e;
     } else {
         rc->stats.uncached++;
+        e->next = rc->uncached;   /* kept findable by its key until its release */
+        rc->uncached = e;
     }
     wt_spin_unlock_always(&rc->lock);
     *entry_p = e;
@@ -103,6 +105,12 @@ void wx_rcache_release(wx_rcache_t *rc, wx_rcache_entry_t *e)
         for (int i = 0; i < rc->capacity; i++)
             if (rc->table[i] == e)
                 rc->table[i] = NULL;
+    } else if (drop) {
+        wx_rcache_entry_t **pp = &rc->uncached;
+        while (*pp && *pp != e)
+            pp = &(*pp)->next;
+        if (*pp)
+            *pp = e->next;
     }
     wt_spin_unlock_always(&rc->lock);
     if (drop)
@@ -116,6 +124,9 @@ wx_rcache_entry_t *wx_rcache_find_key(wx_rcache_t *rc, uint64_t key)
     for (int i = 0; i < rc->capacity && !found; i++)
         if (rc->table[i] && rc->table[i]->key == key)
             found = rc->table[i];
+    for (wx_rcache_entry_t *e = rc->uncached; e && !found; e = e->next)
+        if (e->key == key)
+            found = e;
     wt_spin_unlock_always(&rc->lock);
     return found;
 }
@@ -133,6 +144,12 @@ void wx_rcache_destroy(wx_rcache_t *rc)
     for (int i = 0; rc->table && i < rc->capacity; i++)
         if (rc->table[i])
             wx_rcache_free(rc, rc->table[i]);
+    /* entries still in use (sends abandoned at finalize) go with the cache */
+    while (rc->uncached) {
+        wx_rcache_entry_t *e = rc->uncached;
+        rc->uncached = e->next;
+        wx_rcache_free(rc, e);
+    }
     free(rc->table);
     rc->table = NULL;
 }

@@ -36,6 +36,7 @@ typedef struct wx_rcache_entry {
     int       refs;           /* users: acquired and not released */
     bool      cached;         /* in the table (false: made when the table was full) */
     uint64_t  last_use;       /* tick of the last acquire, for eviction */
+    struct wx_rcache_entry *next;   /* not cached: the list of such entries in use */
 } wx_rcache_entry_t;
 
 typedef wu_status_t (*wx_rcache_reg_fn_t)(void *ctx, void *buf, size_t len, void **handle_p,
@@ -49,6 +50,7 @@ typedef struct wx_rcache_stats {
 typedef struct wx_rcache {
     wt_spinlock_t lock;
     wx_rcache_entry_t **table;   /* lock: [capacity], NULL slots free */
+    wx_rcache_entry_t *uncached; /* lock: entries in use made while the table was full */
     int capacity;
     bool keep_idle;
     uint64_t tick;               /* lock */
