@@ -1,5 +1,9 @@
-/* The stubs of wx_transport.h: what a transport lacks fails cleanly (libfabric's fi_no_*). */
+/* The stubs of wx_transport.h: what a transport lacks fails cleanly (libfabric's fi_no_*); and the
+ * get, getv and put of transports whose peers share this address space. */
 #include "transport/wx_transport.h"
+
+#include <string.h>
+#include <sys/uio.h>
 
 wu_status_t wx_no_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len)
 {
@@ -81,4 +85,36 @@ void wx_no_set_prefetch(wx_tl_t *tl, wx_prefetch_fn_t fn)
 void wx_no_finalize(wx_tl_t *tl)
 {
     (void)tl;
+}
+
+/* ---- peers in this address space ---- */
+
+wu_status_t wx_mem_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                       size_t len)
+{
+    (void)tl, (void)src;
+    memcpy(buf, (const char *)(uintptr_t)rkey->addr + off, len);
+    return WU_OK;
+}
+
+wu_status_t wx_mem_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov, const wx_rkey_t *rkey,
+                        uint64_t off, size_t len)
+{
+    const char *from = (const char *)(uintptr_t)rkey->addr + off;
+    (void)tl, (void)src;
+    for (int i = 0; i < niov && len; i++) {
+        size_t n = iov[i].iov_len < len ? iov[i].iov_len : len;
+        memcpy(iov[i].iov_base, from, n);
+        from += n;
+        len -= n;
+    }
+    return WU_OK;
+}
+
+wu_status_t wx_mem_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
+                       size_t len)
+{
+    (void)tl, (void)dst;
+    memcpy((char *)(uintptr_t)rkey->addr + off, buf, len);
+    return WU_OK;
 }

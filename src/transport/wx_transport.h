@@ -154,6 +154,15 @@ struct wx_tl {
 typedef wu_status_t (*wx_create_fn_t)(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg,
                                       wx_tl_t **tl_p);
 
+/* get, getv and put for peers that share this address space (self, loop): a remote key's addr is
+ * a plain pointer, and each is a memcpy (wx_transport.c). */
+wu_status_t wx_mem_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                       size_t len);
+wu_status_t wx_mem_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov, const wx_rkey_t *rkey,
+                        uint64_t off, size_t len);
+wu_status_t wx_mem_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
+                       size_t len);
+
 /* Stubs for what a transport lacks (wx_transport.c). */
 wu_status_t wx_no_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
 wu_status_t wx_no_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,

@@ -5,7 +5,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 typedef struct wx_loop_slot {
     char   hdr[WX_HDR_SIZE];
@@ -114,28 +113,6 @@ static int wx_loop_progress(wx_tl_t *tl)
     return n;
 }
 
-static wu_status_t wx_loop_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey,
-                               uint64_t off, size_t len)
-{
-    (void)tl, (void)src;
-    memcpy(buf, (const char *)(uintptr_t)rkey->addr + off, len);
-    return WU_OK;
-}
-
-static wu_status_t wx_loop_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov,
-                                const wx_rkey_t *rkey, uint64_t off, size_t len)
-{
-    const char *from = (const char *)(uintptr_t)rkey->addr + off;
-    (void)tl, (void)src;
-    for (int i = 0; i < niov && len; i++) {
-        size_t n = iov[i].iov_len < len ? iov[i].iov_len : len;
-        memcpy(iov[i].iov_base, from, n);
-        from += n;
-        len -= n;
-    }
-    return WU_OK;
-}
-
 static wu_status_t wx_loop_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p)
 {
     (void)len;
@@ -155,8 +132,8 @@ static const wx_ops_t wx_loop_ops = {
     .send = wx_loop_send,
     .send_fill = wx_loop_send_fill,
     .progress = wx_loop_progress,
-    .get = wx_loop_get,
-    .getv = wx_loop_getv,
+    .get = wx_mem_get,
+    .getv = wx_mem_getv,
     .put = wx_no_put,
     .mem_reg = wx_loop_mem_reg,
     .mem_dereg = wx_no_mem_dereg,

@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #define WX_SELF_PAYLOAD_MAX ((size_t)64 << 20)
 
@@ -47,36 +46,6 @@ static wu_status_t wx_self_send_fill(wx_tl_t *tl, int dst, const void *hdr, size
     return WU_OK;
 }
 
-static wu_status_t wx_self_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey,
-                               uint64_t off, size_t len)
-{
-    (void)tl, (void)src;
-    memcpy(buf, (const char *)(uintptr_t)rkey->addr + off, len);
-    return WU_OK;
-}
-
-static wu_status_t wx_self_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov,
-                                const wx_rkey_t *rkey, uint64_t off, size_t len)
-{
-    const char *from = (const char *)(uintptr_t)rkey->addr + off;
-    (void)tl, (void)src;
-    for (int i = 0; i < niov && len; i++) {
-        size_t n = iov[i].iov_len < len ? iov[i].iov_len : len;
-        memcpy(iov[i].iov_base, from, n);
-        from += n;
-        len -= n;
-    }
-    return WU_OK;
-}
-
-static wu_status_t wx_self_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey,
-                               uint64_t off, size_t len)
-{
-    (void)tl, (void)dst;
-    memcpy((char *)(uintptr_t)rkey->addr + off, buf, len);
-    return WU_OK;
-}
-
 static wu_status_t wx_self_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p)
 {
     (void)tl, (void)len;
@@ -94,9 +63,9 @@ static const wx_ops_t wx_self_ops = {
     .send = wx_self_send,
     .send_fill = wx_self_send_fill,
     .progress = wx_no_progress,
-    .get = wx_self_get,
-    .getv = wx_self_getv,
-    .put = wx_self_put,
+    .get = wx_mem_get,
+    .getv = wx_mem_getv,
+    .put = wx_mem_put,
     .mem_reg = wx_self_mem_reg,
     .mem_dereg = wx_no_mem_dereg,
     .db_arm = wx_no_db_arm,
