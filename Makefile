@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 BUILD  ?= build
 JOBS   ?= $(shell nproc)
 DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev libfabric-dev python3 procps
-TEST_DEPS = mpich python3-venv
+TEST_DEPS = mpich python3-venv iproute2
 BENCH_DEPS = mpich libmpich-dev openmpi-bin libopenmpi-dev valgrind
 
 .PHONY: all deps build demo test test-default test-asan test-tsan install bench clean
