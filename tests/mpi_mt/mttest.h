@@ -201,7 +201,13 @@ static void *mtt_watchdog_main(void *arg)
     mtt_tid = -2;
     pthread_mutex_lock(&mtt_wd.lock);
     while (!mtt_wd.stop) {
-        if (pthread_cond_timedwait(&mtt_wd.cond, &mtt_wd.lock, &until) != 0 && !mtt_wd.stop) {
+        /* The clock decides, not the return value: a wait interrupted early (a debugger attaching
+         * to look at a hang) must not end the job. */
+        struct timespec now;
+        if (pthread_cond_timedwait(&mtt_wd.cond, &mtt_wd.lock, &until) != 0 && !mtt_wd.stop &&
+            clock_gettime(CLOCK_MONOTONIC, &now) == 0 &&
+            (now.tv_sec > until.tv_sec ||
+             (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec))) {
             pthread_mutex_unlock(&mtt_wd.lock);
             mtt_report("main", &mtt_slots[0]);
             for (int t = 0; t < MTT_MAX_THREADS; t++) {
