@@ -82,6 +82,7 @@ typedef struct wc_nodes {
     int *node_of;                 /* [size]: node index of each rank, numbered by first rank */
     int *local;                   /* [nlocal]: the job ranks of this rank's node, ascending */
     int  nlocal, local_rank;
+    int  nmachine;                /* ranks on this machine: nlocal, or more under WEFT_NODE_SPLIT */
     char job_id[WI_PMI_KVSNAME_MAX + 16];   /* the job's name plus this node's index, for shm */
     char named[WC_NODE_NAMED][WC_NODE_ID_MAX];   /* identities of the first nodes */
     int  named_ranks[WC_NODE_NAMED];
@@ -100,6 +101,13 @@ static void wc_node_identity(int rank, char *id, size_t len)
     long split = wu_config_int(WU_CONFIG_NODE_SPLIT);
     if (split > 0 && n > 0 && (size_t)n < len)
         snprintf(id + n, len - (size_t)n, ":sim%ld", rank / split);
+}
+
+/* The length of an identity's machine part: without WEFT_NODE_SPLIT's ":sim<k>". */
+static size_t wc_node_machine_len(const char *id)
+{
+    const char *sim = strstr(id, ":sim");
+    return sim ? (size_t)(sim - id) : strlen(id);
 }
 
 /* Collective: every rank publishes its identity, fences and reads all (one get per rank: the same
@@ -138,6 +146,8 @@ static wu_status_t wc_nodes_discover(int rank, int size)
         if (node < WC_NODE_NAMED)
             wc_nodes.named_ranks[node]++;
         wc_nodes.node_of[r] = node;
+        size_t m = wc_node_machine_len(mine);
+        wc_nodes.nmachine += wc_node_machine_len(id) == m && !strncmp(id, mine, m);
     }
     for (int r = 0; r < size; r++) {
         if (wc_nodes.node_of[r] != wc_nodes.node_of[rank])
@@ -312,10 +322,12 @@ wu_status_t wc_init(bool thread_multiple)
     for (int r = 0; r < size; r++)
         wc_ep_peer_set(ep, r, wc_tl_peer[r]);
     {
-        /* the ranks of this node share this machine */
+        /* the ranks of this machine share its CPUs, also those of the nodes WEFT_NODE_SPLIT
+         * makes of it (counting only the node's ranks, 4 ranks of 2 such nodes on 2 CPUs never
+         * yielded: mpi.ofi.nodes2.mt_tags took twice as long) */
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         const char *v = wu_config_str(WU_CONFIG_WAIT_YIELD);   /* auto, or 0 / 1 force it */
-        wc_idle_yield = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && wc_nodes.nlocal > ncpu;
+        wc_idle_yield = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && wc_nodes.nmachine > ncpu;
     }
     wc_doorbell_choose();
     wc_ep_start(ep, true);
