@@ -434,21 +434,55 @@ static inline bool wc_cma_wanted(const wc_hdr_t *hdr, const wx_attr_t *a)
     return (hdr->flags & WC_PKT_FLAG_BULK) && a->get_bulk_min && hdr->len >= a->get_bulk_min;
 }
 
-/* rkey: the RTS's payload (the sender's registered buffer). */
+/* The end of a get started by wc_recv_rts (the transport's progress, any thread): FIN to the
+ * sender, which releases its buffer, and the receive is done. rreq->frag_rreq is the sender's
+ * request. */
+static void wc_recv_get_done(void *arg, wu_status_t st)
+{
+    wc_request_t *rreq = arg;
+    WU_TSAN_ACQUIRE(rreq);
+    if (WU_UNLIKELY(rreq->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(rreq))
+        return;   /* abandoned (wc_quiesce) */
+    if (st != WU_OK)
+        rreq->error = st;
+    wc_send_ctrl(rreq->ep, rreq->st_source, WC_PKT_FIN, rreq->frag_rreq, 0);
+    wc_request_done(rreq);
+}
+
+/* rkey: the RTS's payload (the sender's registered buffer). A transport that reads in the
+ * background (WX_CAP_GET_ASYNC: RDMA) gets a contiguous buffer that way, the delivering thread
+ * moving on at once; a non-contiguous one takes the pipeline there. One that reads synchronously
+ * (shm's CMA) reads here. */
 static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
                         const wx_rkey_t *rkey)
 {
     size_t n;
     wx_tl_t *tl = ep->peers[src].tl;
     wc_recv_status(rreq, src, hdr, &n);
+    bool get = src != ep->rank && wc_cma_wanted(hdr, &tl->attr);
     if (src == ep->rank) {
         wc_copy_local(rreq, (wc_request_t *)(uintptr_t)hdr->sreq, n);
-    } else if (wc_cma_wanted(hdr, &tl->attr) && (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
+    } else if (get && (tl->attr.caps & WX_CAP_GET_ASYNC)) {
+        if (rreq->dt)
+            goto cts;
+        rreq->ep = ep;
+        rreq->frag_rreq = hdr->sreq;
+        rreq->leave_gen = wc_leave_gen_now();
+        WU_TSAN_RELEASE(rreq);
+        wu_status_t st = tl->ops->get_start(tl, src, rreq->buf, rkey, 0, n, wc_recv_get_done,
+                                            rreq);
+        if (st == WU_OK)
+            return;
+        if (st == WU_ERR_AGAIN || st == WU_ERR_UNSUPPORTED)
+            goto cts;
+        rreq->error = st;
+    } else if (get && (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
         wu_status_t st = rreq->dt ? wc_cma_scatter(rreq, tl, src, rkey, n)
                                   : tl->ops->get(tl, src, rreq->buf, rkey, 0, n);
         if (st != WU_OK)
             rreq->error = st;
     } else {
+    cts:
         rreq->arrived = 0;
         rreq->leave_gen = wc_leave_gen_now();
         WU_TSAN_RELEASE(rreq);

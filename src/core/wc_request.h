@@ -69,7 +69,8 @@ typedef struct wc_request {
     size_t            msg_len;       /* receive: the whole message's length */
     size_t            arrived;       /* pipelined receive: bytes arrived */
     size_t            frag_off;      /* pipelined send: next offset */
-    uint64_t          frag_rreq;     /* pipelined send: the receiver's request */
+    uint64_t          frag_rreq;     /* pipelined send: the receiver's request; receive by
+                                      * get_start: the sender's */
     uint32_t          leave_gen;     /* rendezvous: wc_leave_gen when the send started or the
                                       * receive answered CTS (see wc_quiesce) */
     wc_sendop_t       op;            /* send: the packet of this request while queued */

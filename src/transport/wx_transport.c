@@ -38,6 +38,13 @@ wu_status_t wx_no_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov, const 
     return WU_ERR_UNSUPPORTED;
 }
 
+wu_status_t wx_no_get_start(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                            size_t len, wx_get_done_fn_t done, void *arg)
+{
+    (void)tl, (void)src, (void)buf, (void)rkey, (void)off, (void)len, (void)done, (void)arg;
+    return WU_ERR_UNSUPPORTED;
+}
+
 wu_status_t wx_no_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
                       size_t len)
 {

@@ -62,6 +62,9 @@ typedef void (*wx_recv_fn_t)(int src, const void *hdr, const void *payload, size
 #define WX_PREFETCH_STAGES 2
 typedef void (*wx_prefetch_fn_t)(void *arg, int src, const void *hdr, int stage);
 
+/* The end of a get_start: status WU_OK, or why the read failed. */
+typedef void (*wx_get_done_fn_t)(void *arg, wu_status_t status);
+
 /* Writes len payload bytes at dst (inside a packet not yet published). */
 typedef void (*wx_fill_fn_t)(void *arg, void *dst, size_t len);
 
@@ -80,6 +83,8 @@ typedef struct wx_rkey {
 #define WX_CAP_DOORBELL     0x10u   /* db_* put a thread to sleep until a packet arrives */
 #define WX_CAP_INLINE_DELIVERY 0x20u /* send delivers before it returns: progress never has work,
                                        so the transport needs neither polling nor a doorbell */
+#define WX_CAP_GET_ASYNC    0x40u   /* get_start reads in the background (RDMA read); the core
+                                       then uses it, never the blocking get, for a rendezvous */
 
 /* What the core reads once, after the constructor. Sizes in bytes. The protocol thresholds are the
  * transport's (each reads its own WEFT_<NAME>_* variables) because the best crossover points
@@ -119,6 +124,12 @@ typedef struct wx_ops {
     /* get into niov local pieces (their lengths sum to len); iov may be left modified. */
     wu_status_t (*getv)(wx_tl_t *tl, int src, struct iovec *iov, int niov, const wx_rkey_t *rkey,
                         uint64_t off, size_t len);
+    /* Start get's read (WX_CAP_GET_ASYNC) and return; done(arg, status) runs once, after the
+     * data is in buf, on whichever thread next progresses this transport (never inside
+     * get_start itself, so the caller may hold what done takes). WU_ERR_AGAIN: nothing was
+     * started (no resources now, or a read too large for one operation). */
+    wu_status_t (*get_start)(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                             size_t len, wx_get_done_fn_t done, void *arg);
     /* Write len bytes of buf at offset off of dst's region rkey. */
     wu_status_t (*put)(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
                        size_t len);
@@ -172,6 +183,8 @@ wu_status_t wx_no_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, ui
                       size_t len);
 wu_status_t wx_no_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov, const wx_rkey_t *rkey,
                        uint64_t off, size_t len);
+wu_status_t wx_no_get_start(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey, uint64_t off,
+                            size_t len, wx_get_done_fn_t done, void *arg);
 wu_status_t wx_no_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
                       size_t len);
 wu_status_t wx_no_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p);

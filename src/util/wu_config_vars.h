@@ -13,7 +13,7 @@
     X(NODE_SPLIT,     INT,  "0",      "testing: ranks r / k form a node (one machine plays several nodes); 0: nodes are hosts") \
     X(OFI_EAGER_MAX,  SIZE, "16384",  "largest message sent eagerly through libfabric (as shm: a program behaves alike on either)") \
     X(OFI_FRAG_SIZE,  SIZE, "32768",  "fragment size of the pipelined rendezvous over libfabric")   \
-    X(OFI_GET_MIN,    SIZE, "0",      "rendezvous messages of at least this size are read by the receiver with fi_read when the provider has RMA (1: any rendezvous); 0: always the pipelined send (default: the blocking read hangs mt_complete.np4, docs/ofi.md)") \
+    X(OFI_GET_MIN,    SIZE, "1",      "rendezvous messages of at least this size are read by the receiver with fi_read when the provider has RMA (1: every rendezvous); 0: always the pipelined send") \
     X(OFI_RCACHE_SIZE, INT, "64",     "entries of the libfabric memory registration cache") \
     X(OFI_ADDR_FILE,  STR,  "",       "testing: each rank writes its libfabric endpoint name (hex) to <this>.<rank> at start-up") \
     X(OFI_RX_BUFS,    INT,  "64",     "receive buffers posted to the libfabric endpoint")         \

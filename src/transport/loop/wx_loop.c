@@ -134,6 +134,7 @@ static const wx_ops_t wx_loop_ops = {
     .progress = wx_loop_progress,
     .get = wx_mem_get,
     .getv = wx_mem_getv,
+    .get_start = wx_no_get_start,
     .put = wx_no_put,
     .mem_reg = wx_loop_mem_reg,
     .mem_dereg = wx_no_mem_dereg,

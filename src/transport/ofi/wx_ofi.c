@@ -44,6 +44,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,10 +129,16 @@ typedef struct wx_ofi {
     wx_rcache_t rcache;
 } wx_ofi_t;
 
-/* A read in flight: its completion is reaped by whichever thread reads the transmit CQ. */
+/* A read in flight: its completion is reaped by whichever thread reads the transmit CQ. A
+ * blocking read (get) lives on its caller's stack and is told by `done`; a started one
+ * (get_start) is allocated, and the reaper calls its `cb` and frees it. */
 typedef struct wx_ofi_read {
     wx_ofi_buf_t op;               /* kind WX_OFI_OP_READ; first */
-    _Atomic int done;              /* 1: completed; -errno: failed */
+    _Atomic int done;              /* blocking: 1 completed; -errno failed */
+    wx_get_done_fn_t cb;           /* started: called once at completion, then the read is freed */
+    void *cb_arg;
+    size_t len;
+    int src;
 } wx_ofi_read_t;
 
 static wx_ofi_t *wx_ofi_instance;   /* for wx_ofi_dropped; set at create, cleared at finalize */
@@ -246,7 +253,21 @@ static wu_status_t wx_ofi_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_
 
 /* ---- completions ------------------------------------------------------------------------------- */
 
-/* Reap send completions: their bounce buffers return to the pool. Any thread. */
+/* A read completed (err 0) or failed (a positive errno). */
+static void wx_ofi_read_end(wx_ofi_read_t *rd, int err)
+{
+    if (!rd->cb) {
+        atomic_store_explicit(&rd->done, err ? -err : 1, memory_order_release);
+        return;
+    }
+    if (err)
+        wu_log_error("ofi: read of %zu bytes from rank %d failed: %s", rd->len, rd->src,
+                     fi_strerror(err));
+    rd->cb(rd->cb_arg, err ? WU_ERR_IO : WU_OK);
+    free(rd);
+}
+
+/* Reap send completions: their bounce buffers return to the pool, reads end. Any thread. */
 static int wx_ofi_tx_poll(wx_ofi_t *o)
 {
     struct fi_cq_entry e[WX_OFI_CQ_BATCH];
@@ -255,7 +276,7 @@ static int wx_ofi_tx_poll(wx_ofi_t *o)
         for (ssize_t i = 0; i < n; i++) {
             wx_ofi_buf_t *b = e[i].op_context;
             if (b->kind == WX_OFI_OP_READ)
-                atomic_store_explicit(&((wx_ofi_read_t *)b)->done, 1, memory_order_release);
+                wx_ofi_read_end((wx_ofi_read_t *)b, 0);
             else
                 wx_ofi_tx_put(o, b);
         }
@@ -266,8 +287,7 @@ static int wx_ofi_tx_poll(wx_ofi_t *o)
         if (fi_cq_readerr(o->txcq, &err, 0) > 0) {
             wx_ofi_buf_t *b = err.op_context;
             if (b && b->kind == WX_OFI_OP_READ) {
-                atomic_store_explicit(&((wx_ofi_read_t *)b)->done, -(err.err ? err.err : 1),
-                                      memory_order_release);
+                wx_ofi_read_end((wx_ofi_read_t *)b, err.err ? err.err : EIO);
                 return 1;
             }
             char msg[128];
@@ -502,6 +522,31 @@ static wu_status_t wx_ofi_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *
         done += n;
     }
     return WU_OK;
+}
+
+/* One fi_read, ended by the transmit CQ's reaper (wx_ofi_read_end). A read larger than the
+ * provider's largest message, or one the provider has no room for, is not started. */
+static wu_status_t wx_ofi_get_start(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey,
+                                    uint64_t off, size_t len, wx_get_done_fn_t done, void *arg)
+{
+    wx_ofi_t *o = tl->priv;
+    size_t max = o->info->ep_attr->max_msg_size;
+    if (max && len > max)
+        return WU_ERR_AGAIN;
+    wx_ofi_read_t *rd = malloc(sizeof(*rd));
+    if (!rd)
+        return WU_ERR_AGAIN;
+    *rd = (wx_ofi_read_t){ .op = { .kind = WX_OFI_OP_READ }, .cb = done, .cb_arg = arg,
+                           .len = len, .src = src };
+    ssize_t r = fi_read(o->ep, buf, len, NULL, o->addr[src], rkey->addr + off, rkey->key,
+                        &rd->op.ctx);
+    if (r == 0)
+        return WU_OK;
+    free(rd);
+    if (r == -FI_EAGAIN)
+        return WU_ERR_AGAIN;
+    wu_log_error("ofi: fi_read of %zu bytes from rank %d: %s", len, src, fi_strerror((int)-r));
+    return WU_ERR_IO;
 }
 
 static wu_status_t wx_ofi_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov,
@@ -900,6 +945,7 @@ static const wx_ops_t wx_ofi_ops = {
     .progress = wx_ofi_progress,
     .get = wx_ofi_get,
     .getv = wx_ofi_getv,
+    .get_start = wx_ofi_get_start,
     .put = wx_no_put,
     .mem_reg = wx_ofi_mem_reg,
     .mem_dereg = wx_ofi_mem_dereg,
@@ -971,7 +1017,7 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     a.bulk_eager_max = a.eager_max;
     size_t get_min = (size_t)wu_config_int(WU_CONFIG_OFI_GET_MIN);
     if (o->rma && get_min) {
-        a.caps |= WX_CAP_GET | WX_CAP_SINGLE_COPY;
+        a.caps |= WX_CAP_GET | WX_CAP_SINGLE_COPY | WX_CAP_GET_ASYNC;
         a.get_min = a.get_bulk_min = get_min;
     }
     o->tl = (wx_tl_t){ .ops = &wx_ofi_ops, .attr = a, .priv = o };

@@ -65,6 +65,7 @@ static const wx_ops_t wx_self_ops = {
     .progress = wx_no_progress,
     .get = wx_mem_get,
     .getv = wx_mem_getv,
+    .get_start = wx_no_get_start,
     .put = wx_mem_put,
     .mem_reg = wx_self_mem_reg,
     .mem_dereg = wx_no_mem_dereg,

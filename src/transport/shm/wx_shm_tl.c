@@ -100,6 +100,7 @@ static const wx_ops_t wx_shm_ops = {
     .progress = wx_shm_tl_progress,
     .get = wx_shm_tl_get,
     .getv = wx_shm_tl_getv,
+    .get_start = wx_no_get_start,
     .put = wx_no_put,
     .mem_reg = wx_shm_tl_mem_reg,
     .mem_dereg = wx_no_mem_dereg,   /* nothing was registered */
