@@ -42,6 +42,7 @@
 #define MX_LINGER_MS  1000   /* how long output pipes may stay open after every rank is gone */
 #define MX_EXIT_TIMEOUT 124  /* as timeout(1) */
 #define MX_EXIT_NOTFOUND 127
+#define MX_EXIT_ABORT_OTHER 1   /* an MPI_Abort code outside 1..255 (0, negative, 256...) */
 #define MX_CPUS_MAX   (1 << 22)   /* the largest CPU mask we ask the kernel for */
 
 typedef struct {
@@ -377,6 +378,13 @@ static void mx_make_kvsname(mx_job_t *job)
     snprintf(job->kvsname, sizeof(job->kvsname), "weft-%ld-%08x", (long)getpid(), salt);
 }
 
+/* The exit status for an MPI_Abort code: the code itself when it fits in 1..255, else a fixed
+ * non-zero status. Never 0: keeping only the low 8 bits would turn 256 or 512 into success. */
+static int mx_abort_status(int code)
+{
+    return code >= 1 && code <= 255 ? code : MX_EXIT_ABORT_OTHER;
+}
+
 /* ---- reaping ------------------------------------------------------------------------------ */
 
 static mx_rank_t *mx_rank_of_pid(mx_state_t *s, pid_t pid)
@@ -401,7 +409,7 @@ static void mx_rank_ended(mx_state_t *s, mx_rank_t *r, int status)
     s->job.exited_count++;
 
     if (r->aborted) {
-        mx_fail(s, r, false, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
+        mx_fail(s, r, false, mx_abort_status(r->abort_code), "rank %d (pid %ld) called MPI_Abort with code %d",
                 r->rank, (long)pid, r->abort_code);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
@@ -436,7 +444,7 @@ static void mx_check_job(mx_state_t *s)
         for (int i = 0; i < job->nranks; i++) {
             mx_rank_t *r = &job->ranks[i];
             if (r->aborted && r->pid > 0)
-                mx_fail(s, r, false, r->abort_code & 0xff,
+                mx_fail(s, r, false, mx_abort_status(r->abort_code),
                         "rank %d (pid %ld) called MPI_Abort with code %d", r->rank, (long)r->pid,
                         r->abort_code);
         }
