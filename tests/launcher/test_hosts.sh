@@ -71,6 +71,17 @@ expect_rc 143 "SIGTERM to mpiexec"
 expect_mpiexec_msg "SIGTERM to mpiexec" '^mpiexec: received signal 15 \(Terminated\); terminating the job$'
 expect_gone "SIGTERM to mpiexec" "$T_DIR/pids"
 
+# --timeout ends the ranks of every proxy.
+run "${F[@]}" -hosts a,b --timeout 2 -n 2 "$P" sleep
+expect_rc 124 "--timeout 2"
+expect_less "--timeout 2: seconds" 10 "$T_SECS"
+
+# Binding is per host: local rank 0 of each host gets the first CPU mpiexec may use.
+first=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+run "${F[@]}" -hosts a,b --bind-to core -n 2 sh -c 'echo $PMI_RANK $MPI_LOCALRANKID $WEFT_BOUND_CPUS'
+expect_rc 0 "--bind-to core on 2 hosts"
+expect_eq "rank, local rank, CPUs (sorted)" "$(printf '0 0 %s\n1 0 %s' "$first" "$first")" "$(sorted "$T_OUT")"
+
 run "$MX" -ppn 2 -n 2 "$P" hello
 expect_rc 2 "-ppn without -hosts is a usage error"
 run "${F[@]}" -hosts a, -n 1 "$P" hello

@@ -216,11 +216,25 @@ for sig in INT:130:Interrupt TERM:143:Terminated; do
     expect_clean "SIG$name to mpiexec"
 done
 
+# SIGKILL to mpiexec: the proxies see the connection close and kill their ranks.
+bg_job -hosts $H3 -ppn 1 -n 3 "$P" sleep
+net_exec h1 kill -KILL "$(cat "$T_DIR/mx.pid")" </dev/null {NET_LIFE_FD}>&-
+bg_wait
+expect_rc 137 "SIGKILL to mpiexec"
+expect_clean "SIGKILL to mpiexec"
+
 # --- Real MPI programs across hosts: ofi between hosts, shm within one (WEFT_TRANSPORTS=auto).
 if [ -n "$ORDER" ] && [ -x "$ORDER" ]; then
     export WEFT_TRANSPORTS=auto
-    hrun h1 150 "$MX" "${RSH[@]}" --timeout 140 -hosts $H2 -ppn 1 -n 2 "$ORDER" 2 --weft
+    hrun h1 150 "$MX" "${RSH[@]}" --timeout 140 -hosts $H2 -ppn 1 -n 2 -genv WEFT_OFI_ADDR_FILE "$T_DIR/addr" \
+        "$ORDER" 2 --weft
     expect_rc 0 "p2p_order, 2 hosts x 1 rank"
+    # Through libfabric, each rank at its host's address (WEFT_OFI_ADDR_FILE: "<provider> <name>").
+    for r in 0 1; do
+        IFS=. read -r a b c d <<<"$NET_SUBNET.$((r + 1))"
+        expect_match "p2p_order: rank $r's libfabric address is on weft-h$((r + 1))" \
+            "^[^ ]+ [0-9a-f]{8}$(printf '%02x%02x%02x%02x' "$a" "$b" "$c" "$d")" "$(cat "$T_DIR/addr.$r" 2>&1)"
+    done
     hrun h1 200 "$MX" "${RSH[@]}" --timeout 190 -hosts $H3 -ppn 2 -n 4 "$COLL" 65536 --weft
     expect_rc 0 "coll_move, weft-h1 x 2 and weft-h2 x 2 ranks (shm and ofi)"
     expect_clean "after the MPI programs"

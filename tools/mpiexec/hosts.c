@@ -273,8 +273,11 @@ static bool mx_front_launch_one(mx_state_t *s, int h)
         sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
         signal(SIGPIPE, SIG_DFL);
         (void)setpgid(0, 0);   /* a terminal's Ctrl-C is for mpiexec alone, as with the ranks */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != s->self || dup2(sec[0], STDIN_FILENO) < 0)
+        /* A launcher dies with us (its proxy then sees EOF). A forked proxy sees the EOF itself
+         * and can still remove this host's /dev/shm files, which SIGKILL would prevent. */
+        if (!host->local)
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if ((!host->local && getppid() != s->self) || dup2(sec[0], STDIN_FILENO) < 0)
             _exit(255);
         execvp(argv[0], (char *const *)argv);
         fprintf(stderr, "mpiexec: cannot run '%s' to start the proxy on %s: %s\n", argv[0],
