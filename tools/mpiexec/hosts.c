@@ -294,11 +294,18 @@ static bool mx_front_launch_one(mx_state_t *s, int h)
     return true;
 }
 
+static void mx_host_lost(mx_state_t *s, int h, const char *why);
+
 bool mx_front_launch(mx_state_t *s)
 {
-    for (int h = 0; h < s->nhosts; h++)
-        if (s->hosts[h].nranks > 0 && !mx_front_launch_one(s, h))
+    for (int h = 0; h < s->nhosts; h++) {
+        if (s->hosts[h].nranks > 0 && !mx_front_launch_one(s, h)) {
+            for (; h < s->nhosts; h++)   /* no proxy will ever report these ranks */
+                if (s->hosts[h].nranks > 0)
+                    mx_host_lost(s, h, "its proxy could not be started");
             return false;
+        }
+    }
     return true;
 }
 

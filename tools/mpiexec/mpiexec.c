@@ -15,7 +15,13 @@
  *
  * Binding (--bind-to) is decided here from the CPUs mpiexec itself may run on, before any rank is
  * started, and applied by each child between fork and exec, so that the rank and every thread it
- * creates inherit it. */
+ * creates inherit it.
+ *
+ * The same loop runs the two other modes (mpiexec.h): in a proxy it spawns and binds that host's
+ * ranks (binding among them), but reports their ends instead of judging them; in the front end
+ * there are no ranks here: job.ranks stand for the remote ones (pid 1 until their proxy says),
+ * signals to them become messages (mx_front_signal), and their exits arrive as messages and are
+ * judged by mx_rank_ended as local ones are. */
 #include "mpiexec.h"
 
 #include <dirent.h>
@@ -42,10 +48,9 @@
 #define MX_LINGER_MS  1000   /* how long output pipes may stay open after every rank is gone */
 #define MX_EXIT_TIMEOUT 124  /* as timeout(1) */
 #define MX_EXIT_NOTFOUND 127
-#define MX_EXIT_ABORT_OTHER 1
-#define MX_EXIT_LOST  255    /* a host's proxy was lost with ranks running (as ssh's own failure) */   /* an MPI_Abort code outside 1..255 (0, negative, 256...) */
+#define MX_EXIT_ABORT_OTHER 1   /* an MPI_Abort code outside 1..255 (0, negative, 256...) */
+#define MX_EXIT_LOST  255    /* a host's proxy was lost with ranks running (as ssh's own failure) */
 #define MX_CPUS_MAX   (1 << 22)   /* the largest CPU mask we ask the kernel for */
-
 
 /* Where one rank runs: built by the parent before fork, applied by the child. */
 typedef struct {
@@ -395,7 +400,6 @@ static mx_rank_t *mx_rank_of_pid(mx_state_t *s, pid_t pid)
     return NULL;
 }
 
-/* A rank ended: take in what it said last, then judge how it ended. */
 /* "pid N", or "pid N on HOST" when the ranks are on several hosts. */
 static const char *mx_rank_where(const mx_state_t *s, const mx_rank_t *r, pid_t pid, char *buf,
                                  size_t len)
@@ -407,6 +411,7 @@ static const char *mx_rank_where(const mx_state_t *s, const mx_rank_t *r, pid_t 
     return buf;
 }
 
+/* A rank ended: take in what it said last, then judge how it ended (a proxy reports it). */
 void mx_rank_ended(mx_state_t *s, mx_rank_t *r, int status)
 {
     mx_pmi_read(&s->job, r);   /* an abort sent just before exiting */
@@ -730,8 +735,10 @@ int mx_run(mx_state_t *s)
     }
     close(devnull);
     if (!spawned) {
-        s->failed = true;
-        s->exit_code = 1;
+        if (!s->failed) {   /* the front end may have failed the job already, naming the host */
+            s->failed = true;
+            s->exit_code = 1;
+        }
         mx_terminate(s, SIGKILL, true);
     }
     if (o->timeout_s > 0 && s->mode != MX_MODE_PROXY)
