@@ -229,6 +229,7 @@ if [ -n "$ORDER" ] && [ -x "$ORDER" ]; then
     hrun h1 150 "$MX" "${RSH[@]}" --timeout 140 -hosts $H2 -ppn 1 -n 2 -genv WEFT_OFI_ADDR_FILE "$T_DIR/addr" \
         "$ORDER" 2 --weft
     expect_rc 0 "p2p_order, 2 hosts x 1 rank"
+    echo "note: p2p_order across weft-h1 and weft-h2 passed in $T_SECS s"
     # Through libfabric, each rank at its host's address (WEFT_OFI_ADDR_FILE: "<provider> <name>").
     for r in 0 1; do
         IFS=. read -r a b c d <<<"$NET_SUBNET.$((r + 1))"
@@ -237,6 +238,7 @@ if [ -n "$ORDER" ] && [ -x "$ORDER" ]; then
     done
     hrun h1 200 "$MX" "${RSH[@]}" --timeout 190 -hosts $H3 -ppn 2 -n 4 "$COLL" 65536 --weft
     expect_rc 0 "coll_move, weft-h1 x 2 and weft-h2 x 2 ranks (shm and ofi)"
+    echo "note: coll_move on weft-h1 x 2 and weft-h2 x 2 ranks passed in $T_SECS s"
     expect_clean "after the MPI programs"
 fi
 

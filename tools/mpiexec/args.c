@@ -57,7 +57,8 @@ static const char mx_usage[] =
     "Exit status: 0 when every rank exits 0; otherwise that of the first rank to fail (its exit\n"
     "code, 128+N for a signal N, its MPI_Abort code if in 1..255 (1 for any other abort code,\n"
     "0 included), or 1 for exiting without MPI_Finalize),\n"
-    "124 on timeout, 128+N when mpiexec is stopped by signal N, 127 if the program is not found.\n"
+    "124 on timeout, 128+N when mpiexec is stopped by signal N, 127 if the program is not found,\n"
+    "255 when the proxy of a host is lost (cannot be started, or ends with ranks running).\n"
     "When one rank fails, mpiexec ends the others (SIGTERM, then SIGKILL) and says which failed.\n";
 
 static bool mx_parse_long(const char *opt, const char *s, long lo, long hi, long *v_p)
