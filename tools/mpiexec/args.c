@@ -12,7 +12,8 @@
 static const char mx_usage[] =
     "Usage: mpiexec [options] program [args...] [: [local options] program [args...]]...\n"
     "\n"
-    "Runs the program as the ranks of one MPI job on this host, serving them PMI-1.\n"
+    "Runs the program as the ranks of one MPI job, serving them PMI-1: on this host, or with -hosts\n"
+    "or -f on several, through one proxy per host (docs/launch.md).\n"
     "\n"
     "Local options (apply to the program that follows them):\n"
     "  -n, -np N           number of ranks running this program (default 1)\n"
@@ -31,6 +32,21 @@ static const char mx_usage[] =
     "                        core  one CPU per rank: rank i gets CPU i%C, even when oversubscribed\n"
     "                        none  no binding\n"
     "  --report-bindings   print on stderr which CPUs each rank is bound to\n"
+    "Several hosts (global options; binding then applies per host, to the ranks of that host):\n"
+    "  -hosts H1,H2,...    run on these hosts; H:N gives host H N slots (default 1)\n"
+    "  -f FILE             the hosts, one per line as HOST or HOST:SLOTS (# starts a comment);\n"
+    "                      also -hostfile, -machinefile\n"
+    "  -ppn N              N ranks per host in each round, instead of the hosts' slots\n"
+    "                      Ranks go in order: the first host's share, then the next host's, and\n"
+    "                      round again while ranks remain.\n"
+    "  -launcher NAME      how proxies are started on other hosts: ssh (default), rsh, fork or\n"
+    "                      slurm (srun); this host's proxy is always forked (also -bootstrap)\n"
+    "  -launcher-exec CMD  the program used as ssh, rsh or srun (also -bootstrap-exec)\n"
+    "  -iface NAME         proxies connect back to the IPv4 address of interface NAME (default:\n"
+    "                      this host's name)\n"
+    "  -genvall            pass mpiexec's whole environment to the ranks on every host (default)\n"
+    "  -genvnone           pass none of it (the ranks get what the launcher gives the proxy)\n"
+    "  -genvlist A,B,...   pass only these variables\n"
     "  -h, --help          print this help\n"
     "  --version           print the version\n"
     "\n"
@@ -39,8 +55,10 @@ static const char mx_usage[] =
     "rank 0; stdout and stderr of every rank come out whole lines at a time.\n"
     "\n"
     "Exit status: 0 when every rank exits 0; otherwise that of the first rank to fail (its exit\n"
-    "code, 128+N for a signal N, its MPI_Abort code, or 1 for exiting without MPI_Finalize),\n"
-    "124 on timeout, 128+N when mpiexec is stopped by signal N, 127 if the program is not found.\n"
+    "code, 128+N for a signal N, its MPI_Abort code if in 1..255 (1 for any other abort code,\n"
+    "0 included), or 1 for exiting without MPI_Finalize),\n"
+    "124 on timeout, 128+N when mpiexec is stopped by signal N, 127 if the program is not found,\n"
+    "255 when the proxy of a host is lost (cannot be started, or ends with ranks running).\n"
     "When one rank fails, mpiexec ends the others (SIGTERM, then SIGKILL) and says which failed.\n";
 
 static bool mx_parse_long(const char *opt, const char *s, long lo, long hi, long *v_p)
@@ -83,6 +101,98 @@ static void mx_env_free(mx_env_t *env)
     free(env->vars);
     env->vars = NULL;
     env->nvars = 0;
+}
+
+/* Adds "NAME[:SLOTS]" to opts->hosts. */
+static bool mx_host_add(mx_opts_t *opts, const char *opt, const char *spec, size_t len)
+{
+    char name[256];
+    long slots = 0;
+    if (len == 0)
+        return true;
+    if (len >= sizeof(name)) {
+        fprintf(stderr, "mpiexec: %s: host name too long: '%.*s'\n", opt, (int)len, spec);
+        return false;
+    }
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    char *colon = strchr(name, ':');
+    if (colon) {
+        *colon = '\0';
+        if (!mx_parse_long(opt, colon + 1, 1, MX_NPROCS_MAX, &slots))
+            return false;
+    }
+    if (!*name) {
+        fprintf(stderr, "mpiexec: %s: empty host name\n", opt);
+        return false;
+    }
+    mx_hostspec_t *h = realloc(opts->hosts, (size_t)(opts->nhosts + 1) * sizeof(*h));
+    char *dup = strdup(name);
+    if (!h || !dup) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        exit(1);
+    }
+    opts->hosts = h;
+    opts->hosts[opts->nhosts++] = (mx_hostspec_t){ .name = dup, .slots = (int)slots };
+    return true;
+}
+
+static bool mx_hosts_list(mx_opts_t *opts, const char *opt, const char *list)
+{
+    if (!list || !*list) {
+        fprintf(stderr, "mpiexec: %s wants a list of hosts\n", opt);
+        return false;
+    }
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        if (!mx_host_add(opts, opt, p, n))
+            return false;
+        if (!p[n])
+            return true;
+        p += n + 1;
+    }
+}
+
+static bool mx_hosts_file(mx_opts_t *opts, const char *opt, const char *path)
+{
+    char line[512];
+    FILE *f = path ? fopen(path, "r") : NULL;
+    int before = opts->nhosts;
+    if (!f) {
+        fprintf(stderr, "mpiexec: %s: cannot read '%s': %s\n", opt, path ? path : "(nothing)",
+                path ? strerror(errno) : "no file named");
+        return false;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        char *p = line + strspn(line, " \t");
+        size_t n = strcspn(p, " \t\r\n#");
+        if (!mx_host_add(opts, opt, p, n)) {
+            fclose(f);
+            return false;
+        }
+    }
+    fclose(f);
+    if (opts->nhosts == before) {
+        fprintf(stderr, "mpiexec: %s: no host in '%s'\n", opt, path);
+        return false;
+    }
+    return true;
+}
+
+static bool mx_parse_launcher(const char *opt, const char *s, mx_launcher_t *v_p)
+{
+    static const char *const names[] = {
+        [MX_LAUNCH_SSH] = "ssh", [MX_LAUNCH_RSH] = "rsh", [MX_LAUNCH_FORK] = "fork",
+        [MX_LAUNCH_SLURM] = "slurm",
+    };
+    for (size_t i = 0; s && i < sizeof(names) / sizeof(names[0]); i++) {
+        if (!strcmp(s, names[i])) {
+            *v_p = (mx_launcher_t)i;
+            return true;
+        }
+    }
+    fprintf(stderr, "mpiexec: %s wants ssh, rsh, fork or slurm, got '%s'\n", opt, s ? s : "(nothing)");
+    return false;
 }
 
 static bool mx_parse_bind(const char *opt, const char *s, mx_bind_t *v_p)
@@ -174,6 +284,57 @@ static bool mx_args_parse_sections(int argc, char **argv, mx_opts_t *opts)
                 bind_given = true;
             } else if (first && (!strcmp(a, "--report-bindings") || !strcmp(a, "-report-bindings"))) {
                 opts->report_bindings = true;
+            } else if (first && (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host"))) {
+                if (!mx_hosts_list(opts, a, next))
+                    goto free_sec;
+                i++;
+            } else if (first && (!strcmp(a, "-f") || !strcmp(a, "-hostfile") ||
+                                 !strcmp(a, "--hostfile") || !strcmp(a, "-machinefile"))) {
+                if (!mx_hosts_file(opts, a, next))
+                    goto free_sec;
+                i++;
+            } else if (first && (!strcmp(a, "-ppn") || !strcmp(a, "--ppn") || !strcmp(a, "-perhost"))) {
+                if (!mx_parse_long(a, next, 1, MX_NPROCS_MAX, &v))
+                    goto free_sec;
+                opts->ppn = (int)v;
+                i++;
+            } else if (first && (!strcmp(a, "-launcher") || !strcmp(a, "--launcher") ||
+                                 !strcmp(a, "-bootstrap"))) {
+                if (!mx_parse_launcher(a, next, &opts->launcher))
+                    goto free_sec;
+                opts->launcher_given = true;
+                i++;
+            } else if (first && (!strcmp(a, "-launcher-exec") || !strcmp(a, "--launcher-exec") ||
+                                 !strcmp(a, "-bootstrap-exec"))) {
+                if (!next || !*next) {
+                    fprintf(stderr, "mpiexec: %s wants a program\n", a);
+                    goto free_sec;
+                }
+                opts->launcher_exec = next;
+                i++;
+            } else if (first && (!strcmp(a, "-iface") || !strcmp(a, "--iface") || !strcmp(a, "-netif"))) {
+                if (!next || !*next) {
+                    fprintf(stderr, "mpiexec: %s wants an interface name\n", a);
+                    goto free_sec;
+                }
+                opts->iface = next;
+                i++;
+            } else if (first && (!strcmp(a, "-genvall") || !strcmp(a, "--genvall"))) {
+                opts->envmode = MX_ENV_ALL;
+            } else if (first && (!strcmp(a, "-genvnone") || !strcmp(a, "--genvnone"))) {
+                opts->envmode = MX_ENV_NONE;
+            } else if (first && (!strcmp(a, "-genvlist") || !strcmp(a, "--genvlist"))) {
+                if (!next || !*next) {
+                    fprintf(stderr, "mpiexec: %s wants a list of variable names\n", a);
+                    goto free_sec;
+                }
+                free(opts->envlist);
+                if (!(opts->envlist = strdup(next))) {
+                    fprintf(stderr, "mpiexec: out of memory\n");
+                    exit(1);
+                }
+                opts->envmode = MX_ENV_LIST;
+                i++;
             } else if (!strcmp(a, "--")) {
                 i++;
                 break;
@@ -220,6 +381,10 @@ free_sec:
     }
     if (timeout >= 0)
         opts->timeout_s = timeout;
+    if (!opts->hosts && (opts->ppn || opts->launcher_given || opts->launcher_exec || opts->iface)) {
+        fprintf(stderr, "mpiexec: -ppn, -launcher, -launcher-exec and -iface need -hosts or -f\n");
+        return false;
+    }
     if (!bind_given) {
         const char *e = getenv("WEFT_BIND");
         if (e && *e && !mx_parse_bind("WEFT_BIND", e, &opts->bind))
@@ -247,5 +412,9 @@ void mx_args_free(mx_opts_t *opts)
     }
     free(opts->sections);
     mx_env_free(&opts->genv);
+    for (int i = 0; i < opts->nhosts; i++)
+        free(opts->hosts[i].name);
+    free(opts->hosts);
+    free(opts->envlist);
     memset(opts, 0, sizeof(*opts));
 }

@@ -16,7 +16,13 @@
 #define MX_LINE_MAX  65536
 
 static bool mx_tag;
+static mx_io_sink_fn_t *mx_sink;
 static bool mx_out_broken[3];   /* our stdout/stderr went away (EPIPE): drop what comes */
+
+void mx_io_set_sink(mx_io_sink_fn_t *sink)
+{
+    mx_sink = sink;
+}
 
 void mx_io_set_tag(bool tag)
 {
@@ -78,6 +84,11 @@ static size_t mx_stream_emit(mx_stream_t *s, const char *data, size_t len, bool 
     }
     if (end == 0)
         return 0;
+    if (mx_sink) {   /* a proxy: whole lines to the front end, which tags them */
+        mx_sink(s->rank, s->out, data, end);
+        s->at_line_start = data[end - 1] == '\n';
+        return end;
+    }
     if (!mx_tag) {
         mx_io_write(s->out, data, end);
         s->at_line_start = data[end - 1] == '\n';
@@ -111,6 +122,8 @@ static size_t mx_stream_emit(mx_stream_t *s, const char *data, size_t len, bool 
     return end;
 }
 
+static void mx_stream_emit_lines(mx_stream_t *s);
+
 /* One read; returns false at EOF or error. */
 static bool mx_stream_read_once(mx_stream_t *s)
 {
@@ -123,12 +136,26 @@ static bool mx_stream_read_once(mx_stream_t *s)
         return false;
     }
     s->len += (size_t)n;
+    mx_stream_emit_lines(s);
+    return true;
+}
+
+/* Passes on the whole lines of s->buf, or a piece of an over-long one, and keeps the rest. */
+static void mx_stream_emit_lines(mx_stream_t *s)
+{
     size_t used = mx_stream_emit(s, s->buf, s->len, false, false);
     if (s->len - used >= MX_LINE_MAX)   /* no end of line in sight: pass the piece on */
         used += mx_stream_emit(s, s->buf + used, s->len - used, true, false);
     memmove(s->buf, s->buf + used, s->len - used);
     s->len -= used;
-    return true;
+}
+
+void mx_stream_feed(mx_stream_t *s, const char *data, size_t len)
+{
+    mx_stream_grow(s, s->len + len);
+    memcpy(s->buf + s->len, data, len);
+    s->len += len;
+    mx_stream_emit_lines(s);
 }
 
 void mx_stream_read(mx_stream_t *s)
@@ -163,7 +190,7 @@ void mx_stream_close(mx_stream_t *s)
 
 bool mx_stdin_wants_input(const mx_stdin_t *in)
 {
-    return in->to_fd >= 0 && !in->eof && in->len < sizeof(in->buf);
+    return !in->remote && in->to_fd >= 0 && !in->eof && in->len < sizeof(in->buf);
 }
 
 void mx_stdin_read(mx_stdin_t *in)

@@ -15,7 +15,13 @@
  *
  * Binding (--bind-to) is decided here from the CPUs mpiexec itself may run on, before any rank is
  * started, and applied by each child between fork and exec, so that the rank and every thread it
- * creates inherit it. */
+ * creates inherit it.
+ *
+ * The same loop runs the two other modes (mpiexec.h): in a proxy it spawns and binds that host's
+ * ranks (binding among them), but reports their ends instead of judging them; in the front end
+ * there are no ranks here: job.ranks stand for the remote ones (pid 1 until their proxy says),
+ * signals to them become messages (mx_front_signal), and their exits arrive as messages and are
+ * judged by mx_rank_ended as local ones are. */
 #include "mpiexec.h"
 
 #include <dirent.h>
@@ -42,26 +48,9 @@
 #define MX_LINGER_MS  1000   /* how long output pipes may stay open after every rank is gone */
 #define MX_EXIT_TIMEOUT 124  /* as timeout(1) */
 #define MX_EXIT_NOTFOUND 127
+#define MX_EXIT_ABORT_OTHER 1   /* an MPI_Abort code outside 1..255 (0, negative, 256...) */
+#define MX_EXIT_LOST  255    /* a host's proxy was lost with ranks running (as ssh's own failure) */
 #define MX_CPUS_MAX   (1 << 22)   /* the largest CPU mask we ask the kernel for */
-
-typedef struct {
-    mx_job_t job;
-    mx_stdin_t in;
-    int sigfd;
-    sigset_t oldmask;
-    pid_t self;               /* mpiexec's pid */
-    pid_t pgid;               /* the ranks' process group */
-    int alive;                /* ranks not yet reaped */
-    bool failed;              /* the job's fate is decided; later deaths are consequences */
-    int exit_code;
-    int term_stage;           /* 0 running, 1 polite signal sent, 2 SIGKILL sent */
-    bool term_all;            /* ending every process, not only the unfinalized ranks */
-    int64_t kill_at;          /* ms: SIGKILL time in stage 1 */
-    int64_t timeout_at;       /* ms: --timeout deadline, 0 if none */
-    int64_t linger_until;     /* ms: after the last rank is reaped */
-    int *cpus;                /* the CPUs mpiexec may run on, ascending; NULL when not binding */
-    int ncpus;
-} mx_state_t;
 
 /* Where one rank runs: built by the parent before fork, applied by the child. */
 typedef struct {
@@ -70,7 +59,7 @@ typedef struct {
     char *list;               /* the CPUs as a list, "0-3,8", as in /proc/<pid>/status */
 } mx_binding_t;
 
-static int64_t mx_now_ms(void)
+int64_t mx_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -83,6 +72,16 @@ static int64_t mx_now_ms(void)
  * each rank that has not finalized (a finalized rank is past MPI and may finish its own work). */
 static void mx_signal_job(mx_state_t *s, int sig)
 {
+    if (s->mode == MX_MODE_FRONT) {
+        for (int h = 0; s->term_all && h < s->nhosts; h++)
+            mx_front_signal(s, h, -1, sig);
+        for (int i = 0; !s->term_all && i < s->job.nranks; i++) {
+            mx_rank_t *r = &s->job.ranks[i];
+            if (r->pid > 0 && !r->pmi_finalized)
+                mx_front_signal(s, r->host, r->rank, sig);
+        }
+        return;
+    }
     if (s->term_all && s->pgid > 0)
         (void)kill(-s->pgid, sig);
     for (int i = 0; i < s->job.nranks; i++) {
@@ -103,7 +102,7 @@ static void mx_signal_ranks(mx_state_t *s, int sig)
 
 /* Starts ending the job with `sig`, or escalates to SIGKILL if already ending. `all` (mpiexec
  * interrupted or timed out) ends every process; otherwise (a rank failed) the unfinalized ranks. */
-static void mx_terminate(mx_state_t *s, int sig, bool all)
+void mx_terminate(mx_state_t *s, int sig, bool all)
 {
     s->term_all |= all;
     if (s->term_stage == 0 && sig != SIGKILL) {
@@ -118,9 +117,7 @@ static void mx_terminate(mx_state_t *s, int sig, bool all)
 
 /* Records the first failure: prints why, sets the exit status and ends the job (mx_terminate).
  * `culprit` is the failing rank, if a rank failed. */
-static void mx_fail(mx_state_t *s, mx_rank_t *culprit, bool all, int code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void mx_fail(mx_state_t *s, mx_rank_t *culprit, bool all, int code, const char *fmt, ...)
+void mx_fail(mx_state_t *s, mx_rank_t *culprit, bool all, int code, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -136,7 +133,11 @@ static void mx_fail(mx_state_t *s, mx_rank_t *culprit, bool all, int code, const
         mx_rank_t *r = &s->job.ranks[i];
         others += r != culprit && r->pid > 0 && (all || !r->pmi_finalized);
     }
-    fprintf(stderr, "mpiexec: %s%s\n", msg, others > 0 ? "; terminating the job" : "");
+    if (s->mode == MX_MODE_PROXY)
+        fprintf(stderr, "mpiexec (proxy on %s): %s%s\n", s->hostname, msg,
+                others > 0 ? "; ending the ranks here" : "");
+    else
+        fprintf(stderr, "mpiexec: %s%s\n", msg, others > 0 ? "; terminating the job" : "");
     mx_terminate(s, SIGTERM, all);
 }
 
@@ -182,21 +183,21 @@ static void mx_bind_init(mx_state_t *s)
 }
 
 /* The rank's share of s->cpus: n_p CPUs from index first_p. False if the rank is not bound. */
-static bool mx_bind_share(const mx_state_t *s, int rank, int *first_p, int *n_p)
+static bool mx_bind_share(const mx_state_t *s, int local, int *first_p, int *n_p)
 {
     int c = s->ncpus, n = s->job.nranks;
     if (c == 0)
         return false;
     switch (s->job.opts->bind) {
     case MX_BIND_CORE:
-        *first_p = rank % c;
+        *first_p = local % c;
         *n_p = 1;
         return true;
     case MX_BIND_AUTO:
         if (n > c)   /* oversubscribed: pinning would only stop the kernel from balancing */
             return false;
-        *first_p = (int)((long)rank * c / n);
-        *n_p = (int)((long)(rank + 1) * c / n) - *first_p;   /* >= 1, as n <= c */
+        *first_p = (int)((long)local * c / n);
+        *n_p = (int)((long)(local + 1) * c / n) - *first_p;   /* >= 1, as n <= c */
         return true;
     case MX_BIND_NONE:
         break;
@@ -205,11 +206,11 @@ static bool mx_bind_share(const mx_state_t *s, int rank, int *first_p, int *n_p)
 }
 
 /* Fills b for rank (b->set stays NULL when the rank is not bound) and reports it if asked. */
-static void mx_bind_prepare(const mx_state_t *s, int rank, mx_binding_t *b)
+static void mx_bind_prepare(const mx_state_t *s, int rank, int local, mx_binding_t *b)
 {
     int first, n;
     *b = (mx_binding_t){ 0 };
-    if (mx_bind_share(s, rank, &first, &n)) {
+    if (mx_bind_share(s, local, &first, &n)) {
         const int *cpu = s->cpus + first;
         size_t max = (size_t)cpu[n - 1] + 1, len = (size_t)n * 12 + 1;
         b->set = CPU_ALLOC(max);
@@ -234,9 +235,12 @@ static void mx_bind_prepare(const mx_state_t *s, int rank, mx_binding_t *b)
     }
     if (s->job.opts->report_bindings) {
         if (b->set)
-            fprintf(stderr, "mpiexec: rank %d bound to CPUs %s\n", rank, b->list);
+            fprintf(stderr, "mpiexec: rank %d%s%s bound to CPUs %s\n", rank,
+                    s->mode == MX_MODE_PROXY ? " on " : "", s->mode == MX_MODE_PROXY ? s->hostname : "",
+                    b->list);
         else
-            fprintf(stderr, "mpiexec: rank %d not bound\n", rank);
+            fprintf(stderr, "mpiexec: rank %d%s%s not bound\n", rank,
+                    s->mode == MX_MODE_PROXY ? " on " : "", s->mode == MX_MODE_PROXY ? s->hostname : "");
     }
 }
 
@@ -315,9 +319,9 @@ mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, const mx_binding_t *b, 
         putenv(sec->env.vars[i]);
     mx_setenv_int("PMI_FD", pmi_fd);
     mx_setenv_int("PMI_RANK", r->rank);
-    mx_setenv_int("PMI_SIZE", s->job.nranks);
-    mx_setenv_int("MPI_LOCALRANKID", r->rank);
-    mx_setenv_int("MPI_LOCALNRANKS", s->job.nranks);
+    mx_setenv_int("PMI_SIZE", s->job.size);
+    mx_setenv_int("MPI_LOCALRANKID", r->local);
+    mx_setenv_int("MPI_LOCALNRANKS", s->job.nlocal);
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
     mx_bind_apply(b, r->rank);
@@ -336,7 +340,7 @@ static bool mx_spawn(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int devnull
         return false;
     }
     mx_binding_t b;
-    mx_bind_prepare(s, r->rank, &b);
+    mx_bind_prepare(s, r->rank, r->local, &b);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "mpiexec: cannot start rank %d: %s\n", r->rank, strerror(errno));
@@ -366,6 +370,8 @@ static bool mx_spawn(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int devnull
         fcntl(in[1], F_SETFL, O_NONBLOCK);
         s->in.to_fd = in[1];
     }
+    if (s->mode == MX_MODE_PROXY)
+        mx_proxy_started(s, r);
     return true;
 }
 
@@ -375,6 +381,13 @@ static void mx_make_kvsname(mx_job_t *job)
     if (getrandom(&salt, sizeof(salt), GRND_NONBLOCK) != sizeof(salt))
         salt = (uint32_t)mx_now_ms() * 2654435761u ^ (uint32_t)getpid();
     snprintf(job->kvsname, sizeof(job->kvsname), "weft-%ld-%08x", (long)getpid(), salt);
+}
+
+/* The exit status for an MPI_Abort code: the code itself when it fits in 1..255, else a fixed
+ * non-zero status. Never 0: keeping only the low 8 bits would turn 256 or 512 into success. */
+static int mx_abort_status(int code)
+{
+    return code >= 1 && code <= 255 ? code : MX_EXIT_ABORT_OTHER;
 }
 
 /* ---- reaping ------------------------------------------------------------------------------ */
@@ -387,8 +400,19 @@ static mx_rank_t *mx_rank_of_pid(mx_state_t *s, pid_t pid)
     return NULL;
 }
 
-/* A rank ended: take in what it said last, then judge how it ended. */
-static void mx_rank_ended(mx_state_t *s, mx_rank_t *r, int status)
+/* "pid N", or "pid N on HOST" when the ranks are on several hosts. */
+static const char *mx_rank_where(const mx_state_t *s, const mx_rank_t *r, pid_t pid, char *buf,
+                                 size_t len)
+{
+    if (s->mode == MX_MODE_FRONT)
+        snprintf(buf, len, "pid %ld on %s", (long)pid, s->hosts[r->host].name);
+    else
+        snprintf(buf, len, "pid %ld", (long)pid);
+    return buf;
+}
+
+/* A rank ended: take in what it said last, then judge how it ended (a proxy reports it). */
+void mx_rank_ended(mx_state_t *s, mx_rank_t *r, int status)
 {
     mx_pmi_read(&s->job, r);   /* an abort sent just before exiting */
     mx_stream_drain(&r->out);
@@ -399,21 +423,39 @@ static void mx_rank_ended(mx_state_t *s, mx_rank_t *r, int status)
     r->wait_status = status;
     s->alive--;
     s->job.exited_count++;
+    if (s->mode == MX_MODE_PROXY) {   /* the front end judges */
+        mx_proxy_ended(s, r, status);
+        return;
+    }
 
+    char w[300];
+    mx_rank_where(s, r, pid, w, sizeof(w));
     if (r->aborted) {
-        mx_fail(s, r, false, r->abort_code & 0xff, "rank %d (pid %ld) called MPI_Abort with code %d",
-                r->rank, (long)pid, r->abort_code);
+        mx_fail(s, r, false, mx_abort_status(r->abort_code), "rank %d (%s) called MPI_Abort with code %d",
+                r->rank, w, r->abort_code);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        mx_fail(s, r, false, 128 + sig, "rank %d (pid %ld) killed by signal %d (%s)", r->rank, (long)pid,
-                sig, strsignal(sig));
+        mx_fail(s, r, false, 128 + sig, "rank %d (%s) killed by signal %d (%s)", r->rank, w, sig,
+                strsignal(sig));
     } else if (WEXITSTATUS(status) != 0) {
-        mx_fail(s, r, false, WEXITSTATUS(status), "rank %d (pid %ld) exited with code %d", r->rank,
-                (long)pid, WEXITSTATUS(status));
+        mx_fail(s, r, false, WEXITSTATUS(status), "rank %d (%s) exited with code %d", r->rank, w,
+                WEXITSTATUS(status));
     } else if (r->pmi_init && !r->pmi_finalized) {
-        mx_fail(s, r, false, 1, "rank %d (pid %ld) exited with code 0 without calling MPI_Finalize",
-                r->rank, (long)pid);
+        mx_fail(s, r, false, 1, "rank %d (%s) exited with code 0 without calling MPI_Finalize",
+                r->rank, w);
     }
+}
+
+/* Front end: rank r's proxy is gone without reporting its end. */
+void mx_rank_lost(mx_state_t *s, mx_rank_t *r, const char *why)
+{
+    if (r->pid == 0)
+        return;
+    r->pid = 0;
+    r->wait_status = -1;
+    s->alive--;
+    s->job.exited_count++;
+    mx_fail(s, r, false, MX_EXIT_LOST, "rank %d on %s: %s", r->rank, s->hosts[r->host].name, why);
 }
 
 static void mx_reap(mx_state_t *s)
@@ -421,6 +463,10 @@ static void mx_reap(mx_state_t *s)
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (s->mode == MX_MODE_FRONT) {
+            (void)mx_front_reaped(s, pid, status);
+            continue;
+        }
         mx_rank_t *r = mx_rank_of_pid(s, pid);
         if (r)
             mx_rank_ended(s, r, status);
@@ -435,10 +481,11 @@ static void mx_check_job(mx_state_t *s)
         job->abort_seen = false;
         for (int i = 0; i < job->nranks; i++) {
             mx_rank_t *r = &job->ranks[i];
+            char w[300];
             if (r->aborted && r->pid > 0)
-                mx_fail(s, r, false, r->abort_code & 0xff,
-                        "rank %d (pid %ld) called MPI_Abort with code %d", r->rank, (long)r->pid,
-                        r->abort_code);
+                mx_fail(s, r, false, mx_abort_status(r->abort_code),
+                        "rank %d (%s) called MPI_Abort with code %d", r->rank,
+                        mx_rank_where(s, r, r->pid, w, sizeof(w)), r->abort_code);
         }
     }
     /* A barrier that a rank which has exited never entered cannot complete. */
@@ -464,9 +511,13 @@ static void mx_on_signal(mx_state_t *s)
         if (sig == SIGCHLD)
             continue;   /* reaped below in any case */
         if (sig == SIGUSR1 || sig == SIGUSR2) {   /* to the ranks, not to what they started */
-            for (int i = 0; i < s->job.nranks; i++)
-                if (s->job.ranks[i].pid > 0)
-                    (void)kill(s->job.ranks[i].pid, sig);
+            for (int i = 0; i < s->job.nranks; i++) {
+                mx_rank_t *r = &s->job.ranks[i];
+                if (r->pid > 0 && s->mode == MX_MODE_FRONT)
+                    mx_front_signal(s, r->host, r->rank, sig);
+                else if (r->pid > 0)
+                    (void)kill(r->pid, sig);
+            }
             continue;
         }
         if (sig == SIGCONT) {
@@ -500,7 +551,7 @@ static bool mx_streams_open(mx_state_t *s)
 
 static void mx_loop(mx_state_t *s)
 {
-    int n = s->job.nranks, cap = 3 + 3 * n;
+    int n = s->job.nranks, cap = 3 + 3 * n + (s->mode == MX_MODE_FRONT ? mx_front_max_fds(s) : 2);
     struct pollfd *pfd = calloc((size_t)cap, sizeof(*pfd));
     int *kind = calloc((size_t)cap, sizeof(int)), *who = calloc((size_t)cap, sizeof(int));
     if (!pfd || !kind || !who) {
@@ -530,6 +581,11 @@ static void mx_loop(mx_state_t *s)
         int np = 0;
         pfd[np] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
         kind[np++] = MX_EV_SIGNAL;
+        /* First: a proxy may take in messages read earlier (stdin for rank 0) here. */
+        if (s->mode == MX_MODE_FRONT)
+            np = mx_front_poll(s, pfd, kind, who, np);
+        else if (s->mode == MX_MODE_PROXY)
+            np = mx_proxy_poll(s, pfd, kind, who, np);
         if (mx_stdin_wants_input(&s->in)) {
             pfd[np] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
             kind[np++] = MX_EV_STDIN;
@@ -575,6 +631,13 @@ static void mx_loop(mx_state_t *s)
         for (int k = 1; ready > 0 && k < np; k++) {
             if (!pfd[k].revents)
                 continue;
+            if (kind[k] >= MX_EV_EXT) {
+                if (s->mode == MX_MODE_FRONT)
+                    mx_front_event(s, kind[k], who[k], pfd[k].revents);
+                else
+                    mx_proxy_event(s, kind[k], who[k], pfd[k].revents);
+                continue;
+            }
             mx_rank_t *r = &s->job.ranks[who[k]];
             switch (kind[k]) {
             case MX_EV_STDIN:    mx_stdin_read(&s->in); break;
@@ -610,7 +673,7 @@ static void mx_loop(mx_state_t *s)
 }
 
 /* Removes /dev/shm/<kvsname>*: segments a crashed or killed rank could not unlink. */
-static void mx_clean_shm(const char *kvsname)
+void mx_clean_shm(const char *kvsname)
 {
     DIR *d = opendir("/dev/shm");
     struct dirent *e;
@@ -623,41 +686,19 @@ static void mx_clean_shm(const char *kvsname)
     closedir(d);
 }
 
-int main(int argc, char **argv)
+/* Signals, the ranks (local, proxy) or the proxies (front end), the loop, cleanup. s->job is set
+ * up and s->job.ranks allocated; returns the exit status. */
+int mx_run(mx_state_t *s)
 {
-    static mx_state_t st;       /* static: the stdin buffer is large */
-    mx_state_t *s = &st;
-    mx_opts_t opts;
+    mx_opts_t *o = s->job.opts;
     int ret = 1;
 
-    /* Keep 0, 1 and 2 taken, so no pipe of ours lands there. */
-    for (int fd = 0; fd < 3; fd++)
-        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
-            return 1;
-    if (!mx_args_parse(argc, argv, &opts))
-        return 2;
-    for (int i = 0; i < opts.nsections; i++) {
-        if (!mx_program_exists(opts.sections[i].argv[0])) {
-            fprintf(stderr, "mpiexec: cannot run '%s': no such program\n", opts.sections[i].argv[0]);
-            ret = MX_EXIT_NOTFOUND;
-            goto free_opts;
-        }
-    }
-    mx_io_set_tag(opts.tag_output);
-
-    s->job.opts = &opts;
-    s->job.nranks = opts.nranks;
     s->in.to_fd = -1;
     s->self = getpid();
-    mx_make_kvsname(&s->job);
-    s->job.ranks = calloc((size_t)opts.nranks, sizeof(mx_rank_t));
-    if (!s->job.ranks || !mx_pmi_init(&s->job)) {
-        fprintf(stderr, "mpiexec: out of memory\n");
-        goto free_ranks;
-    }
-    for (int i = 0; i < opts.nranks; i++)
+    for (int i = 0; i < s->job.nranks; i++)
         s->job.ranks[i].pmi_fd = s->job.ranks[i].out.fd = s->job.ranks[i].err.fd = -1;
-    mx_bind_init(s);
+    if (s->mode != MX_MODE_FRONT)
+        mx_bind_init(s);
 
     sigset_t mask;
     sigemptyset(&mask);
@@ -679,29 +720,33 @@ int main(int argc, char **argv)
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (s->sigfd < 0 || devnull < 0) {
         fprintf(stderr, "mpiexec: setup failed: %s\n", strerror(errno));
-        goto free_pmi;
+        goto free_cpus;
     }
 
-    int rank = 0;
     bool spawned = true;
-    for (int i = 0; i < opts.nsections && spawned; i++) {
-        for (int j = 0; j < opts.sections[i].nprocs && spawned; j++, rank++) {
-            mx_rank_t *r = &s->job.ranks[rank];
-            r->rank = rank;
-            r->appnum = i;
-            spawned = mx_spawn(s, &opts.sections[i], r, devnull);
+    if (s->mode == MX_MODE_FRONT) {
+        s->alive = s->job.nranks;   /* until their proxies report them ended */
+        spawned = mx_front_launch(s);
+    } else {
+        for (int i = 0; i < s->job.nranks && spawned; i++) {
+            mx_rank_t *r = &s->job.ranks[i];
+            spawned = mx_spawn(s, &o->sections[r->appnum], r, devnull);
         }
     }
     close(devnull);
     if (!spawned) {
-        s->failed = true;
-        s->exit_code = 1;
+        if (!s->failed) {   /* the front end may have failed the job already, naming the host */
+            s->failed = true;
+            s->exit_code = 1;
+        }
         mx_terminate(s, SIGKILL, true);
     }
-    if (opts.timeout_s > 0)
-        s->timeout_at = mx_now_ms() + opts.timeout_s * 1000;
+    if (o->timeout_s > 0 && s->mode != MX_MODE_PROXY)
+        s->timeout_at = mx_now_ms() + o->timeout_s * 1000;
 
     mx_loop(s);
+    if (s->mode == MX_MODE_FRONT)
+        mx_front_finish(s);
 
     mx_stdin_close(&s->in);
     mx_clean_shm(s->job.kvsname);
@@ -711,11 +756,64 @@ int main(int argc, char **argv)
         mx_stream_close(&s->job.ranks[i].out);
         mx_stream_close(&s->job.ranks[i].err);
     }
-free_pmi:
+free_cpus:
     free(s->cpus);
+    return ret;
+}
+
+int main(int argc, char **argv)
+{
+    static mx_state_t st;       /* static: the stdin buffer is large */
+    mx_state_t *s = &st;
+    mx_opts_t opts;
+    int ret = 1;
+
+    /* Keep 0, 1 and 2 taken, so no pipe of ours lands there. */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
+            return 1;
+    if (argc > 1 && !strcmp(argv[1], "--weft-proxy"))
+        return mx_proxy_main(argc, argv);
+    if (!mx_args_parse(argc, argv, &opts))
+        return 2;
+    for (int i = 0; i < opts.nsections && !opts.hosts; i++) {   /* remote hosts check their own */
+        if (!mx_program_exists(opts.sections[i].argv[0])) {
+            fprintf(stderr, "mpiexec: cannot run '%s': no such program\n", opts.sections[i].argv[0]);
+            ret = MX_EXIT_NOTFOUND;
+            goto free_opts;
+        }
+    }
+    mx_io_set_tag(opts.tag_output);
+
+    s->mode = opts.hosts ? MX_MODE_FRONT : MX_MODE_LOCAL;
+    s->listen_fd = -1;
+    s->job.opts = &opts;
+    s->job.owner = s;
+    s->job.nranks = s->job.size = s->job.nlocal = opts.nranks;
+    mx_make_kvsname(&s->job);
+    s->job.ranks = calloc((size_t)opts.nranks, sizeof(mx_rank_t));
+    if (!s->job.ranks) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        goto free_opts;
+    }
+    int rank = 0;
+    for (int i = 0; i < opts.nsections; i++) {
+        for (int j = 0; j < opts.sections[i].nprocs; j++, rank++) {
+            s->job.ranks[rank].rank = s->job.ranks[rank].local = rank;
+            s->job.ranks[rank].appnum = i;
+        }
+    }
+    if (s->mode == MX_MODE_FRONT && !mx_front_setup(s))
+        goto free_ranks;
+    if (!mx_pmi_init(&s->job)) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        goto free_ranks;
+    }
+    ret = mx_run(s);
     mx_pmi_free(&s->job);
 free_ranks:
     free(s->job.ranks);
+    free(s->job.process_mapping);
 free_opts:
     mx_args_free(&opts);
     return ret;

@@ -7,11 +7,13 @@
  *   get_appnum / get_universe_size  appnum appnum=<section> / universe_size size=<ranks>
  *   put kvsname= key= value=        put_result rc=0 msg=success (a later put replaces)
  *   get kvsname= key=               get_result rc=0 msg=success value=...  (rc=-1 if absent;
- *                                   PMI_process_mapping is predefined: all ranks on one node)
+ *                                   PMI_process_mapping is predefined: which ranks share a node)
  *   barrier_in                      barrier_out, once every rank of the job has entered
  *   finalize                        finalize_ack
  *   abort exitcode=N                no answer; mpiexec ends the job with status N
- * Multi-line "mcmd=spawn" requests are refused; unknown commands get "<cmd>_result rc=-1". */
+ * Multi-line "mcmd=spawn" requests are refused; unknown commands get "<cmd>_result rc=-1".
+ * On several hosts the server runs in the front end: proxies relay the lines (job->pmi_relay on
+ * their side, mx_pmi_line here) and the answers go back through job->pmi_send. */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -86,7 +88,7 @@ bool mx_pmi_init(mx_job_t *job)
         return false;
     /* MPICH's key telling which ranks share a node: (vector,(first node, nodes, ranks per node)). */
     snprintf(map, sizeof(map), "(vector,(0,1,%d))", job->nranks);
-    mx_kvs_put(job->kvs, "PMI_process_mapping", map);
+    mx_kvs_put(job->kvs, "PMI_process_mapping", job->process_mapping ? job->process_mapping : map);
     return true;
 }
 
@@ -111,8 +113,9 @@ void mx_pmi_free(mx_job_t *job)
 
 /* Sends one answer line. The socket is non-blocking; answers are small, so the wait for room
  * happens only with a client that sends without reading. */
-static void mx_pmi_reply(mx_rank_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void mx_pmi_reply(mx_rank_t *r, const char *fmt, ...)
+static void mx_pmi_reply(mx_job_t *job, mx_rank_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void mx_pmi_reply(mx_job_t *job, mx_rank_t *r, const char *fmt, ...)
 {
     char line[MX_PMI_LINE_MAX];
     va_list ap;
@@ -124,9 +127,17 @@ static void mx_pmi_reply(mx_rank_t *r, const char *fmt, ...)
     if ((size_t)n > sizeof(line) - 2)
         n = (int)sizeof(line) - 2;
     line[n++] = '\n';
+    if (job->pmi_send)
+        job->pmi_send(job, r, line, (size_t)n);
+    else
+        mx_pmi_write(r, line, (size_t)n);
+}
+
+void mx_pmi_write(mx_rank_t *r, const char *line, size_t n)
+{
     size_t off = 0;
-    while (r->pmi_fd >= 0 && off < (size_t)n) {
-        ssize_t w = send(r->pmi_fd, line + off, (size_t)n - off, MSG_NOSIGNAL);
+    while (r->pmi_fd >= 0 && off < n) {
+        ssize_t w = send(r->pmi_fd, line + off, n - off, MSG_NOSIGNAL);
         if (w > 0) {
             off += (size_t)w;
         } else if (w < 0 && errno == EINTR) {
@@ -173,20 +184,20 @@ static void mx_pmi_barrier_in(mx_job_t *job, mx_rank_t *r)
     for (int i = 0; i < job->nranks; i++) {
         if (job->ranks[i].in_barrier) {
             job->ranks[i].in_barrier = false;
-            mx_pmi_reply(&job->ranks[i], "cmd=barrier_out");
+            mx_pmi_reply(job, &job->ranks[i], "cmd=barrier_out");
         }
     }
     job->barrier_count = 0;
 }
 
-static void mx_pmi_command(mx_job_t *job, mx_rank_t *r, char *line)
+void mx_pmi_line(mx_job_t *job, mx_rank_t *r, char *line)
 {
     char cmd[64], kvs[256], key[MX_PMI_KEY_MAX + 1], val[MX_PMI_VAL_MAX + 1], num[32];
 
     if (r->pmi_in_mcmd) {              /* the lines of a multi-line command, up to endcmd */
         if (!strcmp(line, "endcmd")) {
             r->pmi_in_mcmd = false;
-            mx_pmi_reply(r, "cmd=spawn_result rc=-1 errmsg=spawn_is_not_supported_by_weft_mpiexec");
+            mx_pmi_reply(job, r, "cmd=spawn_result rc=-1 errmsg=spawn_is_not_supported_by_weft_mpiexec");
         }
         return;
     }
@@ -196,56 +207,56 @@ static void mx_pmi_command(mx_job_t *job, mx_rank_t *r, char *line)
     }
     if (!mx_pmi_field(line, "cmd", cmd, sizeof(cmd))) {
         fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line '%.80s'\n", r->rank, line);
-        mx_pmi_reply(r, "cmd=error rc=-1 msg=malformed_line");
+        mx_pmi_reply(job, r, "cmd=error rc=-1 msg=malformed_line");
         return;
     }
 
     if (!strcmp(cmd, "init")) {
         bool ok = mx_pmi_field(line, "pmi_version", num, sizeof(num)) && atoi(num) == 1;
         r->pmi_init = true;
-        mx_pmi_reply(r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d", ok ? 0 : -1);
+        mx_pmi_reply(job, r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d", ok ? 0 : -1);
     } else if (!strcmp(cmd, "get_maxes")) {
-        mx_pmi_reply(r, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d rc=0",
+        mx_pmi_reply(job, r, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d rc=0",
                      MX_KVSNAME_MAX, MX_PMI_KEY_MAX, MX_PMI_VAL_MAX);
     } else if (!strcmp(cmd, "get_my_kvsname")) {
-        mx_pmi_reply(r, "cmd=my_kvsname kvsname=%s rc=0", job->kvsname);
+        mx_pmi_reply(job, r, "cmd=my_kvsname kvsname=%s rc=0", job->kvsname);
     } else if (!strcmp(cmd, "get_appnum")) {
-        mx_pmi_reply(r, "cmd=appnum appnum=%d rc=0", r->appnum);
+        mx_pmi_reply(job, r, "cmd=appnum appnum=%d rc=0", r->appnum);
     } else if (!strcmp(cmd, "get_universe_size")) {
-        mx_pmi_reply(r, "cmd=universe_size size=%d rc=0", job->nranks);
+        mx_pmi_reply(job, r, "cmd=universe_size size=%d rc=0", job->nranks);
     } else if (!strcmp(cmd, "put")) {
         if (!mx_pmi_field(line, "kvsname", kvs, sizeof(kvs)) || strcmp(kvs, job->kvsname))
-            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=unknown_kvsname");
+            mx_pmi_reply(job, r, "cmd=put_result rc=-1 msg=unknown_kvsname");
         else if (!mx_pmi_field(line, "key", key, sizeof(key) - 1))
-            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=key_missing_or_longer_than_%d",
+            mx_pmi_reply(job, r, "cmd=put_result rc=-1 msg=key_missing_or_longer_than_%d",
                          MX_PMI_KEY_MAX - 1);
         else if (!mx_pmi_field(line, "value", val, sizeof(val) - 1))
-            mx_pmi_reply(r, "cmd=put_result rc=-1 msg=value_missing_or_longer_than_%d",
+            mx_pmi_reply(job, r, "cmd=put_result rc=-1 msg=value_missing_or_longer_than_%d",
                          MX_PMI_VAL_MAX - 1);
         else {
             mx_kvs_put(job->kvs, key, val);
-            mx_pmi_reply(r, "cmd=put_result rc=0 msg=success");
+            mx_pmi_reply(job, r, "cmd=put_result rc=0 msg=success");
         }
     } else if (!strcmp(cmd, "get")) {
         mx_kv_t *kv = NULL;
         if (!mx_pmi_field(line, "kvsname", kvs, sizeof(kvs)) || strcmp(kvs, job->kvsname))
-            mx_pmi_reply(r, "cmd=get_result rc=-1 msg=unknown_kvsname");
+            mx_pmi_reply(job, r, "cmd=get_result rc=-1 msg=unknown_kvsname");
         else if (!mx_pmi_field(line, "key", key, sizeof(key)) || !(kv = mx_kvs_find(job->kvs, key)))
-            mx_pmi_reply(r, "cmd=get_result rc=-1 msg=key_not_found value=unknown");
+            mx_pmi_reply(job, r, "cmd=get_result rc=-1 msg=key_not_found value=unknown");
         else
-            mx_pmi_reply(r, "cmd=get_result rc=0 msg=success value=%s", kv->val);
+            mx_pmi_reply(job, r, "cmd=get_result rc=0 msg=success value=%s", kv->val);
     } else if (!strcmp(cmd, "barrier_in")) {
         mx_pmi_barrier_in(job, r);
     } else if (!strcmp(cmd, "finalize")) {
         r->pmi_finalized = true;
-        mx_pmi_reply(r, "cmd=finalize_ack");
+        mx_pmi_reply(job, r, "cmd=finalize_ack");
     } else if (!strcmp(cmd, "abort")) {
         r->aborted = true;
         r->abort_code = mx_pmi_field(line, "exitcode", num, sizeof(num)) ? atoi(num) : 1;
         job->abort_seen = true;
     } else {
         fprintf(stderr, "mpiexec: rank %d sent the unsupported PMI command '%s'\n", r->rank, cmd);
-        mx_pmi_reply(r, "cmd=%s_result rc=-1 msg=unsupported_command", cmd);
+        mx_pmi_reply(job, r, "cmd=%s_result rc=-1 msg=unsupported_command", cmd);
     }
 }
 
@@ -273,8 +284,10 @@ void mx_pmi_read(mx_job_t *job, mx_rank_t *r)
             *nl = '\0';
             if (nl > start && nl[-1] == '\r')
                 nl[-1] = '\0';
-            if (!r->pmi_skip_line)
-                mx_pmi_command(job, r, start);
+            if (!r->pmi_skip_line && job->pmi_relay)
+                job->pmi_relay(job, r, start);
+            else if (!r->pmi_skip_line)
+                mx_pmi_line(job, r, start);
             r->pmi_skip_line = false;
             start = nl + 1;
             if (r->pmi_fd < 0)
