@@ -135,6 +135,20 @@ static void check_grid(MPI_Comm cart, const int dims[2], const int periods[2])
     MT_TRUE(s1 == s2 && d1 == d2, "Cart_shift of the duplicate expected (%d, %d) got (%d, %d)",
             s1, d1, s2, d2);
     MT_CALL(MPI_Comm_free(&dup));
+    /* Comm_idup copies it too; Comm_split does not */
+    MPI_Request rq;
+    MT_CALL(MPI_Comm_idup(cart, &dup, &rq));
+    MT_CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    MT_CALL(MPI_Topo_test(dup, &st));
+    MT_EQ("Topo_test of an idup", MPI_CART, st);
+    MT_CALL(MPI_Cart_get(dup, 2, dd, dp, dc));
+    MT_TRUE(dc[0] == gc[0] && dc[1] == gc[1], "Cart_get coords of an idup expected (%d, %d) got (%d, %d)",
+            gc[0], gc[1], dc[0], dc[1]);
+    MT_CALL(MPI_Comm_free(&dup));
+    MT_CALL(MPI_Comm_split(cart, 0, 0, &dup));
+    MT_CALL(MPI_Topo_test(dup, &st));
+    MT_EQ("Topo_test after Comm_split", MPI_UNDEFINED, st);
+    MT_CALL(MPI_Comm_free(&dup));
     /* Cart_sub: keep dimension 0 (a column: the processes with my coordinate 1), then none */
     MPI_Comm sub;
     MT_CALL(MPI_Cart_sub(cart, (int[]){ 1, 0 }, &sub));
