@@ -18,7 +18,8 @@
 static void dims_case(int nnodes, int ndims, const int *in, const int *expect)
 {
     int d[8];
-    memcpy(d, in, sizeof(int) * (size_t)ndims);
+    if (ndims > 0)
+        memcpy(d, in, sizeof(int) * (size_t)ndims);
     MT_CALL(MPI_Dims_create(nnodes, ndims, d));
     for (int i = 0; i < ndims; i++)
         if (d[i] != expect[i])
