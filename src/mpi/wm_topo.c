@@ -72,9 +72,9 @@ const wm_topo_t *wm_topo_need(wm_comm_t *c, const char *fn, int kind, int *rc_p)
     if (WU_LIKELY(t && (!kind || t->kind == kind)))
         return t;
     if (!t)
-        *rc_p = wm_error(c, MPI_ERR_TOPOLOGY, fn, "communicator %s has no process topology%s%s",
-                         c->name[0] ? c->name : "(unnamed)", kind ? ": needs " : "",
-                         kind ? wm_topo_kind_name(kind) : "");
+        *rc_p = wm_error(c, MPI_ERR_TOPOLOGY, fn, "communicator %s has no process topology%s%s%s",
+                         c->name[0] ? c->name : "(unnamed)", kind ? " (needs " : "",
+                         kind ? wm_topo_kind_name(kind) : "", kind ? " one)" : "");
     else
         *rc_p = wm_error(c, MPI_ERR_TOPOLOGY, fn, "communicator %s has %s topology, not %s one",
                          c->name[0] ? c->name : "(unnamed)", wm_topo_kind_name(t->kind),
