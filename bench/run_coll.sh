@@ -13,6 +13,9 @@
 #   BENCH_ROUNDS=3                 rounds
 #   BENCH_COLL_RANKS="2 4"         rank counts
 #   BENCH_COLL_SIZES=8,64,512,4K,32K,256K,1M
+#   BENCH_COLL_LIST=               latency: the collectives (coll -c; default bcast,allreduce,alltoall,allgather;
+#                                  neighbor_alltoall: a 2-D periodic grid of the ranks)
+#   BENCH_COLL_MODES="lat overlap" which measurements
 #   BENCH_COLL_BUDGET=0.3          latency: seconds per (collective, size)
 #   BENCH_COLL_OV_SIZES=4K,64K,1M  overlap: message sizes
 #   BENCH_COLL_OV_BUDGET=1.0       overlap: seconds per collective
@@ -39,6 +42,8 @@ budget=${BENCH_COLL_BUDGET:-0.3}
 ov_size=${BENCH_COLL_OV_SIZES:-4K,64K,1M}
 ov_budget=${BENCH_COLL_OV_BUDGET:-1.0}
 impls=${BENCH_IMPLS:-weft mpich openmpi}
+coll_list=${BENCH_COLL_LIST:-}
+modes=${BENCH_COLL_MODES:-lat overlap}
 limit=${BENCH_TIMEOUT:-300}
 ncpu=$(nproc)
 
@@ -48,7 +53,7 @@ bench_build coll
 {
     bench_meta
     echo "binding: each rank pins itself to CPU rank mod $ncpu (-p); launchers --bind-to none"
-    echo "rounds: $rounds; ranks: $rank_counts; sizes: $sizes; latency budget ${budget}s/point"
+    echo "rounds: $rounds; ranks: $rank_counts; sizes: $sizes; latency budget ${budget}s/point; collectives: ${coll_list:-default}; modes: $modes"
     echo "overlap: sizes $ov_size, MPI_THREAD_MULTIPLE (engine threads on in Weft), budget ${ov_budget}s per (collective, size)"
 } >"$out/meta.txt"
 
@@ -58,10 +63,10 @@ for ((r = 0; r < rounds; r++)); do
     for impl in $(bench_order "$r"); do
         [ "${state[$impl]}" = ok ] || continue
         for np in $rank_counts; do
-            for mode in lat overlap; do
+            for mode in $modes; do
                 f=$out/raw/$impl-np$np-$mode-r$r.txt
                 if [ $mode = lat ]; then
-                    args=(-m lat -s "$sizes" -t "$budget" -p)
+                    args=(-m lat -s "$sizes" -t "$budget" -p ${coll_list:+-c "$coll_list"})
                 else
                     args=(-m overlap -s "$ov_size" -t "$ov_budget" -l multiple -p)
                 fi

@@ -72,6 +72,12 @@ int wm_coll_check_buf(wm_comm_t *c, const char *fn, const char *which, const voi
 int wm_coll_check_vec(wm_comm_t *c, const char *fn, const char *which, const wm_coll_vec_t *v,
                       int n);
 
+/* Alltoallw's datatypes (wm_coll_all.c): structural references on the user types among the n,
+ * held by a nonblocking call's request (wm_request_t.held) or the blocking call while it runs.
+ * NULL with *count_p > 0: no memory. */
+wm_obj_t **wm_alltoallw_hold(const wm_datatype_t **types, int n, uint32_t *count_p);
+void wm_alltoallw_unhold(wm_obj_t **held, uint32_t n);
+
 /* World rank of communicator rank r. */
 static inline int wm_coll_world(const wm_comm_t *c, int r)
 {
@@ -110,6 +116,12 @@ void wm_coll_build_alltoall(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a
 void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+/* Neighborhood collectives (wm_coll_neighbor.c): c has a topology (wm_topo.h). */
+void wm_coll_build_neighbor_allgather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_neighbor_allgatherv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_neighbor_alltoall(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_neighbor_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_neighbor_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 /* Intercommunicators (wm_coll_inter.c): a->root is MPI_ROOT, MPI_PROC_NULL or a remote rank. */
 void wm_coll_build_inter_barrier(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_inter_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);

@@ -423,7 +423,7 @@ WM_ALLTOALLV(MPI_Ialltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, true, WM_REQ, requ
  * references on the user datatypes instead: the blocking form while it runs, the nonblocking one
  * through its request (wm_request_t.held) until the request is freed. The user may free them at
  * once (premature release) either way. */
-static wm_obj_t **wm_alltoallw_hold(const wm_datatype_t **types, int n, uint32_t *count_p)
+wm_obj_t **wm_alltoallw_hold(const wm_datatype_t **types, int n, uint32_t *count_p)
 {
     uint32_t k = 0;
     for (int j = 0; j < n; j++)
@@ -443,7 +443,7 @@ static wm_obj_t **wm_alltoallw_hold(const wm_datatype_t **types, int n, uint32_t
     return held;
 }
 
-static void wm_alltoallw_unhold(wm_obj_t **held, uint32_t n)
+void wm_alltoallw_unhold(wm_obj_t **held, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         wm_obj_release(held[i]);

@@ -3,6 +3,7 @@
  * intercommunicators: wm_comm_inter.c). See docs/communicators.md. */
 #include "mpi/wm_internal.h"
 #include "mpi/wm_group.h"
+#include "mpi/wm_topo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,8 @@ static void wm_comm_destroy(wm_obj_t *o)
     wm_comm_t *c = (wm_comm_t *)o;
     free(c->ranks_mem);
     c->ranks_mem = NULL;
+    free(c->topo);
+    c->topo = NULL;
     wm_errh_unref(c->errh);
     wm_comm_info_drop(c->info);
     c->info = MPI_INFO_NULL;
@@ -398,6 +401,9 @@ static int wm_comm_dup_obj(const char *fn, wm_comm_t *c, uint32_t ctx, MPI_Info 
     if (!d)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a communicator");
     int rc = wm_comm_info_copy(use_info ? info : c->info, &d->info);
+    /* a duplicate keeps the topology (MPI 4.1 7.4.2) */
+    if (rc == MPI_SUCCESS && c->topo && !(d->topo = wm_topo_dup(c->topo)))
+        rc = wm_error_code(MPI_ERR_NO_MEM, fn, "no memory for the topology");
     if (rc == MPI_SUCCESS)
         rc = wm_attr_copy_all(&c->obj, &d->obj);
     if (rc != MPI_SUCCESS) {

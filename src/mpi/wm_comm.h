@@ -36,6 +36,7 @@ typedef struct wm_comm {
     MPI_Info       info;          /* hints of Comm_set_info & co: a handle owned by the
                                      communicator, MPI_INFO_NULL for none */
     int           *ranks_mem;     /* malloc'd block behind world_ranks/remote_world_ranks */
+    struct wm_topo *topo;         /* process topology (wm_topo.h), owned; NULL: none */
     char           name[MPI_MAX_OBJECT_NAME];
     /* The next collective's sequence number (wm_coll.c): every member counts the collective calls
      * on the communicator alike, so the numbers agree; any thread (fetch-and-add). */

@@ -54,7 +54,8 @@ static const wm_op_type_t wm_op_types[WM_TYPE_COUNT] = {
     WM_TY(MPI_LOGICAL, WM_C_LOGICAL, WM_K_U32), WM_TY(MPI_INTEGER, WM_C_FINT, WM_K_I32),
     WM_TY(MPI_REAL, WM_C_FLOAT, WM_K_F32), WM_TY(MPI_COMPLEX, WM_C_COMPLEX, WM_K_C32),
     WM_TY(MPI_DOUBLE_PRECISION, WM_C_FLOAT, WM_K_F64),
-    WM_TY(MPI_DOUBLE_COMPLEX, WM_C_COMPLEX, WM_K_C64), WM_TY(MPI_CHARACTER, 0, WM_K_U8),
+    WM_TY(MPI_DOUBLE_COMPLEX, WM_C_COMPLEX, WM_K_C64),
+    WM_TY(MPI_CHARACTER, WM_C_CINT, WM_K_U8),   /* as MPICH and Open MPI: see wm_op_classes */
     WM_TY(MPI_FLOAT_INT, WM_C_PAIR, WM_K_P_FLOAT_INT),
     WM_TY(MPI_DOUBLE_INT, WM_C_PAIR, WM_K_P_DOUBLE_INT),
     WM_TY(MPI_LONG_INT, WM_C_PAIR, WM_K_P_LONG_INT), WM_TY(MPI_2INT, WM_C_PAIR, WM_K_P_2INT),
@@ -66,7 +67,7 @@ static const wm_op_type_t wm_op_types[WM_TYPE_COUNT] = {
     WM_TY(MPI_C_BOOL, WM_C_LOGICAL, WM_K_U8), WM_TY(MPI_CXX_BOOL, WM_C_LOGICAL, WM_K_U8),
     WM_TY(MPI_WCHAR, 0, WM_K_U32),
     WM_TY(MPI_INT8_T, WM_C_CINT, WM_K_I8), WM_TY(MPI_UINT8_T, WM_C_CINT, WM_K_U8),
-    WM_TY(MPI_CHAR, 0, WM_K_I8), WM_TY(MPI_SIGNED_CHAR, WM_C_CINT, WM_K_I8),
+    WM_TY(MPI_CHAR, WM_C_CINT, WM_K_I8), WM_TY(MPI_SIGNED_CHAR, WM_C_CINT, WM_K_I8),
     WM_TY(MPI_UNSIGNED_CHAR, WM_C_CINT, WM_K_U8), WM_TY(MPI_BYTE, WM_C_BYTE, WM_K_U8),
     WM_TY(MPI_INT16_T, WM_C_CINT, WM_K_I16), WM_TY(MPI_UINT16_T, WM_C_CINT, WM_K_U16),
     WM_TY(MPI_INT32_T, WM_C_CINT, WM_K_I32), WM_TY(MPI_UINT32_T, WM_C_CINT, WM_K_U32),
@@ -133,14 +134,19 @@ static const char *const wm_op_names[WM_OPK_COUNT] = {
     "MPI_LAND", "MPI_LOR", "MPI_LXOR", "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP",
 };
 /* The classes each predefined operation is defined on (MPI 4.1 6.9.2; REPLACE and NO_OP: every
- * predefined type, in accumulate functions). */
+ * predefined type, in accumulate functions), widened where MPICH and Open MPI both accept more, so
+ * that programs written against them run unchanged: MPI_CHAR and MPI_CHARACTER reduce as C
+ * integers (OSU's benchmarks sum MPI_CHAR), and the multi-language types (MPI_AINT, MPI_OFFSET,
+ * MPI_COUNT) also take the logical operations. Pairs either peer rejects stay rejected (MPI_WCHAR,
+ * logical operations on floating point, arithmetic on MPI_C_BOOL and MPI_BYTE). */
 static const uint8_t wm_op_classes[WM_OPK_COUNT] = {
     [WM_OPK_SUM] = WM_C_CINT | WM_C_FINT | WM_C_FLOAT | WM_C_MULTI | WM_C_COMPLEX,
     [WM_OPK_PROD] = WM_C_CINT | WM_C_FINT | WM_C_FLOAT | WM_C_MULTI | WM_C_COMPLEX,
     [WM_OPK_MIN] = WM_C_CINT | WM_C_FINT | WM_C_FLOAT | WM_C_MULTI,
     [WM_OPK_MAX] = WM_C_CINT | WM_C_FINT | WM_C_FLOAT | WM_C_MULTI,
-    [WM_OPK_LAND] = WM_C_CINT | WM_C_LOGICAL, [WM_OPK_LOR] = WM_C_CINT | WM_C_LOGICAL,
-    [WM_OPK_LXOR] = WM_C_CINT | WM_C_LOGICAL,
+    [WM_OPK_LAND] = WM_C_CINT | WM_C_LOGICAL | WM_C_MULTI,
+    [WM_OPK_LOR] = WM_C_CINT | WM_C_LOGICAL | WM_C_MULTI,
+    [WM_OPK_LXOR] = WM_C_CINT | WM_C_LOGICAL | WM_C_MULTI,
     [WM_OPK_BAND] = WM_C_CINT | WM_C_FINT | WM_C_BYTE | WM_C_MULTI,
     [WM_OPK_BOR] = WM_C_CINT | WM_C_FINT | WM_C_BYTE | WM_C_MULTI,
     [WM_OPK_BXOR] = WM_C_CINT | WM_C_FINT | WM_C_BYTE | WM_C_MULTI,

@@ -115,8 +115,10 @@ static const struct type types[] = {
     T(MPI_LOGICAL1, LOGICAL, U8), T(MPI_LOGICAL2, LOGICAL, U16), T(MPI_LOGICAL4, LOGICAL, U32),
     T(MPI_LOGICAL8, LOGICAL, U64), T(MPI_LOGICAL16, LOGICAL, I128),
     T(MPI_BYTE, BYTE, U8),
-    /* characters and packed data: no reduction at all */
-    T(MPI_CHAR, 0, I8), T(MPI_WCHAR, 0, I32), T(MPI_CHARACTER, 0, I8), T(MPI_PACKED, 0, U8),
+    /* MPI_CHAR and MPI_CHARACTER reduce as C integers in MPICH and Open MPI, and so in Weft */
+    T(MPI_CHAR, CINT, I8), T(MPI_CHARACTER, CINT, U8),
+    /* wide characters and packed data: no reduction at all */
+    T(MPI_WCHAR, 0, I32), T(MPI_PACKED, 0, U8),
 };
 
 enum { SUM, PROD, MIN, MAX, LAND, LOR, LXOR, BAND, BOR, BXOR, REPLACE, NO_OP, NOPS };
@@ -125,9 +127,10 @@ static const struct { MPI_Op op; const char *name; int classes; } ops[NOPS] = {
     [PROD] = { MPI_PROD, "MPI_PROD", CINT | FINT | FLOAT | COMPLEX | MULTI },
     [MIN] = { MPI_MIN, "MPI_MIN", CINT | FINT | FLOAT | MULTI },
     [MAX] = { MPI_MAX, "MPI_MAX", CINT | FINT | FLOAT | MULTI },
-    [LAND] = { MPI_LAND, "MPI_LAND", CINT | LOGICAL },
-    [LOR] = { MPI_LOR, "MPI_LOR", CINT | LOGICAL },
-    [LXOR] = { MPI_LXOR, "MPI_LXOR", CINT | LOGICAL },
+    /* logical on MULTI (MPI_AINT, ...): beyond the standard's table, as MPICH and Open MPI */
+    [LAND] = { MPI_LAND, "MPI_LAND", CINT | LOGICAL | MULTI },
+    [LOR] = { MPI_LOR, "MPI_LOR", CINT | LOGICAL | MULTI },
+    [LXOR] = { MPI_LXOR, "MPI_LXOR", CINT | LOGICAL | MULTI },
     [BAND] = { MPI_BAND, "MPI_BAND", CINT | FINT | BYTE | MULTI },
     [BOR] = { MPI_BOR, "MPI_BOR", CINT | FINT | BYTE | MULTI },
     [BXOR] = { MPI_BXOR, "MPI_BXOR", CINT | FINT | BYTE | MULTI },

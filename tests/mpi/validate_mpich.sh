@@ -43,6 +43,8 @@ run 4 p2p_big 64
 # issue 4: communicators and groups (the other areas' programs are validated by hand, see their .cmake)
 for np in 1 2 3 4; do run $np group_ops; run $np comm_dup; run $np comm_split; done
 for np in 2 3 4; do run $np comm_inter; done
+# issue 13: process topologies
+for np in 1 2 3 4; do run $np topo_cart; run $np topo_graph; run $np coll_neighbor 40000; done
 for mode in send comm_null mpi_abort; do
     pattern=MPI_Send
     [ "$mode" = mpi_abort ] && pattern=""
