@@ -16,6 +16,7 @@
     X(OFI_GET_MIN,    SIZE, "1",      "rendezvous messages of at least this size are read by the receiver with fi_read when the provider has RMA (1: every rendezvous); 0: always the pipelined send") \
     X(OFI_RCACHE_SIZE, INT, "64",     "entries of the libfabric memory registration cache") \
     X(OFI_ADDR_FILE,  STR,  "",       "testing: each rank writes its libfabric endpoint name (hex) to <this>.<rank> at start-up") \
+    X(OFI_CREDITS,    INT,  "0",      "packets a rank may have outstanding to one peer over libfabric; 0: its share of the peer's posted buffers (WEFT_OFI_RX_BUFS / (ranks - 1) - 2, at least 1)") \
     X(OFI_RX_BUFS,    INT,  "64",     "receive buffers posted to the libfabric endpoint")         \
     X(OFI_TX_BUFS,    INT,  "64",     "send bounce buffers of the libfabric transport (none free: the send waits)") \
     X(PROGRESS_IDLE,  BOOL, "1",      "run ltasks from idle threads (SCHED_IDLE, one per topology node of PROGRESS_IDLE_LEVEL)") \

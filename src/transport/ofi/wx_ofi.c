@@ -70,7 +70,11 @@ typedef struct wx_ofi_prefix {
 } wx_ofi_prefix_t;
 #define WX_OFI_PREFIX sizeof(wx_ofi_prefix_t)
 #define WX_OFI_HEAD   (WX_OFI_PREFIX + WX_HDR_SIZE)
-#define WX_OFI_F_FLUSH 0x1u   /* the transport's own: sent at finalize, never delivered */
+#define WX_OFI_F_FLUSH  0x1u   /* the transport's own: sent at finalize, never delivered */
+#define WX_OFI_F_CREDIT 0x2u   /* only returns credits: outside the sequence, never delivered */
+#define WX_OFI_F_MASK   0xfu   /* the flags; the 12 bits above return credits to the receiver */
+#define WX_OFI_CREDIT_SHIFT 4
+#define WX_OFI_CREDIT_MAX   4095u
 
 _Static_assert(sizeof(wx_ofi_prefix_t) == 16, "prefix is 16 bytes");
 
@@ -106,6 +110,17 @@ typedef struct wx_ofi {
     uint16_t *tx_seq;              /* [size]: next sequence number to the peer (its sender only) */
     uint16_t *rx_seq;              /* [size]: next to deliver from the peer (progress only) */
     wx_ofi_buf_t **held;           /* [size]: progress only: early packets, by sequence number */
+    /* Credits (flow control): a sender may have at most credit_max packets to one peer that the
+     * peer has not yet delivered and reposted; credit_max * peers (+ the credit packets) fits in
+     * the posted buffers when WEFT_OFI_RX_BUFS allows. */
+    _Atomic int32_t *credits;      /* [size]: left to send to the peer (decremented by its sender
+                                      only, raised by progress) */
+    _Atomic uint32_t *owed;        /* [size]: delivered from the peer, not yet returned */
+    uint8_t *credit_retry;         /* [size], progress only: a credit packet could not leave */
+    int ncredit_retry;             /* progress only */
+    _Atomic int credit_rescan;     /* a sender gave back piggy-backed credits: progress rescans */
+    int32_t credit_max;
+    uint32_t credit_thresh;        /* owed this many: return them by a credit packet */
     size_t inject_max;             /* whole packets up to this size are injected */
     size_t buf_bytes;              /* one packet: prefix, header, largest payload */
 
@@ -174,14 +189,27 @@ static inline void wx_ofi_tx_put(wx_ofi_t *o, wx_ofi_buf_t *b)
 
 /* ---- sending --------------------------------------------------------------------------------- */
 
-static inline void wx_ofi_head(const wx_ofi_t *o, int dst, char *pkt, uint16_t flags,
-                               const void *hdr)
+/* Write the prefix (and the header); returns the credits it hands back to dst, which the caller
+ * gives back to owed if the packet does not leave. */
+static inline uint32_t wx_ofi_head(wx_ofi_t *o, int dst, char *pkt, uint16_t flags,
+                                   const void *hdr)
 {
-    wx_ofi_prefix_t pre = { .key = o->key, .src = (uint32_t)o->rank, .flags = flags,
+    uint32_t give = 0;
+    if (atomic_load_explicit(&o->owed[dst], memory_order_relaxed)) {
+        give = atomic_exchange_explicit(&o->owed[dst], 0, memory_order_relaxed);
+        if (give > WX_OFI_CREDIT_MAX) {
+            atomic_fetch_add_explicit(&o->owed[dst], give - WX_OFI_CREDIT_MAX,
+                                      memory_order_relaxed);
+            give = WX_OFI_CREDIT_MAX;
+        }
+    }
+    wx_ofi_prefix_t pre = { .key = o->key, .src = (uint32_t)o->rank,
+                            .flags = (uint16_t)(flags | give << WX_OFI_CREDIT_SHIFT),
                             .seq = o->tx_seq[dst] };
     memcpy(pkt, &pre, sizeof(pre));
     if (hdr)
         memcpy(pkt + WX_OFI_PREFIX, hdr, WX_HDR_SIZE);
+    return give;
 }
 
 static WU_NOINLINE wu_status_t wx_ofi_send_failed(wx_ofi_t *o, int dst, ssize_t r, const char *op)
@@ -191,12 +219,20 @@ static WU_NOINLINE wu_status_t wx_ofi_send_failed(wx_ofi_t *o, int dst, ssize_t 
 }
 
 /* The outcome of a post: r from fi_inject or fi_send. */
-static inline wu_status_t wx_ofi_posted(wx_ofi_t *o, int dst, ssize_t r, const char *op)
+static inline wu_status_t wx_ofi_posted(wx_ofi_t *o, int dst, ssize_t r, const char *op,
+                                        uint32_t give)
 {
     if (WU_LIKELY(r == 0)) {
         o->sent[dst] = 1;
         o->tx_seq[dst]++;
+        atomic_fetch_sub_explicit(&o->credits[dst], 1, memory_order_relaxed);
         return WU_OK;
+    }
+    if (give) {
+        /* progress may have found nothing owed meanwhile, and dst, out of credits, may send
+         * nothing that would make it look again */
+        atomic_fetch_add_explicit(&o->owed[dst], give, memory_order_relaxed);
+        atomic_store_explicit(&o->credit_rescan, 1, memory_order_release);
     }
     if (r == -FI_EAGAIN)
         return WU_ERR_AGAIN;
@@ -208,22 +244,25 @@ static wu_status_t wx_ofi_send(wx_tl_t *tl, int dst, const void *hdr, const void
 {
     wx_ofi_t *o = tl->priv;
     size_t total = WX_OFI_HEAD + len;
+    if (WU_UNLIKELY(atomic_load_explicit(&o->credits[dst], memory_order_relaxed) <= 0))
+        return WU_ERR_AGAIN;
     if (total <= o->inject_max) {
         char pkt[WX_OFI_INJECT_CAP] WU_ALIGNED(8);
-        wx_ofi_head(o, dst, pkt, 0, hdr);
+        uint32_t give = wx_ofi_head(o, dst, pkt, 0, hdr);
         if (len)
             memcpy(pkt + WX_OFI_HEAD, payload, len);
-        return wx_ofi_posted(o, dst, fi_inject(o->ep, pkt, total, o->addr[dst]), "fi_inject");
+        return wx_ofi_posted(o, dst, fi_inject(o->ep, pkt, total, o->addr[dst]), "fi_inject",
+                             give);
     }
     wx_ofi_buf_t *b = wx_ofi_tx_get(o);
     if (!b)
         return WU_ERR_AGAIN;
-    wx_ofi_head(o, dst, b->data, 0, hdr);
+    uint32_t give = wx_ofi_head(o, dst, b->data, 0, hdr);
     memcpy(b->data + WX_OFI_HEAD, payload, len);
     ssize_t r = fi_send(o->ep, b->data, total, o->tx_desc, o->addr[dst], &b->ctx);
     if (r)
         wx_ofi_tx_put(o, b);
-    return wx_ofi_posted(o, dst, r, "fi_send");
+    return wx_ofi_posted(o, dst, r, "fi_send", give);
 }
 
 static wu_status_t wx_ofi_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len,
@@ -231,24 +270,27 @@ static wu_status_t wx_ofi_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_
 {
     wx_ofi_t *o = tl->priv;
     size_t total = WX_OFI_HEAD + len;
+    if (WU_UNLIKELY(atomic_load_explicit(&o->credits[dst], memory_order_relaxed) <= 0))
+        return WU_ERR_AGAIN;
     if (total <= o->inject_max) {
         /* the provider tells of no room only when asked to send: fill may then have run for
          * nothing (allowed: wx_transport.h) */
         char pkt[WX_OFI_INJECT_CAP] WU_ALIGNED(8);
-        wx_ofi_head(o, dst, pkt, 0, hdr);
+        uint32_t give = wx_ofi_head(o, dst, pkt, 0, hdr);
         if (len)
             fill(arg, pkt + WX_OFI_HEAD, len);
-        return wx_ofi_posted(o, dst, fi_inject(o->ep, pkt, total, o->addr[dst]), "fi_inject");
+        return wx_ofi_posted(o, dst, fi_inject(o->ep, pkt, total, o->addr[dst]), "fi_inject",
+                             give);
     }
     wx_ofi_buf_t *b = wx_ofi_tx_get(o);
     if (!b)
         return WU_ERR_AGAIN;
-    wx_ofi_head(o, dst, b->data, 0, hdr);
+    uint32_t give = wx_ofi_head(o, dst, b->data, 0, hdr);
     fill(arg, b->data + WX_OFI_HEAD, len);
     ssize_t r = fi_send(o->ep, b->data, total, o->tx_desc, o->addr[dst], &b->ctx);
     if (r)
         wx_ofi_tx_put(o, b);
-    return wx_ofi_posted(o, dst, r, "fi_send");
+    return wx_ofi_posted(o, dst, r, "fi_send", give);
 }
 
 /* ---- completions ------------------------------------------------------------------------------- */
@@ -351,6 +393,59 @@ static WU_NOINLINE void wx_ofi_rx_hold(wx_ofi_t *o, int src, wx_ofi_buf_t *b, si
     *pp = b;
 }
 
+/* Return what src is owed by a credit packet (outside the sequence) when enough is owed. Progress
+ * only; concurrent with src's sender, which may piggy-back the same credits (owed is exchanged,
+ * so each credit leaves once). */
+static void wx_ofi_credit_return(wx_ofi_t *o, int src)
+{
+    uint32_t owed = atomic_load_explicit(&o->owed[src], memory_order_relaxed);
+    if (owed < o->credit_thresh)
+        return;
+    owed = atomic_exchange_explicit(&o->owed[src], 0, memory_order_relaxed);
+    if (owed > WX_OFI_CREDIT_MAX) {
+        atomic_fetch_add_explicit(&o->owed[src], owed - WX_OFI_CREDIT_MAX, memory_order_relaxed);
+        owed = WX_OFI_CREDIT_MAX;
+    }
+    wx_ofi_prefix_t pre = { .key = o->key, .src = (uint32_t)o->rank,
+                            .flags = (uint16_t)(WX_OFI_F_CREDIT | owed << WX_OFI_CREDIT_SHIFT) };
+    ssize_t r = fi_inject(o->ep, &pre, sizeof(pre), o->addr[src]);
+    if (r == 0) {
+        if (o->credit_retry[src]) {
+            o->credit_retry[src] = 0;
+            o->ncredit_retry--;
+        }
+        return;
+    }
+    if (r != -FI_EAGAIN)
+        wx_ofi_send_failed(o, src, r, "fi_inject (credits)");
+    atomic_fetch_add_explicit(&o->owed[src], owed, memory_order_relaxed);
+    if (!o->credit_retry[src]) {   /* src may be waiting for them: progress retries */
+        o->credit_retry[src] = 1;
+        o->ncredit_retry++;
+    }
+}
+
+static WU_NOINLINE void wx_ofi_credit_retry(wx_ofi_t *o)
+{
+    for (int src = 0; src < o->size && o->ncredit_retry; src++)
+        if (o->credit_retry[src])
+            wx_ofi_credit_return(o, src);
+}
+
+static WU_NOINLINE void wx_ofi_credit_rescan(wx_ofi_t *o)
+{
+    atomic_store_explicit(&o->credit_rescan, 0, memory_order_relaxed);
+    for (int src = 0; src < o->size; src++)
+        wx_ofi_credit_return(o, src);
+}
+
+/* A sequenced packet of src was handled and its buffer reposted: src may send one more. */
+static inline void wx_ofi_credit_owe(wx_ofi_t *o, int src)
+{
+    atomic_fetch_add_explicit(&o->owed[src], 1, memory_order_relaxed);
+    wx_ofi_credit_return(o, src);
+}
+
 /* Deliver the held packets that are now in sequence, reposting their buffers. */
 static WU_NOINLINE void wx_ofi_rx_release(wx_ofi_t *o, int src)
 {
@@ -360,6 +455,7 @@ static WU_NOINLINE void wx_ofi_rx_release(wx_ofi_t *o, int src)
         o->rx_seq[src]++;
         wx_ofi_rx_deliver(o, src, b->data, b->len);
         wx_ofi_rx_post(o, b);
+        wx_ofi_credit_owe(o, src);
     }
 }
 
@@ -379,13 +475,18 @@ static inline void wx_ofi_rx_handle(wx_ofi_t *o, wx_ofi_buf_t *b, size_t len, bo
         goto repost;
     }
     if (WU_UNLIKELY(pre.src >= (uint32_t)o->size ||
-                    (len < WX_OFI_HEAD && !(pre.flags & WX_OFI_F_FLUSH)))) {
+                    (len < WX_OFI_HEAD && !(pre.flags & (WX_OFI_F_FLUSH | WX_OFI_F_CREDIT))))) {
         wx_ofi_drop(o, "malformed", len);
         goto repost;
     }
     if (WU_UNLIKELY(!deliver))
         goto repost;
     int src = (int)pre.src;
+    if (pre.flags >> WX_OFI_CREDIT_SHIFT)   /* credits come back whatever the order */
+        atomic_fetch_add_explicit(&o->credits[src], (int32_t)(pre.flags >> WX_OFI_CREDIT_SHIFT),
+                                  memory_order_relaxed);
+    if (WU_UNLIKELY(pre.flags & WX_OFI_F_CREDIT))
+        goto repost;
     if (WU_UNLIKELY(pre.seq != o->rx_seq[src])) {
         wx_ofi_rx_hold(o, src, b, len, pre.seq);
         return;
@@ -393,6 +494,8 @@ static inline void wx_ofi_rx_handle(wx_ofi_t *o, wx_ofi_buf_t *b, size_t len, bo
     o->rx_seq[src]++;
     wx_ofi_rx_deliver(o, src, data, len);
     wx_ofi_rx_post(o, b);
+    if (WU_LIKELY(!(pre.flags & WX_OFI_F_FLUSH)))
+        wx_ofi_credit_owe(o, src);
     if (WU_UNLIKELY(o->held[src] != NULL))
         wx_ofi_rx_release(o, src);
     return;
@@ -429,6 +532,10 @@ static int wx_ofi_progress(wx_tl_t *tl)
     did += wx_ofi_tx_poll(o);
     if (WU_UNLIKELY(o->repost != NULL))
         wx_ofi_rx_repost_pending(o);
+    if (WU_UNLIKELY(o->ncredit_retry))
+        wx_ofi_credit_retry(o);
+    if (WU_UNLIKELY(atomic_load_explicit(&o->credit_rescan, memory_order_acquire)))
+        wx_ofi_credit_rescan(o);
     return did;
 }
 
@@ -863,7 +970,8 @@ static void wx_ofi_flush(wx_ofi_t *o)
         for (;;) {
             wx_ofi_buf_t *b = wx_ofi_tx_get(o);
             if (b) {
-                wx_ofi_head(o, dst, b->data, WX_OFI_F_FLUSH, NULL);
+                uint32_t give = wx_ofi_head(o, dst, b->data, WX_OFI_F_FLUSH, NULL);
+                (void)give;   /* nobody sends to us any more */
                 if (fi_send(o->ep, b->data, WX_OFI_PREFIX, o->tx_desc, o->addr[dst], &b->ctx) == 0) {
                     o->tx_seq[dst]++;
                     break;
@@ -920,6 +1028,9 @@ static void wx_ofi_close(wx_ofi_t *o)
     free(o->tx_seq);
     free(o->rx_seq);
     free(o->held);
+    free(o->credits);
+    free(o->owed);
+    free(o->credit_retry);
     free(o);
 }
 
@@ -983,8 +1094,11 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     o->tx_seq = calloc((size_t)o->size, sizeof(*o->tx_seq));
     o->rx_seq = calloc((size_t)o->size, sizeof(*o->rx_seq));
     o->held = calloc((size_t)o->size, sizeof(*o->held));
-    wu_status_t st = o->addr && o->sent && o->tx_seq && o->rx_seq && o->held ? wx_ofi_open(o)
-                                                                           : WU_ERR_NO_MEMORY;
+    o->credits = calloc((size_t)o->size, sizeof(*o->credits));
+    o->owed = calloc((size_t)o->size, sizeof(*o->owed));
+    o->credit_retry = calloc((size_t)o->size, 1);
+    wu_status_t st = o->addr && o->sent && o->tx_seq && o->rx_seq && o->held && o->credits &&
+                     o->owed && o->credit_retry ? wx_ofi_open(o) : WU_ERR_NO_MEMORY;
     wu_status_t xst = wx_ofi_exchange(o, st == WU_OK);
     if (st == WU_OK)
         st = xst;
@@ -993,6 +1107,18 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
         return st;
     }
     struct fi_info *fi = o->info;
+    /* credits: every peer's share of the posted buffers, less two for its credit packets */
+    long cr = wu_config_int(WU_CONFIG_OFI_CREDITS);
+    if (cr <= 0)
+        cr = o->size > 1 ? o->nrx / (o->size - 1) - 2 : o->nrx;
+    o->credit_max = cr < 1 ? 1 : cr > (long)WX_OFI_CREDIT_MAX ? (int32_t)WX_OFI_CREDIT_MAX
+                                                             : (int32_t)cr;
+    o->credit_thresh = o->credit_max / 2 ? (uint32_t)o->credit_max / 2 : 1;
+    if ((long)o->credit_max * (o->size - 1) + 2L * (o->size - 1) > o->nrx)
+        wu_debug("ofi: %d credits per peer exceed the %d posted buffers: a flood relies on the "
+                 "provider's buffering too", o->credit_max, o->nrx);
+    for (int r = 0; r < o->size; r++)
+        atomic_init(&o->credits[r], o->credit_max);
     o->rma = (fi->caps & FI_RMA) && (fi->caps & FI_READ) && (fi->caps & FI_REMOTE_READ);
     o->virt_addr = (fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
     o->prov_key = (fi->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
@@ -1024,10 +1150,10 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     wx_ofi_instance = o;
     wu_debug("ofi: provider %s, fabric %s, domain %s, inject %zu, eager %zu, fragment %zu, "
              "%d receive and %d send buffers of %zu bytes, memory registration modes 0x%llx, "
-             "rendezvous by %s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
+             "rendezvous by %s, %d credits per peer", fi->fabric_attr->prov_name, fi->fabric_attr->name,
              fi->domain_attr->name, o->inject_max, a.eager_max, a.frag_size, o->nrx, o->ntx,
              o->buf_bytes, (unsigned long long)fi->domain_attr->mr_mode,
-             a.get_min ? "fi_read" : "pipelined send");
+             a.get_min ? "fi_read" : "pipelined send", o->credit_max);
     *tl_p = &o->tl;
     return WU_OK;
 }
