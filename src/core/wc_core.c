@@ -272,7 +272,8 @@ wu_status_t wc_init(bool thread_multiple)
     int rank, size;
     bool singleton;
 
-    wu_config_init();
+    if ((st = wu_config_init()) != WU_OK)
+        return st;   /* each bad variable was named */
     st = wi_pmi_init(&rank, &size, &singleton);
     if (st != WU_OK)
         return st;
