@@ -171,6 +171,45 @@ static wu_status_t wc_node_get(int rank, const char *key, char *val, size_t len)
     return wi_pmi_get(wc_nodes.local[rank], key, val, len);
 }
 
+/* ---- settings that must agree ------------------------------------------------------------ */
+
+/* The protocol settings (scope JOB in wu_config_vars.h: eager limits, fragment sizes, CMA, the
+ * transports) decide how both ends of a message behave; ranks that disagree would wait for each
+ * other forever in the first rendezvous or collective. Every rank publishes its values with its
+ * node identity (the same fence), and every rank but 0 compares them with rank 0's: one get each.
+ * A rank that differs stops the job naming the variable, both values and both ranks. */
+static wu_status_t wc_settings_put(int size)
+{
+    char v[512];
+    wu_config_job_encode(v, sizeof(v));
+    return size > 1 ? wi_pmi_put("cfg", v) : WU_OK;
+}
+
+static wu_status_t wc_settings_check(int rank, int size)
+{
+    char mine[512], root[512], a[64], b[64];
+    wu_config_id_t id;
+    if (rank == 0 || size == 1)
+        return WU_OK;
+    wu_config_job_encode(mine, sizeof(mine));
+    wu_status_t st = wi_pmi_get(0, "cfg", root, sizeof(root));
+    if (st != WU_OK) {
+        wu_log_error("no settings from rank 0 (%s)", wu_status_str(st));
+        return st;
+    }
+    st = wu_config_job_diff(mine, root, &id, a, b, sizeof(a));
+    if (st == WU_ERR_NOT_FOUND)
+        return WU_OK;
+    if (st == WU_OK)
+        wu_log_error("WEFT_%s is %s on rank %d but %s on rank 0: it chooses a protocol, so it must "
+                     "be the same on every rank (docs/tuning.md)", wu_config_desc(id)->name, a,
+                     rank, b);
+    else
+        wu_log_error("rank 0 runs another build of Weft (its settings read \"%s\", ours \"%s\")",
+                     root, mine);
+    return WU_ERR_INVALID;
+}
+
 /* Create the transports and choose one per peer: self for the rank itself; by WEFT_TRANSPORTS,
  * shm for the ranks of this node and ofi for the others (auto), shm for all (one node only), or ofi
  * for all. The choice is the same on every rank (the environment and the node table are the
@@ -187,7 +226,9 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
     wc_tl_peer = calloc((size_t)bs->size, sizeof(*wc_tl_peer));
     if (!wc_tl_peer)
         return WU_ERR_NO_MEMORY;
-    if ((st = wc_nodes_discover(bs->rank, bs->size)) != WU_OK)
+    if ((st = wc_settings_put(bs->size)) != WU_OK ||
+        (st = wc_nodes_discover(bs->rank, bs->size)) != WU_OK ||
+        (st = wc_settings_check(bs->rank, bs->size)) != WU_OK)
         return st;
     bool multi = wc_nodes.nnodes > 1;
     if (multi && sel == WC_TLSEL_SHM) {
