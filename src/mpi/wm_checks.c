@@ -6,6 +6,9 @@ int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Co
 {
     if (WU_UNLIKELY(count < 0))
         return wm_error(c, MPI_ERR_COUNT, func, "count %lld is negative", (long long)count);
+    if (WU_UNLIKELY(buf == MPI_IN_PLACE))
+        return wm_error(c, MPI_ERR_BUFFER, func,
+                        "buffer is MPI_IN_PLACE (only collectives accept it)");
     const wm_datatype_t *ti = wm_type_get(type);
     if (WU_UNLIKELY(!ti))
         return wm_error(c, MPI_ERR_TYPE, func, "invalid datatype %p", (void *)type);

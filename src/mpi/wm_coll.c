@@ -69,7 +69,7 @@ int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm
     if (obj2)
         wm_request_use(r, WM_REQ_OBJ_OP, obj2);
     r->active = true;
-    *request = (MPI_Request)r;
+    *request = wm_request_handle(r);
     wc_sched_start(s, &r->core);
     return MPI_SUCCESS;
 }
