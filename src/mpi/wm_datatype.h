@@ -45,6 +45,11 @@ typedef struct wm_datatype {
     bool       committed;    /* predefined types always; derived ones after MPI_Type_commit */
     bool       sticky_lb;    /* lb / ub set explicitly (MPI_Type_create_resized, subarray, darray) */
     bool       sticky_ub;
+    /* The size (bytes of one element) or the bounds (lb, extent, true bounds) do not fit in
+     * MPI_Count: the queries give MPI_UNDEFINED and communication with the type is refused
+     * (MPI_ERR_TYPE); size, extent and bounds are then 0. Set by the constructor. */
+    bool       size_overflow;
+    bool       bounds_overflow;
     int        combiner;     /* MPI_COMBINER_* */
     wm_type_contents_t *contents;   /* NULL for predefined types */
     wc_dtype_seg_t inline_segs[WM_TYPE_INLINE_SEGS];   /* layout.segs when nsegs is small */
