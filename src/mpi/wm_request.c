@@ -31,10 +31,10 @@ uintptr_t wm_req_arena_base, wm_req_arena_end;
 static _Atomic uintptr_t wm_req_arena_used;   /* end of the chunks handed out */
 static WT_TLS wm_request_t *wm_request_free_list;
 
-void wm_request_init(void)
+static pthread_once_t wm_req_once = PTHREAD_ONCE_INIT;
+
+static void wm_request_arena_map(void)
 {
-    if (wm_req_arena_base)
-        return;
     /* under strict overcommit a large reservation may be refused: ask for less */
     for (size_t bytes = WM_REQ_ARENA_BYTES; bytes >= WM_REQ_ARENA_MIN; bytes /= 2) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -49,9 +49,15 @@ void wm_request_init(void)
     /* every allocation then fails with MPI_ERR_NO_MEM */
 }
 
+void wm_request_init(void)
+{
+    pthread_once(&wm_req_once, wm_request_arena_map);
+}
+
 static WU_NOINLINE bool wm_request_refill(void)
 {
     const uintptr_t bytes = WM_REQ_CHUNK * WM_REQ_STRIDE;
+    wm_request_init();   /* done by MPI_Init; here for the unit tests, which skip it */
     uintptr_t at = atomic_load_explicit(&wm_req_arena_used, memory_order_relaxed);
     do {
         if (!wm_req_arena_base || wm_req_arena_end - at < bytes)

@@ -89,7 +89,8 @@ void wm_request_release(wm_request_t *r);
  * boundary (a garbage value fails here), the slot holds a live request (a freed one has magic 0)
  * and the generation matches (a stale copy of a handle whose slot was reused fails, until the
  * generation wraps after 64 reuses of that slot). So MPI_Wait on a garbage, freed or stale
- * handle gives MPI_ERR_REQUEST instead of a crash. The arena is mapped by wm_request_init (MPI_Init). */
+ * handle gives MPI_ERR_REQUEST instead of a crash. The arena is mapped once, by wm_request_init
+ * (MPI_Init, before any other thread can hold a handle; idempotent). */
 #define WM_REQ_STRIDE WU_ALIGN_UP(sizeof(wm_request_t), WU_CACHELINE)
 #define WM_REQ_GEN_MASK 0x3fu
 _Static_assert(WU_CACHELINE > WM_REQ_GEN_MASK, "slots are aligned past the generation bits");
