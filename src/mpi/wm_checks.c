@@ -14,11 +14,8 @@ int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Co
         return wm_error(c, MPI_ERR_TYPE, func, "invalid datatype %p", (void *)type);
     if (WU_UNLIKELY(!ti->committed))
         return wm_error(c, MPI_ERR_TYPE, func, "datatype %p is not committed", (void *)type);
-    /* one branch on the fast path: the type's size and bounds fit (constructor), and so do the
-     * count's bytes */
-    uint64_t bytes;
-    if (WU_UNLIKELY(__builtin_mul_overflow((uint64_t)count, ti->size, &bytes) |
-                    (bytes > (uint64_t)INT64_MAX) | ti->size_overflow | ti->bounds_overflow)) {
+    /* one compare on the fast path: the count's bytes fit, and so do the type's (max_count 0) */
+    if (WU_UNLIKELY((uint64_t)count > ti->max_count)) {
         if (ti->size_overflow || ti->bounds_overflow)
             return wm_error(c, MPI_ERR_TYPE, func, "the %s of datatype %p does not fit in "
                             "MPI_Count", ti->size_overflow ? "size" : "extent", (void *)type);

@@ -130,6 +130,9 @@ int wm_coll_check_buf(wm_comm_t *c, const char *fn, const char *which, const voi
     if (WU_UNLIKELY(!ti->committed))
         return wm_error(c, MPI_ERR_TYPE, fn, "%s datatype %p is not committed", which,
                         (void *)type);
+    if (WU_UNLIKELY(ti->size_overflow | ti->bounds_overflow))
+        return wm_error(c, MPI_ERR_TYPE, fn, "the %s of %s datatype %p does not fit in MPI_Count",
+                        ti->size_overflow ? "size" : "extent", which, (void *)type);
     if (WU_UNLIKELY(buf == MPI_IN_PLACE))
         return wm_error(c, MPI_ERR_BUFFER, fn, "%s buffer cannot be MPI_IN_PLACE here", which);
     *ti_p = ti;

@@ -36,6 +36,8 @@ typedef struct wm_datatype {
     wm_obj_t   obj;          /* first: lifetime and handle */
     wc_dtype_t layout;       /* the packed form (core/wc_dtype.h) */
     uint64_t   size;         /* MPI_Type_size: packed bytes per element (== layout.size) */
+    uint64_t   max_count;    /* the largest count whose bytes fit in MPI_Count; 0 when the
+                                type's own size or bounds do not (one compare per message) */
     int64_t    extent;       /* MPI_Type_get_extent (== layout.extent) */
     int64_t    lb;           /* MPI_Type_get_extent: lower bound */
     int64_t    true_lb;      /* MPI_Type_get_true_extent: bounds of the data itself */

@@ -48,22 +48,28 @@ static bool wm_seg_merge(wc_dtype_seg_t *p, const wc_dtype_seg_t *n)
 {
     if (p->unit != n->unit || p->swap != n->swap)
         return false;
-    int64_t p_end;                                                /* next block of p's series */
+    /* every quantity below fits, or the two are not merged (the type is then too large to use
+     * anyway, and the overflow is found by wm_type_derive and the bounds) */
+    int64_t p_end, b_end, gap, before;   /* next block of p's series, end of p's block */
     uint64_t sum;
-    if (__builtin_mul_overflow((int64_t)p->count, p->stride, &p_end) ||
+    if (p->blocklen > (uint64_t)INT64_MAX ||
+        __builtin_mul_overflow((int64_t)p->count, p->stride, &p_end) ||
         __builtin_add_overflow(p_end, p->disp, &p_end) ||
+        __builtin_add_overflow(p->disp, (int64_t)p->blocklen, &b_end) ||
+        __builtin_sub_overflow(n->disp, p->disp, &gap) ||
+        __builtin_sub_overflow(n->disp, n->stride, &before) ||
         __builtin_add_overflow(p->count, n->count, &sum) ||
         __builtin_add_overflow(p->blocklen, n->blocklen, &sum))
-        return false;                                             /* too large to merge */
-    if (p->count == 1 && n->count == 1 && n->disp == p->disp + (int64_t)p->blocklen) {
+        return false;
+    if (p->count == 1 && n->count == 1 && n->disp == b_end) {
         p->blocklen += n->blocklen;                               /* adjacent runs */
     } else if (n->blocklen != p->blocklen) {
         return false;
     } else if (p->count == 1 && n->count == 1) {
-        p->stride = n->disp - p->disp;                            /* two equal blocks */
+        p->stride = gap;                                          /* two equal blocks */
         p->count = 2;
     } else if (p->count == 1) {
-        if (n->disp - n->stride != p->disp)                       /* block, then its series */
+        if (before != p->disp)                                    /* block, then its series */
             return false;
         p->stride = n->stride;
         p->count = n->count + 1;
@@ -264,6 +270,8 @@ void wm_type_derive(wm_datatype_t *t)
     t->true_lb = tlo;
     bounds_over |= __builtin_sub_overflow(thi, tlo, &t->true_extent);
     t->bounds_overflow |= bounds_over;
+    t->max_count = size_over || t->bounds_overflow ? 0
+                   : size ? (uint64_t)INT64_MAX / size : (uint64_t)INT64_MAX;
     l->contig = size == 0 || (run && (int64_t)size == t->extent);
     l->contig_off = l->nsegs ? l->segs[0].disp : 0;
 }

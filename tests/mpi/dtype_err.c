@@ -101,6 +101,10 @@ int main(int argc, char **argv)
         MT_CLASS_EQ("MPI_Recv of it", MPI_ERR_TYPE,
                     MPI_Recv(buf, 1, huge, mt_rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         MT_TRUE(rq == MPI_REQUEST_NULL, "a refused Isend wrote its request");
+        pos = 0;
+        MT_CLASS_EQ("MPI_Pack of it", MPI_ERR_TYPE,
+                    MPI_Pack(buf, 1, huge, pk, sizeof pk, &pos, MPI_COMM_WORLD));
+        MT_CLASS_EQ("MPI_Bcast of it", MPI_ERR_TYPE, MPI_Bcast(buf, 1, huge, 0, MPI_COMM_WORLD));
         /* a type built from it inherits the overflow */
         MPI_Datatype two;
         MT_CALL(MPI_Type_contiguous(2, huge, &two));
