@@ -158,7 +158,7 @@ static void print_vars(void)
         snprintf(name, sizeof(name), "WEFT_%s", d->name);
         wu_config_range_str((wu_config_id_t)i, range, sizeof(range));
         const char *raw = wu_config_str((wu_config_id_t)i);
-        bool set = getenv(name) != NULL;
+        bool set = wu_config_is_set((wu_config_id_t)i);
         long v;
         bool valid = wu_config_parse((wu_config_id_t)i, raw, &v, why, sizeof(why)) == WU_OK;
         char effective[48] = "";

@@ -329,9 +329,9 @@ wu_status_t wc_init(bool thread_multiple)
     wp_engine_config_t pcfg;
     wp_engine_config_from_env(&pcfg);
     if (!thread_multiple) {
-        if (!getenv("WEFT_PROGRESS_IDLE"))
+        if (!wu_config_is_set(WU_CONFIG_PROGRESS_IDLE))
             pcfg.idle_threads = false;
-        if (!getenv("WEFT_PROGRESS_TIMER"))
+        if (!wu_config_is_set(WU_CONFIG_PROGRESS_TIMER))
             pcfg.timer_thread = false;
     }
     wt_thread_set_multi(thread_multiple || pcfg.idle_threads || pcfg.timer_thread);

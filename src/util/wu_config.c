@@ -184,12 +184,23 @@ wu_status_t wu_config_check_values(const long values[WU_CONFIG_COUNT], char *why
     return WU_OK;
 }
 
-const char *wu_config_str(wu_config_id_t id)
+static const char *wu_config_env(wu_config_id_t id)
 {
     char name[96];
     snprintf(name, sizeof(name), "WEFT_%s", wu_config_table[id].name);
     const char *s = getenv(name);
-    return s && *s ? s : wu_config_table[id].def;
+    return s && *s ? s : NULL;
+}
+
+const char *wu_config_str(wu_config_id_t id)
+{
+    const char *s = wu_config_env(id);
+    return s ? s : wu_config_table[id].def;
+}
+
+bool wu_config_is_set(wu_config_id_t id)
+{
+    return wu_config_env(id) != NULL;
 }
 
 wu_status_t wu_config_init(void)

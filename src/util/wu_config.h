@@ -36,6 +36,7 @@ typedef struct {
 wu_status_t wu_config_init(void);
 long wu_config_int(wu_config_id_t id);        /* INT, SIZE and BOOL; STR with words: its index */
 const char *wu_config_str(wu_config_id_t id); /* the raw value, or the default when unset or empty */
+bool wu_config_is_set(wu_config_id_t id);     /* set in the environment, and not empty */
 const wu_config_desc_t *wu_config_desc(wu_config_id_t id);
 
 /* Parse s as a value of variable id, without side effects: WU_OK and *value_p (numbers; the index

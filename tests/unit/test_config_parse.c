@@ -87,6 +87,17 @@ static void test_fixed(void)
     expect_err(WU_CONFIG_TRANSPORTS, "self,tcp", "not one of the accepted words");
     expect_ok(WU_CONFIG_OFI_ADDR_FILE, "/tmp/any thing", 0);   /* free text */
 
+    /* the environment: empty is unset, and reads as the default */
+    setenv("WEFT_PROGRESS_IDLE_LEVEL", "", 1);
+    if (wu_config_is_set(WU_CONFIG_PROGRESS_IDLE_LEVEL) ||
+        strcmp(wu_config_str(WU_CONFIG_PROGRESS_IDLE_LEVEL), "package"))
+        FAIL("an empty WEFT_PROGRESS_IDLE_LEVEL should be unset, reading \"package\"");
+    setenv("WEFT_PROGRESS_IDLE_LEVEL", "core", 1);
+    if (!wu_config_is_set(WU_CONFIG_PROGRESS_IDLE_LEVEL) ||
+        strcmp(wu_config_str(WU_CONFIG_PROGRESS_IDLE_LEVEL), "core"))
+        FAIL("WEFT_PROGRESS_IDLE_LEVEL=core should be set, reading \"core\"");
+    unsetenv("WEFT_PROGRESS_IDLE_LEVEL");
+
     char why[512], range[200];
     if (!strstr(wu_config_range_str(WU_CONFIG_WAIT_YIELD, range, sizeof(range)), "auto, 1 or 0"))
         FAIL("WAIT_YIELD range: %s", range);
