@@ -139,15 +139,28 @@ static void print_progress(void)
     fact_num("progress:timer_period_us", "timer_period_us:", (long)cfg.timer_period_us);
 }
 
+static const char *scope_name(wu_config_scope_t s)
+{
+    switch (s) {
+    case WU_CONFIG_RANK:   return "rank";
+    case WU_CONFIG_JOB:    return "job (the same on every rank, checked at start-up)";
+    case WU_CONFIG_LAUNCH: return "mpiexec";
+    }
+    return "?";
+}
+
 static void print_vars(void)
 {
     title("Variables (WEFT_*; docs/tuning.md)");
     for (int i = 0; i < WU_CONFIG_COUNT; i++) {
         const wu_config_desc_t *d = wu_config_desc((wu_config_id_t)i);
-        char name[96];
+        char name[96], range[200], why[256];
         snprintf(name, sizeof(name), "WEFT_%s", d->name);
+        wu_config_range_str((wu_config_id_t)i, range, sizeof(range));
         const char *raw = wu_config_str((wu_config_id_t)i);
-        bool set = getenv(name) != NULL;
+        bool set = wu_config_is_set((wu_config_id_t)i);
+        long v;
+        bool valid = wu_config_parse((wu_config_id_t)i, raw, &v, why, sizeof(why)) == WU_OK;
         char effective[48] = "";
         if (d->type != WU_CONFIG_STR)
             snprintf(effective, sizeof(effective), "%ld", wu_config_int((wu_config_id_t)i));
@@ -156,15 +169,22 @@ static void print_vars(void)
             printf("var:%s:value:%s\n", name, d->type == WU_CONFIG_STR ? raw : effective);
             printf("var:%s:type:%s\n", name, type_name(d->type));
             printf("var:%s:default:%s\n", name, d->def);
+            printf("var:%s:range:%s\n", name, range);
+            printf("var:%s:scope:%s\n", name, scope_name(d->scope));
             printf("var:%s:source:%s\n", name, set ? "environment" : "default");
+            if (!valid)
+                printf("var:%s:error:%s\n", name, why);
             printf("var:%s:meaning:%s\n", name, d->desc);
             continue;
         }
         printf("  %s = %s", name, *raw ? raw : "\"\"");
-        if (d->type != WU_CONFIG_STR && strcmp(raw, effective) != 0)
+        if (valid && d->type != WU_CONFIG_STR && strcmp(raw, effective) != 0)
             printf(" (= %s)", effective);
         printf("   [%s, default %s%s]\n", type_name(d->type), *d->def ? d->def : "\"\"",
                set ? ", set in the environment" : "");
+        printf("      accepted: %s; scope: %s\n", range, scope_name(d->scope));
+        if (!valid)
+            printf("      INVALID: %s\n", why);
         printf("      %s\n", d->desc);
     }
 }
@@ -173,7 +193,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: weft-info [--all | --vars] [--parsable]\n"
                "  --all       version, threading, transports, progression and variables (default)\n"
-               "  --vars      only the WEFT_* variables: value, type, default, meaning\n"
+               "  --vars      only the WEFT_* variables: value, type, default, range, meaning\n"
                "  --parsable  key:value lines for scripts\n");
 }
 
@@ -196,11 +216,12 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    wu_config_init();
+    /* bad values are logged; the listing still shows every variable, and the status says so */
+    wu_status_t st = wu_config_init();
     if (all) {
         print_build();
         print_progress();
     }
     print_vars();
-    return 0;
+    return st == WU_OK ? 0 : 1;
 }

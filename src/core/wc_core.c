@@ -181,6 +181,45 @@ static wu_status_t wc_node_get(int rank, const char *key, char *val, size_t len)
     return wi_pmi_get(wc_nodes.local[rank], key, val, len);
 }
 
+/* ---- settings that must agree ------------------------------------------------------------ */
+
+/* The protocol settings (scope JOB in wu_config_vars.h: eager limits, fragment sizes, CMA, the
+ * transports) decide how both ends of a message behave; ranks that disagree would wait for each
+ * other forever in the first rendezvous or collective. Every rank publishes its values with its
+ * node identity (the same fence), and every rank but 0 compares them with rank 0's: one get each.
+ * A rank that differs stops the job naming the variable, both values and both ranks. */
+static wu_status_t wc_settings_put(int size)
+{
+    char v[512];
+    wu_config_job_encode(v, sizeof(v));
+    return size > 1 ? wi_pmi_put("cfg", v) : WU_OK;
+}
+
+static wu_status_t wc_settings_check(int rank, int size)
+{
+    char mine[512], root[512], a[64], b[64];
+    wu_config_id_t id;
+    if (rank == 0 || size == 1)
+        return WU_OK;
+    wu_config_job_encode(mine, sizeof(mine));
+    wu_status_t st = wi_pmi_get(0, "cfg", root, sizeof(root));
+    if (st != WU_OK) {
+        wu_log_error("no settings from rank 0 (%s)", wu_status_str(st));
+        return st;
+    }
+    st = wu_config_job_diff(mine, root, &id, a, b, sizeof(a));
+    if (st == WU_ERR_NOT_FOUND)
+        return WU_OK;
+    if (st == WU_OK)
+        wu_log_error("WEFT_%s is %s on rank %d but %s on rank 0: it chooses a protocol, so it must "
+                     "be the same on every rank (docs/tuning.md)", wu_config_desc(id)->name, a,
+                     rank, b);
+    else
+        wu_log_error("rank 0 runs another build of Weft (its settings read \"%s\", ours \"%s\")",
+                     root, mine);
+    return WU_ERR_INVALID;
+}
+
 /* Create the transports and choose one per peer: self for the rank itself; by WEFT_TRANSPORTS,
  * shm for the ranks of this node and ofi for the others (auto), shm for all (one node only), or ofi
  * for all. The choice is the same on every rank (the environment and the node table are the
@@ -197,7 +236,9 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
     wc_tl_peer = calloc((size_t)bs->size, sizeof(*wc_tl_peer));
     if (!wc_tl_peer)
         return WU_ERR_NO_MEMORY;
-    if ((st = wc_nodes_discover(bs->rank, bs->size)) != WU_OK)
+    if ((st = wc_settings_put(bs->size)) != WU_OK ||
+        (st = wc_nodes_discover(bs->rank, bs->size)) != WU_OK ||
+        (st = wc_settings_check(bs->rank, bs->size)) != WU_OK)
         return st;
     bool multi = wc_nodes.nnodes > 1;
     if (multi && sel == WC_TLSEL_SHM) {
@@ -282,7 +323,8 @@ wu_status_t wc_init(bool thread_multiple)
     int rank, size;
     bool singleton;
 
-    wu_config_init();
+    if ((st = wu_config_init()) != WU_OK)
+        return st;   /* each bad variable was named */
     st = wi_pmi_init(&rank, &size, &singleton);
     if (st != WU_OK)
         return st;
@@ -297,9 +339,9 @@ wu_status_t wc_init(bool thread_multiple)
     wp_engine_config_t pcfg;
     wp_engine_config_from_env(&pcfg);
     if (!thread_multiple) {
-        if (!getenv("WEFT_PROGRESS_IDLE"))
+        if (!wu_config_is_set(WU_CONFIG_PROGRESS_IDLE))
             pcfg.idle_threads = false;
-        if (!getenv("WEFT_PROGRESS_TIMER"))
+        if (!wu_config_is_set(WU_CONFIG_PROGRESS_TIMER))
             pcfg.timer_thread = false;
     }
     wt_thread_set_multi(thread_multiple || pcfg.idle_threads || pcfg.timer_thread);

@@ -152,7 +152,7 @@ static int wm_bsend_start(const char *fn, const void *buf, MPI_Count count, MPI_
         u->comm = c;
         u->active = true;
         u->peer = dest;
-        *request = (MPI_Request)u;
+        *request = wm_request_handle(u);
     }
     return MPI_SUCCESS;
 }

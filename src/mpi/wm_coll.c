@@ -69,7 +69,7 @@ int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm
     if (obj2)
         wm_request_use(r, WM_REQ_OBJ_OP, obj2);
     r->active = true;
-    *request = (MPI_Request)r;
+    *request = wm_request_handle(r);
     wc_sched_start(s, &r->core);
     return MPI_SUCCESS;
 }
@@ -130,6 +130,9 @@ int wm_coll_check_buf(wm_comm_t *c, const char *fn, const char *which, const voi
     if (WU_UNLIKELY(!ti->committed))
         return wm_error(c, MPI_ERR_TYPE, fn, "%s datatype %p is not committed", which,
                         (void *)type);
+    if (WU_UNLIKELY(ti->size_overflow | ti->bounds_overflow))
+        return wm_error(c, MPI_ERR_TYPE, fn, "the %s of %s datatype %p does not fit in MPI_Count",
+                        ti->size_overflow ? "size" : "extent", which, (void *)type);
     if (WU_UNLIKELY(buf == MPI_IN_PLACE))
         return wm_error(c, MPI_ERR_BUFFER, fn, "%s buffer cannot be MPI_IN_PLACE here", which);
     *ti_p = ti;

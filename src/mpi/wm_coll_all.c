@@ -497,7 +497,7 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
                      &a, request, NULL, NULL);
     free(types);
     if (rc == MPI_SUCCESS && request) {
-        wm_request_t *r = (wm_request_t *)*request;
+        wm_request_t *r = wm_request_ptr(*request);
         r->held = held;
         r->nheld = nheld;
     } else if (held) {

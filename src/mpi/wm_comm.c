@@ -518,7 +518,7 @@ static int wm_comm_idup_common(const char *fn, MPI_Comm comm, MPI_Info info, boo
         return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
     }
     *newcomm = wm_comm_handle(d);
-    *request = (MPI_Request)r;
+    *request = wm_request_handle(r);
     return MPI_SUCCESS;
 }
 

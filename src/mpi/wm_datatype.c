@@ -152,19 +152,19 @@ WM_API int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     WM_TYPE_ARG("MPI_Type_size", datatype, ti);
     WM_OUT_CHECK("MPI_Type_size", size);
-    *size = ti->size > INT_MAX ? MPI_UNDEFINED : (int)ti->size;
+    *size = ti->size_overflow || ti->size > INT_MAX ? MPI_UNDEFINED : (int)ti->size;
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Type_size)
 
-#define WM_SIZE_C(NAME)                                          \
-    WM_API int P##NAME(MPI_Datatype datatype, MPI_Count *size)   \
-    {                                                            \
-        WM_TYPE_ARG(#NAME, datatype, ti);                        \
-        WM_OUT_CHECK(#NAME, size);                               \
-        *size = (MPI_Count)ti->size;                             \
-        return MPI_SUCCESS;                                      \
-    }                                                            \
+#define WM_SIZE_C(NAME)                                                    \
+    WM_API int P##NAME(MPI_Datatype datatype, MPI_Count *size)             \
+    {                                                                      \
+        WM_TYPE_ARG(#NAME, datatype, ti);                                  \
+        WM_OUT_CHECK(#NAME, size);                                         \
+        *size = ti->size_overflow ? MPI_UNDEFINED : (MPI_Count)ti->size;   \
+        return MPI_SUCCESS;                                                \
+    }                                                                      \
     WM_ALIAS(NAME)
 WM_SIZE_C(MPI_Type_size_c)
 WM_SIZE_C(MPI_Type_size_x)
@@ -175,8 +175,8 @@ WM_SIZE_C(MPI_Type_size_x)
         WM_TYPE_ARG(#NAME, datatype, ti);                                \
         WM_OUT_CHECK(#NAME, lb);                                         \
         WM_OUT_CHECK(#NAME, extent);                                     \
-        *lb = (T)ti->LB;                                                 \
-        *extent = (T)ti->EXT;                                            \
+        *lb = ti->bounds_overflow ? MPI_UNDEFINED : (T)ti->LB;           \
+        *extent = ti->bounds_overflow ? MPI_UNDEFINED : (T)ti->EXT;      \
         return MPI_SUCCESS;                                              \
     }                                                                    \
     WM_ALIAS(NAME)

@@ -36,6 +36,8 @@ typedef struct wm_datatype {
     wm_obj_t   obj;          /* first: lifetime and handle */
     wc_dtype_t layout;       /* the packed form (core/wc_dtype.h) */
     uint64_t   size;         /* MPI_Type_size: packed bytes per element (== layout.size) */
+    uint64_t   max_count;    /* the largest count whose bytes fit in MPI_Count; 0 when the
+                                type's own size or bounds do not (one compare per message) */
     int64_t    extent;       /* MPI_Type_get_extent (== layout.extent) */
     int64_t    lb;           /* MPI_Type_get_extent: lower bound */
     int64_t    true_lb;      /* MPI_Type_get_true_extent: bounds of the data itself */
@@ -45,6 +47,11 @@ typedef struct wm_datatype {
     bool       committed;    /* predefined types always; derived ones after MPI_Type_commit */
     bool       sticky_lb;    /* lb / ub set explicitly (MPI_Type_create_resized, subarray, darray) */
     bool       sticky_ub;
+    /* The size (bytes of one element) or the bounds (lb, extent, true bounds) do not fit in
+     * MPI_Count: the queries give MPI_UNDEFINED and communication with the type is refused
+     * (MPI_ERR_TYPE); size, extent and bounds are then 0. Set by the constructor. */
+    bool       size_overflow;
+    bool       bounds_overflow;
     int        combiner;     /* MPI_COMBINER_* */
     wm_type_contents_t *contents;   /* NULL for predefined types */
     wc_dtype_seg_t inline_segs[WM_TYPE_INLINE_SEGS];   /* layout.segs when nsegs is small */

@@ -124,6 +124,6 @@ WM_API int MPIX_Idynbcast(const void *buf, int count, MPI_Datatype datatype, con
         wm_request_release(r);
         return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
     }
-    *request = (MPI_Request)r;
+    *request = wm_request_handle(r);
     return MPI_SUCCESS;
 }

@@ -230,7 +230,7 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
         wm_request_release(r);
         return rc;
     }
-    *request = (MPI_Request)r;
+    *request = wm_request_handle(r);
     return MPI_SUCCESS;
 }
 
@@ -583,7 +583,7 @@ static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype da
     r->type = datatype;
     if (!m) {
         r->proc_null = true;
-        *request = (MPI_Request)r;
+        *request = wm_request_handle(r);
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
@@ -594,7 +594,7 @@ static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype da
     m->magic = 0;
     free(m);
     *message = MPI_MESSAGE_NULL;
-    *request = (MPI_Request)r;
+    *request = wm_request_handle(r);
     return MPI_SUCCESS;
 }
 

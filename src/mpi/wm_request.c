@@ -13,36 +13,60 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- pool ---- */
 
 /* Per-thread free lists: a request is taken from and returned to the calling thread's list, with no
  * synchronization (a request freed by another thread than its creator simply changes lists).
- * Requests come in chunks that stay linked on one global list (lock-free push), so memory held in
- * the free list of a thread that exited stays reachable (and is not reported as a leak). */
+ * Requests come in chunks of WM_REQ_CHUNK slots carved from the arena (wm_request.h) by one atomic
+ * add, so every request ever made lies between the arena's base and wm_req_arena_used: the mark
+ * phase and the pending-request warning walk that range, and memory held in the free list of a
+ * thread that exited stays reachable. */
 #define WM_REQ_CHUNK 64
-#define WM_REQ_STRIDE WU_ALIGN_UP(sizeof(wm_request_t), WU_CACHELINE)
+#define WM_REQ_ARENA_BYTES ((size_t)4 << 30)   /* virtual: 8M requests of 512 bytes */
+#define WM_REQ_ARENA_MIN ((size_t)64 << 20)
 
-typedef struct wm_req_chunk {
-    struct wm_req_chunk *next;
-} wm_req_chunk_t;
-
+uintptr_t wm_req_arena_base, wm_req_arena_end;
+static _Atomic uintptr_t wm_req_arena_used;   /* end of the chunks handed out */
 static WT_TLS wm_request_t *wm_request_free_list;
-static _Atomic(wm_req_chunk_t *) wm_req_chunks;
+
+static pthread_once_t wm_req_once = PTHREAD_ONCE_INIT;
+
+static void wm_request_arena_map(void)
+{
+    /* under strict overcommit a large reservation may be refused: ask for less */
+    for (size_t bytes = WM_REQ_ARENA_BYTES; bytes >= WM_REQ_ARENA_MIN; bytes /= 2) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            continue;
+        atomic_store_explicit(&wm_req_arena_used, (uintptr_t)p, memory_order_relaxed);
+        wm_req_arena_base = (uintptr_t)p;
+        wm_req_arena_end = (uintptr_t)p + bytes / WM_REQ_STRIDE * WM_REQ_STRIDE;
+        return;
+    }
+    /* every allocation then fails with MPI_ERR_NO_MEM */
+}
+
+void wm_request_init(void)
+{
+    pthread_once(&wm_req_once, wm_request_arena_map);
+}
 
 static WU_NOINLINE bool wm_request_refill(void)
 {
-    char *mem = aligned_alloc(WU_CACHELINE, WU_CACHELINE + WM_REQ_CHUNK * WM_REQ_STRIDE);
-    if (!mem)
-        return false;
-    memset(mem, 0, WU_CACHELINE + WM_REQ_CHUNK * WM_REQ_STRIDE);
-    wm_req_chunk_t *c = (wm_req_chunk_t *)mem;
-    c->next = atomic_load_explicit(&wm_req_chunks, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(&wm_req_chunks, &c->next, c, memory_order_release,
-                                                  memory_order_relaxed))
-        ;
+    const uintptr_t bytes = WM_REQ_CHUNK * WM_REQ_STRIDE;
+    wm_request_init();   /* done by MPI_Init; here for the unit tests, which skip it */
+    uintptr_t at = atomic_load_explicit(&wm_req_arena_used, memory_order_relaxed);
+    do {
+        if (!wm_req_arena_base || wm_req_arena_end - at < bytes)
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(&wm_req_arena_used, &at, at + bytes,
+                                                    memory_order_release, memory_order_relaxed));
+    /* fresh anonymous memory reads as zero: magic 0, generation 0, objs[] NULL */
     for (int i = WM_REQ_CHUNK - 1; i >= 0; i--) {
-        wm_request_t *r = (wm_request_t *)(mem + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
+        wm_request_t *r = (wm_request_t *)(at + (size_t)i * WM_REQ_STRIDE);
         r->next_free = wm_request_free_list;
         wm_request_free_list = r;
     }
@@ -55,7 +79,9 @@ wm_request_t *wm_request_alloc(void)
         return NULL;
     wm_request_t *r = wm_request_free_list;
     wm_request_free_list = r->next_free;
+    uint8_t gen = r->gen;
     memset(r, 0, offsetof(wm_request_t, objs));   /* objs: NULL since release, read by the collector */
+    r->gen = gen;
     r->magic = WM_MAGIC_REQ;
     return r;
 }
@@ -63,6 +89,7 @@ wm_request_t *wm_request_alloc(void)
 void wm_request_release(wm_request_t *r)
 {
     r->magic = 0;
+    wm_request_invalidate(r);
     for (int i = 0; i < (int)WU_ARRAY_SIZE(r->objs); i++) {
         wm_obj_t *o = atomic_load_explicit(&r->objs[i], memory_order_relaxed);
         if (o) {
@@ -82,15 +109,13 @@ void wm_request_release(wm_request_t *r)
 
 void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg)
 {
-    for (wm_req_chunk_t *c = atomic_load_explicit(&wm_req_chunks, memory_order_acquire); c;
-         c = c->next) {
-        for (int i = 0; i < WM_REQ_CHUNK; i++) {
-            wm_request_t *r = (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
-            for (int j = 0; j < (int)WU_ARRAY_SIZE(r->objs); j++) {
-                wm_obj_t *o = atomic_load_explicit(&r->objs[j], memory_order_acquire);
-                if (o)
-                    mark(o, arg);
-            }
+    uintptr_t used = atomic_load_explicit(&wm_req_arena_used, memory_order_acquire);
+    for (uintptr_t p = wm_req_arena_base; p < used; p += WM_REQ_STRIDE) {
+        wm_request_t *r = (wm_request_t *)p;
+        for (int j = 0; j < (int)WU_ARRAY_SIZE(r->objs); j++) {
+            wm_obj_t *o = atomic_load_explicit(&r->objs[j], memory_order_acquire);
+            if (o)
+                mark(o, arg);
         }
     }
 }
@@ -147,30 +172,27 @@ void wm_request_warn_pending(const char *when)
 {
     wm_pending_t sends = { 0 }, recvs = { 0 }, colls = { 0 };
     char where[MPI_MAX_OBJECT_NAME + 8], src[16], tag[16];
-    for (wm_req_chunk_t *c = atomic_load_explicit(&wm_req_chunks, memory_order_acquire); c;
-         c = c->next) {
-        for (int i = 0; i < WM_REQ_CHUNK; i++) {
-            wm_request_t *r =
-                (wm_request_t *)((char *)c + WU_CACHELINE + (size_t)i * WM_REQ_STRIDE);
-            /* The state first: an engine thread releases a detached request once it completed
-             * it, and otherwise touches only the state of the others. */
-            if (wc_request_is_complete(&r->core) || wc_request_is_detached(&r->core) ||
-                r->magic != WM_MAGIC_REQ || !r->active || r->proc_null)
-                continue;
-            const char *in = wm_pending_where(r->comm, where, sizeof(where));
-            if (r->kind == WM_REQ_SEND) {
-                wm_pending_add(&sends, "rank %d → %d%s, tag %d, %zu bytes", r->comm->rank, r->peer,
-                               in, r->tag, r->core.len);
-            } else if (r->kind == WM_REQ_RECV) {
-                snprintf(src, sizeof(src), "%d", r->peer);
-                snprintf(tag, sizeof(tag), "%d", r->tag);
-                wm_pending_add(&recvs, "rank %d ← %s%s, tag %s, %zu bytes", r->comm->rank,
-                               r->peer == MPI_ANY_SOURCE ? "any" : src, in,
-                               r->tag == MPI_ANY_TAG ? "any" : tag, r->core.len);
-            } else if (r->kind == WM_REQ_COLL) {
-                wm_pending_add(&colls, "on %s",
-                               r->comm->name[0] ? r->comm->name : "a communicator");
-            }
+    uintptr_t used = atomic_load_explicit(&wm_req_arena_used, memory_order_acquire);
+    for (uintptr_t p = wm_req_arena_base; p < used; p += WM_REQ_STRIDE) {
+        wm_request_t *r = (wm_request_t *)p;
+        /* The state first: an engine thread releases a detached request once it completed
+         * it, and otherwise touches only the state of the others. */
+        if (wc_request_is_complete(&r->core) || wc_request_is_detached(&r->core) ||
+            r->magic != WM_MAGIC_REQ || !r->active || r->proc_null)
+            continue;
+        const char *in = wm_pending_where(r->comm, where, sizeof(where));
+        if (r->kind == WM_REQ_SEND) {
+            wm_pending_add(&sends, "rank %d → %d%s, tag %d, %zu bytes", r->comm->rank, r->peer,
+                           in, r->tag, r->core.len);
+        } else if (r->kind == WM_REQ_RECV) {
+            snprintf(src, sizeof(src), "%d", r->peer);
+            snprintf(tag, sizeof(tag), "%d", r->tag);
+            wm_pending_add(&recvs, "rank %d ← %s%s, tag %s, %zu bytes", r->comm->rank,
+                           r->peer == MPI_ANY_SOURCE ? "any" : src, in,
+                           r->tag == MPI_ANY_TAG ? "any" : tag, r->core.len);
+        } else if (r->kind == WM_REQ_COLL) {
+            wm_pending_add(&colls, "on %s",
+                           r->comm->name[0] ? r->comm->name : "a communicator");
         }
     }
     wm_pending_warn(&sends, when, "send", "its buffer is no longer read",
@@ -287,7 +309,7 @@ static void wm_idle(wc_idle_t *idle, int count, MPI_Request reqs[])
         cores = small, count = 16;
     int n = 0;
     for (int i = 0; i < count; i++) {
-        wm_request_t *r = (wm_request_t *)reqs[i];
+        wm_request_t *r = wm_request_ptr(reqs[i]);
         if (reqs[i] != MPI_REQUEST_NULL && r->active && !r->proc_null && r->kind != WM_REQ_DONE)
             cores[n++] = &r->core;
     }
@@ -392,12 +414,12 @@ static inline bool wm_slot_active(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
         return false;
-    return ((wm_request_t *)h)->active || !((wm_request_t *)h)->persistent;
+    return wm_request_ptr(h)->active || !wm_request_ptr(h)->persistent;
 }
 
 static inline bool wm_slot_done(MPI_Request h)
 {
-    return wm_request_done((wm_request_t *)h);
+    return wm_request_done(wm_request_ptr(h));
 }
 
 /* Finish every request of the array in order; statuses carry per-request errors. */
@@ -409,12 +431,12 @@ static int wm_finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Stat
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
         if (reqs[i] == MPI_REQUEST_NULL || !wm_slot_active(reqs[i])) {
             if (reqs[i] != MPI_REQUEST_NULL)
-                wm_request_status((wm_request_t *)reqs[i], st);
+                wm_request_status(wm_request_ptr(reqs[i]), st);
             else
                 wm_status_empty(st);
             continue;
         }
-        wm_request_t *r = (wm_request_t *)reqs[i];
+        wm_request_t *r = wm_request_ptr(reqs[i]);
         wm_comm_t *c = r->comm;
         int rc = wm_complete_one(fn, r, &reqs[i], st);
         if (rc && !err) {
@@ -438,7 +460,7 @@ WM_API int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status a
     for (int i = 0; i < count; i++) {
         MPI_Request h = array_of_requests[i];
         if (h != MPI_REQUEST_NULL && wm_slot_active(h) && !wm_slot_done(h))
-            wc_wait(&((wm_request_t *)h)->core);
+            wc_wait(&wm_request_ptr(h)->core);
     }
     return wm_finish_all(fn, count, array_of_requests, array_of_statuses);
 }
@@ -513,8 +535,8 @@ static int wm_any(const char *fn, int count, MPI_Request reqs[], int *index, int
         return MPI_SUCCESS;
     }
     *index = i;
-    wm_comm_t *c = ((wm_request_t *)reqs[i])->comm;
-    rc = wm_complete_one(fn, (wm_request_t *)reqs[i], &reqs[i], status);
+    wm_comm_t *c = wm_request_ptr(reqs[i])->comm;
+    rc = wm_complete_one(fn, wm_request_ptr(reqs[i]), &reqs[i], status);
     return rc ? wm_error_raise(c, rc) : MPI_SUCCESS;
 }
 
@@ -563,8 +585,8 @@ static int wm_some(const char *fn, int incount, MPI_Request reqs[], int *outcoun
         if (!wm_slot_active(reqs[i]) || !wm_slot_done(reqs[i]))
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        wm_comm_t *c = ((wm_request_t *)reqs[i])->comm;
-        if (wm_complete_one(fn, (wm_request_t *)reqs[i], &reqs[i], st) && !err) {
+        wm_comm_t *c = wm_request_ptr(reqs[i])->comm;
+        if (wm_complete_one(fn, wm_request_ptr(reqs[i]), &reqs[i], st) && !err) {
             err = 1;
             ec = c;
         }
@@ -625,7 +647,7 @@ WM_API int PMPI_Startall(int count, MPI_Request array_of_requests[])
                             "request %d is not an inactive persistent request", i);
     }
     for (int i = 0; i < count; i++)
-        if ((rc = wm_request_start((wm_request_t *)array_of_requests[i], fn)))
+        if ((rc = wm_request_start(wm_request_ptr(array_of_requests[i]), fn)))
             return rc;
     return MPI_SUCCESS;
 }
@@ -643,6 +665,7 @@ WM_API int PMPI_Request_free(MPI_Request *request)
     if (!r->active || r->proc_null || r->kind == WM_REQ_DONE) {
         wm_request_release(r);
     } else {
+        wm_request_invalidate(r);
         wc_request_detach(&r->core, wm_request_release_cb);
     }
     return MPI_SUCCESS;

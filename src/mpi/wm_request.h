@@ -22,6 +22,7 @@ typedef enum {
 typedef struct wm_request {
     /* 16 bytes read by every wait and test, then the core request (its hot part next). */
     uint32_t       magic;
+    uint8_t        gen;              /* the handle's low bits (wm_request_get); kept across reuse */
     uint8_t        kind;
     bool           persistent : 1;
     bool           active : 1;       /* persistent: started and not yet completed by a wait/test */
@@ -81,12 +82,48 @@ void wm_request_warn_pending(const char *when);
 wm_request_t *wm_request_alloc(void);
 void wm_request_release(wm_request_t *r);
 
+/* Request handles. Requests live in one reserved arena of WM_REQ_STRIDE-byte slots (virtual
+ * memory, touched on use, never returned); a handle is the slot's address with a generation in its
+ * low bits, bumped each time the request goes back to its pool (or is freed while active).
+ * wm_request_get checks, with plain loads and no lock: the handle lies in the arena on a slot
+ * boundary (a garbage value fails here), the slot holds a live request (a freed one has magic 0)
+ * and the generation matches (a stale copy of a handle whose slot was reused fails, until the
+ * generation wraps after 64 reuses of that slot). So MPI_Wait on a garbage, freed or stale
+ * handle gives MPI_ERR_REQUEST instead of a crash. The arena is mapped once, by wm_request_init
+ * (MPI_Init, before any other thread can hold a handle; idempotent). */
+#define WM_REQ_STRIDE WU_ALIGN_UP(sizeof(wm_request_t), WU_CACHELINE)
+#define WM_REQ_GEN_MASK 0x3fu
+_Static_assert(WU_CACHELINE > WM_REQ_GEN_MASK, "slots are aligned past the generation bits");
+extern uintptr_t wm_req_arena_base, wm_req_arena_end;
+
+void wm_request_init(void);
+
+static inline MPI_Request wm_request_handle(const wm_request_t *r)
+{
+    return (MPI_Request)((uintptr_t)r | r->gen);
+}
+
+/* The request of a handle already checked by wm_request_get. */
+static inline wm_request_t *wm_request_ptr(MPI_Request h)
+{
+    return (wm_request_t *)((uintptr_t)h & ~(uintptr_t)WM_REQ_GEN_MASK);
+}
+
 static inline wm_request_t *wm_request_get(MPI_Request h)
 {
-    if ((uintptr_t)h < 0x1000)
+    uintptr_t v = (uintptr_t)h, off = (v & ~(uintptr_t)WM_REQ_GEN_MASK) - wm_req_arena_base;
+    if (WU_UNLIKELY(off >= wm_req_arena_end - wm_req_arena_base || off % WM_REQ_STRIDE != 0))
         return NULL;
-    wm_request_t *r = (wm_request_t *)h;
-    return r->magic == WM_MAGIC_REQ ? r : NULL;
+    wm_request_t *r = wm_request_ptr(h);
+    if (WU_UNLIKELY(r->magic != WM_MAGIC_REQ || r->gen != (v & WM_REQ_GEN_MASK)))
+        return NULL;
+    return r;
+}
+
+/* The user frees an active request (it completes later, detached): its handle is invalid now. */
+static inline void wm_request_invalidate(wm_request_t *r)
+{
+    r->gen = (uint8_t)((r->gen + 1) & WM_REQ_GEN_MASK);
 }
 
 /* Start (or restart) the operation described by r's arguments. Returns an MPI error code. */

@@ -29,11 +29,14 @@ static bool wm_segbuf_grow(wm_segbuf_t *b)
     return true;
 }
 
-/* A dense series (stride == blocklen) is one block. */
+/* A dense series (stride == blocklen) is one block, unless that block's length would not fit
+ * (the type's size then overflows too: wm_type_derive says so). */
 static inline void wm_seg_normalize(wc_dtype_seg_t *s)
 {
-    if (s->count > 1 && s->stride == (int64_t)s->blocklen) {
-        s->blocklen *= s->count;
+    uint64_t len;
+    if (s->count > 1 && s->stride == (int64_t)s->blocklen &&
+        !__builtin_mul_overflow(s->blocklen, s->count, &len)) {
+        s->blocklen = len;
         s->count = 1;
     }
     if (s->count == 1)
@@ -45,16 +48,28 @@ static bool wm_seg_merge(wc_dtype_seg_t *p, const wc_dtype_seg_t *n)
 {
     if (p->unit != n->unit || p->swap != n->swap)
         return false;
-    int64_t p_end = p->disp + (int64_t)p->count * p->stride;   /* next block of p's series */
-    if (p->count == 1 && n->count == 1 && n->disp == p->disp + (int64_t)p->blocklen) {
+    /* every quantity below fits, or the two are not merged (the type is then too large to use
+     * anyway, and the overflow is found by wm_type_derive and the bounds) */
+    int64_t p_end, b_end, gap, before;   /* next block of p's series, end of p's block */
+    uint64_t sum;
+    if (p->blocklen > (uint64_t)INT64_MAX ||
+        __builtin_mul_overflow((int64_t)p->count, p->stride, &p_end) ||
+        __builtin_add_overflow(p_end, p->disp, &p_end) ||
+        __builtin_add_overflow(p->disp, (int64_t)p->blocklen, &b_end) ||
+        __builtin_sub_overflow(n->disp, p->disp, &gap) ||
+        __builtin_sub_overflow(n->disp, n->stride, &before) ||
+        __builtin_add_overflow(p->count, n->count, &sum) ||
+        __builtin_add_overflow(p->blocklen, n->blocklen, &sum))
+        return false;
+    if (p->count == 1 && n->count == 1 && n->disp == b_end) {
         p->blocklen += n->blocklen;                               /* adjacent runs */
     } else if (n->blocklen != p->blocklen) {
         return false;
     } else if (p->count == 1 && n->count == 1) {
-        p->stride = n->disp - p->disp;                            /* two equal blocks */
+        p->stride = gap;                                          /* two equal blocks */
         p->count = 2;
     } else if (p->count == 1) {
-        if (n->disp - n->stride != p->disp)                       /* block, then its series */
+        if (before != p->disp)                                    /* block, then its series */
             return false;
         p->stride = n->stride;
         p->count = n->count + 1;
@@ -89,19 +104,24 @@ void wm_segbuf_rep(wm_segbuf_t *b, const wc_dtype_seg_t *s, uint64_t n, uint64_t
 {
     if (!reps || !n)
         return;
+    /* Displacements wrap (unsigned) instead of overflowing: a type whose bounds do not fit is
+     * marked by its bounds (wm_bounds_add) and never used for data. */
+    int64_t span, d0 = (int64_t)((uint64_t)disp0 + (uint64_t)s->disp);
+    uint64_t total;
     if (n == 1 && s->count == 1) {                 /* a block repeated: one strided segment */
-        wm_segbuf_append(b, disp0 + s->disp, reps, s->blocklen, step, s->unit, s->swap);
+        wm_segbuf_append(b, d0, reps, s->blocklen, step, s->unit, s->swap);
         return;
     }
-    if (n == 1 && (int64_t)s->count * s->stride == step) {   /* a series continued */
-        wm_segbuf_append(b, disp0 + s->disp, reps * s->count, s->blocklen, s->stride, s->unit,
-                         s->swap);
+    if (n == 1 && !__builtin_mul_overflow((int64_t)s->count, s->stride, &span) && span == step &&
+        !__builtin_mul_overflow(reps, s->count, &total)) {   /* a series continued */
+        wm_segbuf_append(b, d0, total, s->blocklen, s->stride, s->unit, s->swap);
         return;
     }
     for (uint64_t r = 0; r < reps && !b->oom; r++)
         for (uint64_t i = 0; i < n; i++)
-            wm_segbuf_append(b, disp0 + (int64_t)r * step + s[i].disp, s[i].count, s[i].blocklen,
-                             s[i].stride, s[i].unit, s[i].swap);
+            wm_segbuf_append(b, (int64_t)((uint64_t)disp0 + r * (uint64_t)step +
+                                          (uint64_t)s[i].disp),
+                             s[i].count, s[i].blocklen, s[i].stride, s[i].unit, s[i].swap);
 }
 
 void wm_segbuf_free(wm_segbuf_t *b)
@@ -116,9 +136,16 @@ void wm_bounds_add(wm_bounds_t *bd, const wm_datatype_t *t, int64_t disp, uint64
 {
     if (!blocklen)
         return;
-    int64_t span = (int64_t)(blocklen - 1) * t->extent;
-    int64_t lo = disp + t->lb + (span < 0 ? span : 0);
-    int64_t hi = disp + t->lb + t->extent + (span > 0 ? span : 0);
+    int64_t span, lo, hi;
+    if (t->bounds_overflow || blocklen - 1 > (uint64_t)INT64_MAX ||
+        __builtin_mul_overflow((int64_t)(blocklen - 1), t->extent, &span) ||
+        __builtin_add_overflow(disp, t->lb, &lo) ||
+        __builtin_add_overflow(lo, t->extent, &hi) ||
+        __builtin_add_overflow(lo, span < 0 ? span : 0, &lo) ||
+        __builtin_add_overflow(hi, span > 0 ? span : 0, &hi)) {
+        bd->overflow = true;
+        return;
+    }
     if (!bd->any) {
         bd->lo = lo;
         bd->hi = hi;
@@ -209,27 +236,42 @@ static void wm_type_destroy(wm_obj_t *o)
 void wm_type_derive(wm_datatype_t *t)
 {
     wc_dtype_t *l = &t->layout;
-    uint64_t size = 0, elements = 0;
+    uint64_t size = 0, elements = 0, bytes;
     int64_t tlo = 0, thi = 0;
-    bool run = true;
+    bool run = true, size_over = false, bounds_over = false;
     for (uint64_t i = 0; i < l->nsegs; i++) {
         const wc_dtype_seg_t *s = &l->segs[i];
-        size += s->count * s->blocklen;
-        elements += s->count * (s->blocklen / s->unit);
-        int64_t span = (int64_t)(s->count - 1) * s->stride;
-        int64_t lo = s->disp + (span < 0 ? span : 0);
-        int64_t hi = s->disp + (span > 0 ? span : 0) + (int64_t)s->blocklen;
+        if (__builtin_mul_overflow(s->count, s->blocklen, &bytes) ||
+            __builtin_add_overflow(size, bytes, &size))
+            size_over = true;
+        elements += s->count * (s->blocklen / s->unit);   /* meaningless once size_over */
+        int64_t span, lo, hi;
+        if (__builtin_mul_overflow((int64_t)(s->count - 1), s->stride, &span) ||
+            __builtin_add_overflow(s->disp, span < 0 ? span : 0, &lo) ||
+            __builtin_add_overflow(s->disp, span > 0 ? span : 0, &hi) ||
+            s->blocklen > (uint64_t)INT64_MAX ||
+            __builtin_add_overflow(hi, (int64_t)s->blocklen, &hi)) {
+            bounds_over = true;
+            continue;
+        }
         tlo = i == 0 || lo < tlo ? lo : tlo;
         thi = i == 0 || hi > thi ? hi : thi;
         if (s->count != 1 || (i > 0 && s->disp != l->segs[i - 1].disp + (int64_t)l->segs[i - 1].blocklen))
             run = false;
     }
+    size_over |= size > (uint64_t)INT64_MAX;
+    if (size_over)
+        size = 0;   /* never used: a send is refused, the queries say MPI_UNDEFINED */
     l->size = size;
     l->extent = t->extent;
     t->size = size;
+    t->size_overflow = size_over;
     t->elements = elements;
     t->true_lb = tlo;
-    t->true_extent = thi - tlo;
+    bounds_over |= __builtin_sub_overflow(thi, tlo, &t->true_extent);
+    t->bounds_overflow |= bounds_over;
+    t->max_count = size_over || t->bounds_overflow ? 0
+                   : size ? (uint64_t)INT64_MAX / size : (uint64_t)INT64_MAX;
     l->contig = size == 0 || (run && (int64_t)size == t->extent);
     l->contig_off = l->nsegs ? l->segs[0].disp : 0;
 }
@@ -251,8 +293,8 @@ static void wm_type_take_segs(wm_datatype_t *t, wm_segbuf_t *b)
 }
 
 static int wm_type_make(const char *fn, wm_segbuf_t *b, int64_t lb, int64_t extent, bool slb,
-                        bool sub, uint16_t align, int combiner, wm_type_contents_t *ct,
-                        MPI_Datatype *newtype)
+                        bool sub, bool bounds_over, uint16_t align, int combiner,
+                        wm_type_contents_t *ct, MPI_Datatype *newtype)
 {
     wm_datatype_t *t = NULL;
     if (!b->oom)
@@ -265,6 +307,7 @@ static int wm_type_make(const char *fn, wm_segbuf_t *b, int64_t lb, int64_t exte
     wm_type_take_segs(t, b);
     t->lb = lb;
     t->extent = extent;
+    t->bounds_overflow = bounds_over;
     t->sticky_lb = slb;
     t->sticky_ub = sub;
     t->align = align ? align : 1;
@@ -283,10 +326,14 @@ int wm_type_finish(const char *fn, wm_segbuf_t *b, const wm_bounds_t *bd, bool p
         lb = bd->any_slb ? bd->slo : bd->lo;
         ub = bd->any_sub ? bd->shi : bd->hi;
     }
-    int64_t extent = ub - lb;
-    if (pad && !bd->any_sub && bd->align > 1 && extent > 0 && extent % bd->align)
-        extent += bd->align - extent % bd->align;
-    return wm_type_make(fn, b, lb, extent, bd->any_slb, bd->any_sub, bd->align, combiner,
+    int64_t extent;
+    bool over = bd->overflow || __builtin_sub_overflow(ub, lb, &extent);
+    if (over)
+        lb = extent = 0;   /* the queries say MPI_UNDEFINED */
+    if (pad && !bd->any_sub && bd->align > 1 && extent > 0 && extent % bd->align &&
+        __builtin_add_overflow(extent, bd->align - extent % bd->align, &extent))
+        over = true;
+    return wm_type_make(fn, b, lb, extent, bd->any_slb, bd->any_sub, over, bd->align, combiner,
                         contents, newtype);
 }
 
@@ -294,7 +341,7 @@ int wm_type_finish_resized(const char *fn, wm_segbuf_t *b, int64_t lb, int64_t e
                            uint16_t align, int combiner, wm_type_contents_t *contents,
                            MPI_Datatype *newtype)
 {
-    return wm_type_make(fn, b, lb, extent, true, true, align, combiner, contents, newtype);
+    return wm_type_make(fn, b, lb, extent, true, true, false, align, combiner, contents, newtype);
 }
 
 wm_datatype_t *wm_type_clone(const wm_datatype_t *ti)

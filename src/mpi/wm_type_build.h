@@ -30,6 +30,7 @@ typedef struct wm_bounds {
     int64_t lo, hi;          /* over all blocks */
     int64_t slo, shi;        /* over blocks of types with sticky lb / ub */
     uint16_t align;
+    bool    overflow;        /* a bound does not fit in 64 bits (or an old type's did not) */
 } wm_bounds_t;
 
 /* A block of blocklen consecutive copies of t at byte displacement disp. */
@@ -51,7 +52,8 @@ int wm_type_finish_resized(const char *fn, wm_segbuf_t *b, int64_t lb, int64_t e
                            uint16_t align, int combiner, wm_type_contents_t *contents,
                            MPI_Datatype *newtype);
 
-/* size, elements, true bounds and contiguity of t from its segments and extent. */
+/* size, elements, true bounds and contiguity of t from its segments and extent; sets
+ * size_overflow, and bounds_overflow when the true bounds do not fit (never clears it). */
 void wm_type_derive(wm_datatype_t *t);
 
 /* A view of an integer argument array of any width (int, MPI_Aint, MPI_Count), or one scalar. */

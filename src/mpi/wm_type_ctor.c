@@ -57,9 +57,13 @@ static int wm_vector_build(const char *fn, int64_t count, int64_t bl, int64_t st
     wm_segbuf_rep(b, blk.segs, blk.n, (uint64_t)count, 0, stride);
     b->oom |= blk.oom;
     wm_segbuf_free(&blk);
+    int64_t last;
     if (count > 0) {
         wm_bounds_add(bd, old, 0, (uint64_t)bl);
-        wm_bounds_add(bd, old, (count - 1) * stride, (uint64_t)bl);
+        if (__builtin_mul_overflow(count - 1, stride, &last))
+            bd->overflow = true;
+        else
+            wm_bounds_add(bd, old, last, (uint64_t)bl);
     }
     return MPI_SUCCESS;
 }
@@ -75,9 +79,11 @@ static int wm_vector_impl(const char *fn, int combiner, bool large, int64_t coun
         return rc;
     if (count < 0)
         return wm_error(NULL, MPI_ERR_COUNT, fn, "count %lld is negative", (long long)count);
-    int64_t stride_bytes = combiner == MPI_COMBINER_VECTOR ? stride * old->extent : stride;
+    int64_t stride_bytes = stride;
     wm_segbuf_t b = { 0 };
     wm_bounds_t bd = { 0 };
+    if (combiner == MPI_COMBINER_VECTOR && __builtin_mul_overflow(stride, old->extent, &stride_bytes))
+        bd.overflow = true;   /* the bytes wrap; the type's bounds are undefined */
     if (combiner == MPI_COMBINER_CONTIGUOUS)
         rc = wm_vector_build(fn, 1, count, 0, old, &b, &bd);
     else
@@ -189,7 +195,11 @@ static int wm_blocks_build(const char *fn, int64_t count, wm_iarr_t bl, wm_iarr_
             return wm_error(NULL, MPI_ERR_ARG, fn, "blocklength %lld (block %lld) is negative",
                             (long long)n, (long long)i);
         }
-        int64_t d = wm_iarr_at(disp, (uint64_t)i) * (in_extents ? t->extent : 1);
+        int64_t d;
+        if (__builtin_mul_overflow(wm_iarr_at(disp, (uint64_t)i), in_extents ? t->extent : 1, &d)) {
+            bd->overflow = true;   /* the displacement does not fit: bounds undefined */
+            continue;
+        }
         wm_segbuf_rep(b, t->layout.segs, t->layout.nsegs, (uint64_t)n, d, t->extent);
         wm_bounds_add(bd, t, d, (uint64_t)n);
     }

@@ -9,12 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The datatype argument of a pack call: valid and committed. */
+/* The datatype argument of a pack call: valid, committed, of a size and extent that fit. */
 static const wm_datatype_t *wm_pack_type(const char *fn, wm_comm_t *c, MPI_Datatype t, int *rc_p)
 {
     const wm_datatype_t *ti = wm_type_arg(fn, t, rc_p);
     if (ti && !ti->committed) {
         *rc_p = wm_error(c, MPI_ERR_TYPE, fn, "datatype %p is not committed", (void *)t);
+        return NULL;
+    }
+    if (ti && (ti->size_overflow || ti->bounds_overflow)) {
+        *rc_p = wm_error(c, MPI_ERR_TYPE, fn, "the %s of datatype %p does not fit in MPI_Count",
+                         ti->size_overflow ? "size" : "extent", (void *)t);
         return NULL;
     }
     return ti;

@@ -1,6 +1,8 @@
 /* Datatype errors under MPI_ERRORS_RETURN: freed and garbage handles, uncommitted types in
  * communication and packing, negative counts and block lengths, freeing a predefined type,
- * contents of a predefined type, an unknown data representation; plus external32 byte order. */
+ * contents of a predefined type, an unknown data representation, sizes and extents that overflow
+ * MPI_Count; plus external32 byte order. */
+#include <limits.h>
 #include "mpitest.h"
 
 int main(int argc, char **argv)
@@ -58,6 +60,82 @@ int main(int argc, char **argv)
         pos = 0;
         MT_CLASS_EQ("MPI_Pack past the end of outbuf", MPI_ERR_TRUNCATE,
                     MPI_Pack(buf, 16, MPI_INT, pk, 8, &pos, MPI_COMM_WORLD));
+    }
+
+    /* Sizes and bounds that do not fit in MPI_Count: the _x and _c queries say MPI_UNDEFINED (the
+     * int ones too), and communication with such a type is refused with MPI_ERR_TYPE; a count
+     * whose bytes do not fit is MPI_ERR_COUNT. (MPICH 4.0 wraps: Weft-only.) */
+    if (mt_weft) {
+        MPI_Datatype big, huge, far;
+        MPI_Count csz = 0, clb = 0, cext = 0;
+        MPI_Aint alb = 0, aext = 0;
+        MPI_Request rq = MPI_REQUEST_NULL;
+        MT_CALL(MPI_Type_contiguous(INT_MAX, MPI_DOUBLE, &big));
+        MT_CALL(MPI_Type_size_x(big, &csz));
+        MT_EQ("size_x of contiguous(INT_MAX, double)", (MPI_Count)INT_MAX * 8, csz);
+        MT_CALL(MPI_Type_size(big, &sz));
+        MT_EQ("size (int) of contiguous(INT_MAX, double)", MPI_UNDEFINED, sz);
+        MT_CALL(MPI_Type_contiguous(INT_MAX, big, &huge));
+        MT_CALL(MPI_Type_size_x(huge, &csz));
+        MT_EQ("size_x of contiguous(INT_MAX, contiguous(INT_MAX, double))", MPI_UNDEFINED, csz);
+        csz = 0;
+        MT_CALL(MPI_Type_size_c(huge, &csz));
+        MT_EQ("size_c of the same", MPI_UNDEFINED, csz);
+        MT_CALL(MPI_Type_size(huge, &sz));
+        MT_EQ("size of the same", MPI_UNDEFINED, sz);
+        MT_CALL(MPI_Type_get_extent_x(huge, &clb, &cext));
+        MT_TRUE(clb == MPI_UNDEFINED && cext == MPI_UNDEFINED,
+                "get_extent_x of the same expected MPI_UNDEFINED twice got %lld, %lld",
+                (long long)clb, (long long)cext);
+        MT_CALL(MPI_Type_get_extent(huge, &alb, &aext));
+        MT_TRUE(alb == MPI_UNDEFINED && aext == MPI_UNDEFINED,
+                "get_extent of the same expected MPI_UNDEFINED twice got %lld, %lld",
+                (long long)alb, (long long)aext);
+        MT_CALL(MPI_Type_get_true_extent_x(huge, &clb, &cext));
+        MT_EQ("get_true_extent_x of the same: extent", MPI_UNDEFINED, cext);
+        MT_CALL(MPI_Type_commit(&huge));
+        MT_CLASS_EQ("MPI_Send of a type whose size overflows", MPI_ERR_TYPE,
+                    MPI_Send(buf, 1, huge, mt_rank, 0, MPI_COMM_WORLD));
+        MT_CLASS_EQ("MPI_Isend of it", MPI_ERR_TYPE,
+                    MPI_Isend(buf, 1, huge, mt_rank, 0, MPI_COMM_WORLD, &rq));
+        MT_CLASS_EQ("MPI_Recv of it", MPI_ERR_TYPE,
+                    MPI_Recv(buf, 1, huge, mt_rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MT_TRUE(rq == MPI_REQUEST_NULL, "a refused Isend wrote its request");
+        pos = 0;
+        MT_CLASS_EQ("MPI_Pack of it", MPI_ERR_TYPE,
+                    MPI_Pack(buf, 1, huge, pk, sizeof pk, &pos, MPI_COMM_WORLD));
+        MT_CLASS_EQ("MPI_Bcast of it", MPI_ERR_TYPE, MPI_Bcast(buf, 1, huge, 0, MPI_COMM_WORLD));
+        /* a type built from it inherits the overflow */
+        MPI_Datatype two;
+        MT_CALL(MPI_Type_contiguous(2, huge, &two));
+        MT_CALL(MPI_Type_size_x(two, &csz));
+        MT_EQ("size_x of contiguous(2, that type)", MPI_UNDEFINED, csz);
+        MT_CALL(MPI_Type_free(&two));
+        /* a fine type, too many of them */
+        MT_CALL(MPI_Type_commit(&big));
+        MT_CLASS_EQ("MPI_Send_c of 2^40 x 16 GiB", MPI_ERR_COUNT,
+                    MPI_Send_c(buf, (MPI_Count)1 << 40, big, mt_rank, 0, MPI_COMM_WORLD));
+        MT_CLASS_EQ("MPI_Irecv_c of 2^40 x 16 GiB", MPI_ERR_COUNT,
+                    MPI_Irecv_c(buf, (MPI_Count)1 << 40, big, mt_rank, 0, MPI_COMM_WORLD, &rq));
+        /* bounds that overflow with a size that fits: extent undefined, sends refused */
+        MT_CALL(MPI_Type_create_hvector(3, 1, (MPI_Aint)1 << 62, MPI_INT, &far));
+        MT_CALL(MPI_Type_size_x(far, &csz));
+        MT_EQ("size_x of hvector(3, 1, 2^62, int)", 12, csz);
+        MT_CALL(MPI_Type_get_extent_x(far, &clb, &cext));
+        MT_EQ("get_extent_x of hvector(3, 1, 2^62, int): extent", MPI_UNDEFINED, cext);
+        MT_CALL(MPI_Type_commit(&far));
+        MT_CLASS_EQ("MPI_Send of hvector(3, 1, 2^62, int)", MPI_ERR_TYPE,
+                    MPI_Send(buf, 1, far, mt_rank, 0, MPI_COMM_WORLD));
+        MT_CALL(MPI_Type_free(&far));
+        MT_CALL(MPI_Type_vector(2, 1, INT_MAX, big, &far));   /* stride x extent overflows */
+        MT_CALL(MPI_Type_get_extent_x(far, &clb, &cext));
+        MT_EQ("get_extent_x of vector(2, 1, INT_MAX, 16 GiB type): extent", MPI_UNDEFINED, cext);
+        MT_CALL(MPI_Type_free(&far));
+        MT_CALL(MPI_Type_free(&huge));
+        MT_CALL(MPI_Type_free(&big));
+        /* still fine afterwards */
+        MT_CALL(MPI_Sendrecv(buf, 1, MPI_INT, mt_rank, 5, buf + 1, 1, MPI_INT, mt_rank, 5,
+                             MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     }
 
     /* external32: big-endian, one swap per basic element; round trip restores the data.

@@ -159,6 +159,120 @@ static void pt2pt_args(void)
     MT_CALL(MPI_Buffer_detach(&back, &back_size));
 }
 
+/* --weft: request handles are checked like the other handles (docs/objects.md): garbage, freed and
+ * stale handles give MPI_ERR_REQUEST, never a crash. A non-persistent request's handle dies when a
+ * wait or test completes it (the variable becomes MPI_REQUEST_NULL, a copy is stale, even after
+ * its slot is reused); a persistent request's survives completion (inactive: waits return at
+ * once) until MPI_Request_free. */
+static void request_handles(void)
+{
+    const int me = mt_rank;
+    int sbuf = 7, rbuf = 0, flag = -1, idx = -1;
+    static int detached_buf;
+    MPI_Status st;
+    MPI_Request r, old, rs[2];
+    MPI_Request garbage[] = {(MPI_Request)(intptr_t)0x12345678, (MPI_Request)(intptr_t)-64,
+                             (MPI_Request)(intptr_t)&sbuf};
+
+    for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        r = garbage[i];
+        EXPECT(MPI_ERR_REQUEST, "MPI_Wait", MPI_Wait(&r, &st));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Test", MPI_Test(&r, &flag, &st));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Request_free", MPI_Request_free(&r));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Cancel", MPI_Cancel(&r));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Start", MPI_Start(&r));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Request_get_status", MPI_Request_get_status(r, &flag, &st));
+        rs[0] = MPI_REQUEST_NULL;
+        rs[1] = r;
+        EXPECT(MPI_ERR_REQUEST, "MPI_Waitall", MPI_Waitall(2, rs, MPI_STATUSES_IGNORE));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Waitany", MPI_Waitany(2, rs, &idx, &st));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Testsome", MPI_Testsome(2, rs, &idx, &idx, MPI_STATUSES_IGNORE));
+        MT_TRUE(r == garbage[i], "a refused call changed the handle (#%zu)", i);
+    }
+
+    /* a live request's handle, off by one slot or by a few bytes, is garbage too */
+    MT_CALL(MPI_Irecv(&rbuf, 1, MPI_INT, me, 41, MPI_COMM_WORLD, &r));
+    MPI_Request near[] = {(MPI_Request)((char *)r + 64), (MPI_Request)((char *)r + 1),
+                          (MPI_Request)((char *)r - 4096)};
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        old = near[i];
+        EXPECT(MPI_ERR_REQUEST, "MPI_Test", MPI_Test(&old, &flag, &st));
+    }
+    MT_CALL(MPI_Send(&sbuf, 1, MPI_INT, me, 41, MPI_COMM_WORLD));
+    old = r;
+    MT_CALL(MPI_Wait(&r, &st));
+    MT_TRUE(r == MPI_REQUEST_NULL && rbuf == 7, "Wait expected MPI_REQUEST_NULL and 7, got %p and %d",
+            (void *)r, rbuf);
+    /* stale after completion, then after its slot was taken by a new request */
+    EXPECT(MPI_ERR_REQUEST, "MPI_Wait", MPI_Wait(&old, &st));
+    EXPECT(MPI_ERR_REQUEST, "MPI_Test", MPI_Test(&old, &flag, &st));
+    for (int k = 0; k < 4; k++) {
+        MT_CALL(MPI_Irecv(&rbuf, 1, MPI_INT, me, 42, MPI_COMM_WORLD, &r));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Wait", MPI_Wait(&old, &st));
+        EXPECT(MPI_ERR_REQUEST, "MPI_Request_free", MPI_Request_free(&old));
+        MT_CALL(MPI_Send(&sbuf, 1, MPI_INT, me, 42, MPI_COMM_WORLD));
+        MT_CALL(MPI_Wait(&r, &st));
+        MT_EQ("the new request's message (tag)", 42, st.MPI_TAG);
+    }
+
+    /* freed by MPI_Request_free while active: its copy is stale at once, and no wait hangs on it */
+    MT_CALL(MPI_Irecv(&detached_buf, 1, MPI_INT, me, 43, MPI_COMM_WORLD, &r));
+    old = r;
+    MT_CALL(MPI_Request_free(&r));
+    MT_TRUE(r == MPI_REQUEST_NULL, "Request_free expected MPI_REQUEST_NULL");
+    EXPECT(MPI_ERR_REQUEST, "MPI_Wait", MPI_Wait(&old, &st));
+    MT_CALL(MPI_Send(&sbuf, 1, MPI_INT, me, 43, MPI_COMM_WORLD));   /* completes the freed one */
+
+    /* persistent: valid and inactive after completion, stale after MPI_Request_free */
+    MT_CALL(MPI_Recv_init(&rbuf, 1, MPI_INT, me, 44, MPI_COMM_WORLD, &r));
+    old = r;
+    MT_CALL(MPI_Wait(&r, &st));   /* never started: inactive, returns at once */
+    MT_TRUE(r == old, "Wait on an inactive persistent request changed its handle");
+    MT_EQ("Wait on an inactive persistent request: status source", MPI_ANY_SOURCE, st.MPI_SOURCE);
+    for (int k = 0; k < 2; k++) {
+        MT_CALL(MPI_Start(&r));
+        MT_CALL(MPI_Send(&sbuf, 1, MPI_INT, me, 44, MPI_COMM_WORLD));
+        MT_CALL(MPI_Wait(&r, &st));
+        MT_TRUE(r == old, "Wait on a persistent request changed its handle");
+        MT_EQ("persistent receive: status tag", 44, st.MPI_TAG);
+        MT_CALL(MPI_Test(&r, &flag, &st));   /* inactive again: complete at once */
+        MT_EQ("Test of an inactive persistent request: flag", 1, flag);
+        MT_EQ("Test of an inactive persistent request: status tag", MPI_ANY_TAG, st.MPI_TAG);
+    }
+    MT_CALL(MPI_Request_free(&r));
+    EXPECT(MPI_ERR_REQUEST, "MPI_Start", MPI_Start(&old));
+    EXPECT(MPI_ERR_REQUEST, "MPI_Wait", MPI_Wait(&old, &st));
+    EXPECT(MPI_ERR_REQUEST, "MPI_Request_free", MPI_Request_free(&old));
+}
+
+/* --weft: MPI_IN_PLACE is for collectives; as a point-to-point buffer it is MPI_ERR_BUFFER. */
+static void in_place(void)
+{
+    int v = 0;
+    const int me = mt_rank;
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Status st;
+    EXPECT(MPI_ERR_BUFFER, "MPI_Send", MPI_Send(MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Send", MPI_Send(MPI_IN_PLACE, 0, MPI_INT, me, 0, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Ssend", MPI_Ssend(MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Bsend", MPI_Bsend(MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Recv",
+           MPI_Recv(MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD, &st));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Isend", MPI_Isend(MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD, &r));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Irecv", MPI_Irecv(MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD, &r));
+    MT_TRUE(r == MPI_REQUEST_NULL, "a refused Isend/Irecv wrote the request");
+    EXPECT(MPI_ERR_BUFFER, "MPI_Send_init",
+           MPI_Send_init(MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD, &r));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Recv_init",
+           MPI_Recv_init(MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD, &r));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Sendrecv",
+           MPI_Sendrecv(MPI_IN_PLACE, 1, MPI_INT, me, 0, &v, 1, MPI_INT, me, 0, MPI_COMM_WORLD, &st));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Sendrecv",
+           MPI_Sendrecv(&v, 1, MPI_INT, me, 0, MPI_IN_PLACE, 1, MPI_INT, me, 0, MPI_COMM_WORLD, &st));
+    EXPECT(MPI_ERR_BUFFER, "MPI_Sendrecv_replace",
+           MPI_Sendrecv_replace(MPI_IN_PLACE, 1, MPI_INT, me, 0, me, 0, MPI_COMM_WORLD, &st));
+}
+
 static void classes(void)
 {
     static const int cls[] = {MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM,
@@ -208,8 +322,11 @@ int main(int argc, char **argv)
     errhandlers();
     pt2pt_args();
     classes();
-    if (mt_weft)
+    if (mt_weft) {
         unsupported();
+        request_handles();
+        in_place();
+    }
 
     /* still able to communicate after all that */
     int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size, v = -1;

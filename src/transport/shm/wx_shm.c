@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -243,14 +242,11 @@ typedef enum { WX_SHM_CMA_OFF, WX_SHM_CMA_ON, WX_SHM_CMA_AUTO } wx_shm_cma_mode_
 
 static wx_shm_cma_mode_t wx_shm_cma_mode(void)
 {
-    const char *s = wu_config_str(WU_CONFIG_SHM_CMA);
-    if (!strcasecmp(s, "auto"))
-        return WX_SHM_CMA_AUTO;
-    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
+    const char *s = wu_config_str(WU_CONFIG_SHM_CMA);   /* auto, 1 or 0: wu_config_init checked */
+    if (!strcmp(s, "1"))
         return WX_SHM_CMA_ON;
-    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcasecmp(s, "false"))
+    if (!strcmp(s, "0"))
         return WX_SHM_CMA_OFF;
-    wu_log_warn("WEFT_SHM_CMA=%s is not auto, 1 or 0; using auto", s);
     return WX_SHM_CMA_AUTO;
 }
 
