@@ -73,7 +73,7 @@ static wu_status_t wc_tlsel_parse(wc_tlsel_t *sel_p)
 /* Which ranks share this rank's node: those that publish the same identity, the host name plus
  * the device and inode of /dev/shm (two network namespaces with one host name but private /dev/shm
  * are two nodes: their shared memory cannot meet). WEFT_NODE_SPLIT=k, a test hook, adds
- * "rank / k" so that one machine plays several nodes. Written by wc_nodes_discover, read-only
+ * "rank / k" so that one machine plays several nodes (-k: "rank % k", nodes of round-robin ranks). Written by wc_nodes_discover, read-only
  * afterwards. */
 #define WC_NODE_ID_MAX 320
 #define WC_NODE_NAMED  4          /* nodes named in messages */
@@ -99,8 +99,8 @@ static void wc_node_identity(int rank, char *id, size_t len)
                            (unsigned long long)st.st_ino)
                 : snprintf(id, len, "%s:-", host);
     long split = wu_config_int(WU_CONFIG_NODE_SPLIT);
-    if (split > 0 && n > 0 && (size_t)n < len)
-        snprintf(id + n, len - (size_t)n, ":sim%ld", rank / split);
+    if (split != 0 && n > 0 && (size_t)n < len)
+        snprintf(id + n, len - (size_t)n, ":sim%ld", split > 0 ? rank / split : rank % -split);
 }
 
 /* The length of an identity's machine part: without WEFT_NODE_SPLIT's ":sim<k>". */

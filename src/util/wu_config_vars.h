@@ -31,15 +31,17 @@
     X(TRANSPORTS,     STR,  "auto",   0, 0, "auto|self,shm|shm|self,ofi|ofi", JOB,                 \
       "transports between ranks: auto (shm on the node, ofi across nodes), self,shm or self,ofi "  \
       "(every other rank through libfabric, even on the node)")                                    \
-    X(NODE_SPLIT,     INT,  "0",      0, WU_CONFIG_INT_MAX, NULL, JOB,                             \
-      "testing: ranks r / k form a node (one machine plays several nodes); 0: nodes are hosts")    \
+    X(NODE_SPLIT,     INT,  "0",      -WU_CONFIG_INT_MAX, WU_CONFIG_INT_MAX, NULL, JOB,            \
+      "testing: ranks r / k form a node (one machine plays several nodes), with -k ranks r % k "    \
+      "(round robin); 0: nodes are hosts")                                                         \
     X(OFI_EAGER_MAX,  SIZE, "16384",  0, 64 * WU_CONFIG_MIB, NULL, JOB,                            \
       "largest message sent eagerly through libfabric (as shm: a program behaves alike on either)") \
     X(OFI_FRAG_SIZE,  SIZE, "32768",  1024, 64 * WU_CONFIG_MIB, NULL, JOB,                         \
       "fragment size of the pipelined rendezvous over libfabric")                                  \
-    X(OFI_GET_MIN,    SIZE, "1",      0, WU_CONFIG_TIB, NULL, JOB,                                 \
+    X(OFI_GET_MIN,    SIZE, "0",      0, WU_CONFIG_TIB, NULL, JOB,                                 \
       "rendezvous messages of at least this size are read by the receiver with fi_read when the "  \
-      "provider has RMA (1: every rendezvous); 0: always the pipelined send")                      \
+      "provider has RMA (1: every rendezvous); 0: always the pipelined send (default: the read "   \
+      "corrupts a Bcast across nodes, docs/ofi.md)")                                               \
     X(OFI_RCACHE_SIZE, INT, "64",     0, 1048576, NULL, RANK,                                      \
       "entries of the libfabric memory registration cache")                                        \
     X(OFI_ADDR_FILE,  STR,  "",       0, 0, NULL, RANK,                                            \
