@@ -9,8 +9,9 @@
 # usage: suite.sh BUILD_DIR MPIEXEC H P [MIN_RANKS [NAME_REGEX]]
 #   MIN_RANKS (default 1): only the tests of at least that many ranks (3 hosts x 1 rank places the
 #   tests of 1 and 2 ranks exactly as 2 hosts x 2 ranks does: one rank a host).
-#   SUITE_JOBS (default 2): tests run at once. Each test keeps its own --timeout (and a SIGKILL
-#   30 s later). Prints PASS/FAIL/SKIP per test, the output of each
+#   SUITE_JOBS (default 2): tests run at once. SUITE_TIME_SCALE (default 2): each test's own
+#   --timeout, and the --deadline=S of the multithreaded programs, times this (tcp between fake
+#   hosts sharing 2 cores is slower than one host's shared memory); a SIGKILL 30 s after it. Prints PASS/FAIL/SKIP per test, the output of each
 #   failure, and a summary; writes the summary to BUILD_DIR/Testing/net-suite-HxP.txt too.
 NET_SRC=$(cd "$(dirname "$0")" && pwd)
 . "$NET_SRC/../launcher/lib.sh"
@@ -18,6 +19,7 @@ NET_SRC=$(cd "$(dirname "$0")" && pwd)
 
 BUILD=$(realpath "$1") MPIEXEC=$(realpath "$2") H=$3 P=$4 MIN_NP=${5:-1} PICK=${6:-}
 JOBS=${SUITE_JOBS:-2}
+SCALE=${SUITE_TIME_SCALE:-2}
 T_NAME="net.suite.${H}x${P}"
 
 on_exit() {
@@ -51,6 +53,10 @@ run_one() {
     local i=$1 name=$2 np=$3 tmo=$4 envs prog ppn t0 rc
     IFS=$'\x1f' read -ra envs <<<"$5"
     IFS=$'\x1f' read -ra prog <<<"$6"
+    tmo=$((tmo * SCALE))
+    for k in "${!prog[@]}"; do
+        case ${prog[k]} in --deadline=*) prog[k]=--deadline=$(( ${prog[k]#--deadline=} * SCALE )) ;; esac
+    done
     ppn=$(( (np + H - 1) / H ))
     [ "$ppn" -le "$P" ] || ppn=$P
     t0=$(date +%s)
