@@ -215,8 +215,11 @@ for ((r = 1; r <= rounds; r++)); do
                 continue
             fi
             t0=$(date +%s%N)
+            # In the background and waited for, so that a signal to this script is handled at once (bash
+            # runs a trap only after the foreground command ends); the job must not hold the hosts' life pipe.
             # shellcheck disable=SC2086  # args: word splitting intended
-            launch "$impl" "$ppn" "$limit" "$prog" $args >"$stem.out" 2>"$stem.err" </dev/null
+            launch "$impl" "$ppn" "$limit" "$prog" $args >"$stem.out" 2>"$stem.err" </dev/null {NET_LIFE_FD}>&- &
+            wait $!
             rc=$?
             ms=$((($(date +%s%N) - t0) / 1000000))
             secs=$((ms / 1000)).$(((ms % 1000) / 100))
