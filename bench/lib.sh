@@ -16,8 +16,10 @@ bench_outdir() {
 }
 
 # bench_build <programs...>: Weft through the CMake target bench_programs, the peers with their mpicc.
+# bench_extra_src[impl], when the caller sets it, names further sources compiled into each program of that
+# peer (run_net.sh: MPICH's finalize workaround).
 bench_build() {
-    declare -gA bindir state
+    declare -gA bindir state bench_extra_src
     local impl p cc
     for impl in $impls; do
         case $impl in
@@ -44,7 +46,7 @@ bench_build() {
             for p in "$@"; do
                 # -Wno-stringop-overflow: GCC misreads MPICH's MPI_STATUSES_IGNORE as a zero-size array.
                 if ! "$cc" -O2 -pthread -Wno-stringop-overflow -o "${bindir[$impl]}/bench_$p" "$here/$p.c" \
-                        >>"$out/build-$impl.log" 2>&1; then
+                        ${bench_extra_src[$impl]:-} >>"$out/build-$impl.log" 2>&1; then
                     state[$impl]="missing (build failed, see build-$impl.log)"
                 fi
             done ;;
