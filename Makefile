@@ -1,6 +1,7 @@
 # Entry points that work on a fresh Debian 12 machine as root (see README.md).
 #   make demo     install what is missing, build, run examples/hello_threads on 4 ranks
 #   make test     install what is missing, build, run every test (default, ASan+UBSan and TSan builds)
+#   make test-net the whole MPI suite across fake hosts (network namespaces, as root; ~40 min)
 #   make install PREFIX=/opt/weft
 #   make bench    run the benchmarks against MPICH and Open MPI (bench/README.md)
 
@@ -11,7 +12,7 @@ DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev libfabric-dev pytho
 TEST_DEPS = mpich python3-venv iproute2
 BENCH_DEPS = mpich libmpich-dev openmpi-bin libopenmpi-dev valgrind
 
-.PHONY: all deps build demo test test-default test-asan test-tsan install bench clean
+.PHONY: all deps build demo test test-default test-asan test-tsan test-net install bench clean
 
 all: build
 
@@ -33,8 +34,13 @@ test: deps
 
 # Skipped tests print why on stdout, which ctest keeps in its log only: shown after the run.
 test-default: build
-	cd $(BUILD) && { ctest --output-on-failure --timeout 300 -j 2; rc=$$?; \
+	cd $(BUILD) && { ctest --output-on-failure --timeout 300 -j 2 -LE netsuite; rc=$$?; \
 	  grep -h '^SKIP' Testing/Temporary/LastTest.log || true; exit $$rc; }
+
+# The whole MPI suite across fake hosts (network namespaces; root): 2 hosts x 2 ranks, 3 x 1.
+test-net: build
+	@./tools/install-deps.sh $(TEST_DEPS)
+	cd $(BUILD) && ctest --output-on-failure -L netsuite
 
 test-asan: deps
 	cmake -S . -B $(BUILD)-asan -G Ninja --preset asan
