@@ -260,7 +260,7 @@ static int wm_nb_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scoun
     rc = wm_coll_run(fn, c, wm_coll_build_neighbor_alltoallw, &a, request, NULL, NULL);
     free(types);
     if (rc == MPI_SUCCESS && request) {
-        wm_request_t *r = (wm_request_t *)*request;
+        wm_request_t *r = wm_request_ptr(*request);
         r->held = held;
         r->nheld = nheld;
     } else if (held) {
