@@ -220,6 +220,42 @@ static wu_status_t wc_settings_check(int rank, int size)
     return WU_ERR_INVALID;
 }
 
+/* The limits of a job on several nodes: each rank's (derived from its peers' transports) differ,
+ * since a node's only rank has no shm peer and nodes may differ in size; collectives choose their
+ * algorithm by the limits and the dynamic broadcast sizes packets that other ranks forward, so
+ * every rank must use the same. Each publishes its own, and takes the most restrictive of all
+ * (one get per rank, as for the node identities). Collective, at start-up, before the progress
+ * task runs. */
+static wu_status_t wc_limits_agree(wc_ep_t *ep)
+{
+    wc_limits_t *l = &ep->limits;
+    char v[128];
+    snprintf(v, sizeof(v), "%zu,%zu,%zu,%zu", l->eager_max, l->max_payload, l->frag_size,
+             l->get_bulk_min);
+    wu_status_t st = wi_pmi_put("limits", v);
+    if (st == WU_OK)
+        st = wi_pmi_fence();
+    for (int r = 0; r < ep->size && st == WU_OK; r++) {
+        if (r == ep->rank)
+            continue;
+        size_t e, m, f, g;
+        if ((st = wi_pmi_get(r, "limits", v, sizeof(v))) != WU_OK)
+            break;
+        if (sscanf(v, "%zu,%zu,%zu,%zu", &e, &m, &f, &g) != 4) {
+            wu_log_error("rank %d published malformed limits \"%s\"", r, v);
+            return WU_ERR_INVALID;
+        }
+        l->eager_max = e < l->eager_max ? e : l->eager_max;
+        l->max_payload = m < l->max_payload ? m : l->max_payload;
+        l->frag_size = f < l->frag_size ? f : l->frag_size;
+        l->get_bulk_min = !g || !l->get_bulk_min ? 0 : g > l->get_bulk_min ? g : l->get_bulk_min;
+    }
+    if (st != WU_OK)
+        wu_log_error("the limits of the job's ranks could not be exchanged (%s)",
+                     wu_status_str(st));
+    return st;
+}
+
 /* Create the transports and choose one per peer: self for the rank itself; by WEFT_TRANSPORTS,
  * shm for the ranks of this node and ofi for the others (auto), shm for all (one node only), or ofi
  * for all. The choice is the same on every rank (the environment and the node table are the
@@ -372,7 +408,10 @@ wu_status_t wc_init(bool thread_multiple)
         wc_idle_yield = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && wc_nodes.nmachine > ncpu;
     }
     wc_doorbell_choose();
-    wc_ep_start(ep, true);
+    wc_ep_start(ep, false);
+    if (wc_nodes.nnodes > 1 && (st = wc_limits_agree(ep)) != WU_OK)
+        goto err_transports;
+    wc_ep_submit(ep);
     wu_debug("core up: rank %d of %d, peers by %s%s%s, eager max %zu, bulk get from %zu", rank,
              size, wc_tl_shm ? "shm" : "", wc_tl_shm && wc_tl_ofi ? "+" : "",
              wc_tl_ofi ? "ofi" : wc_tl_shm ? "" : "-", ep->limits.eager_max,

@@ -129,8 +129,12 @@ static void wc_ep_limits_derive(wc_ep_t *ep)
 void wc_ep_start(wc_ep_t *ep, bool submit)
 {
     wc_ep_limits_derive(ep);
-    if (!submit)
-        return;
+    if (submit)
+        wc_ep_submit(ep);
+}
+
+void wc_ep_submit(wc_ep_t *ep)
+{
     wp_ltask_init(&ep->ltask, wc_ep_progress_task, ep, WP_TASK_REPEAT, "pt2pt");
     wp_ltask_submit(&ep->ltask);
     ep->started = true;

@@ -75,7 +75,10 @@ typedef struct wc_peer {
 /* Protocol limits that hold towards every other rank of the endpoint (the most restrictive of
  * their transports' attributes; the self transport's when the job has one rank), for code that
  * does not send to one peer: collectives choosing an algorithm, the dynamic broadcast. Set by
- * wc_ep_start, read-only afterwards. A message to one peer uses that peer's limits instead. */
+ * wc_ep_start, read-only afterwards. A message to one peer uses that peer's limits instead. On
+ * several nodes the ranks' peers differ (a node's only rank has no shm peer), so wc_core.c makes
+ * the limits the job's: the most restrictive over every rank's, or ranks would choose different
+ * collective algorithms and packet sizes for one operation. */
 typedef struct wc_limits {
     size_t eager_max;      /* smallest eager limit */
     size_t max_payload;    /* smallest packet */
@@ -133,6 +136,9 @@ void wc_ep_peer_set(wc_ep_t *ep, int peer, wx_tl_t *tl);
 /* After every peer is set: derive the limits; with submit, hand the progress task to the
  * progression engine (a unit test may instead call wc_ep_progress itself). */
 void wc_ep_start(wc_ep_t *ep, bool submit);
+/* What wc_ep_start(ep, true) does after the limits: submit the progress task. For a caller that
+ * adjusts ep->limits in between (wc_core.c: the limits a job on several nodes agrees on). */
+void wc_ep_submit(wc_ep_t *ep);
 /* Poll the transports once, push queued packets; returns how much was done (0: nothing). */
 int wc_ep_progress(wc_ep_t *ep);
 /* Packets wait for transport room somewhere (only polling moves them). */
