@@ -29,7 +29,7 @@ typedef struct wm_coll_hier {
     int my_node;
     bool contiguous;           /* node k holds the consecutive ranks by_node[first[k] ..]: rank
                                   order is node order (non-commutative ops may go hierarchical) */
-    int *first;                /* [nnodes + 1]: node k's ranks are by_node[first[k] .. first[k+1]) */
+    int *first;                /* [nnodes + 1]: node k: by_node[first[k] .. first[k + 1]) */
     int *by_node;              /* [size]: c's ranks grouped by node, ascending within a node */
     int *node_of;              /* [size]: c rank -> node */
     int *slot;                 /* [size]: c rank -> its index within its node */
@@ -161,9 +161,11 @@ void wm_coll_hier_free(wm_comm_t *c)
     for (int i = 0; i < WM_HIER_NKINDS; i++)
         k[i] = atomic_load_explicit(&h->calls[i], memory_order_relaxed);
     wu_debug("%s: hierarchical collectives over %d nodes: %s %llu, %s %llu, %s %llu, %s %llu, "
-             "%s %llu", c->name[0] ? c->name : "a communicator", h->nnodes, wm_hier_kind_name[0], (unsigned long long)k[0],
-             wm_hier_kind_name[1], (unsigned long long)k[1], wm_hier_kind_name[2],
-             (unsigned long long)k[2], wm_hier_kind_name[3], (unsigned long long)k[3],
+             "%s %llu", c->name[0] ? c->name : "a communicator", h->nnodes,
+             wm_hier_kind_name[0], (unsigned long long)k[0],
+             wm_hier_kind_name[1], (unsigned long long)k[1],
+             wm_hier_kind_name[2], (unsigned long long)k[2],
+             wm_hier_kind_name[3], (unsigned long long)k[3],
              wm_hier_kind_name[4], (unsigned long long)k[4]);
     wm_coll_hier_destroy(h);
 }
