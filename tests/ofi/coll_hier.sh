@@ -13,6 +13,11 @@ if [ $rc -ne 0 ]; then
     echo "coll_hier.sh: exit status expected 0 got $rc"
     exit 1
 fi
+if ! echo "$out" | grep -q ' ranks ok$'; then
+    echo "$out" | grep -v 'debug:' | tail -20
+    echo "coll_hier.sh: the program did not report success"
+    exit 1
+fi
 lines=$(echo "$out" | grep 'debug: .*hierarchical collectives over')
 if [ "$expect" = flat ]; then
     if [ -n "$lines" ]; then
