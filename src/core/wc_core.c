@@ -163,6 +163,18 @@ out:
     return st;
 }
 
+int wc_node_count(void)
+{
+    return wc_nodes.nnodes;
+}
+
+int wc_node_of(int rank)
+{
+    if (!wc_nodes.node_of || rank < 0 || rank >= wc_world.size)
+        return -1;
+    return wc_nodes.node_of[rank];
+}
+
 /* "2 nodes: a (ranks 0-1: 2 ranks), b (2 ranks)" into buf, for messages. */
 static const char *wc_nodes_describe(char *buf, size_t len)
 {
@@ -351,6 +363,7 @@ static void wc_transports_close(void)
     free(wc_nodes.node_of);
     free(wc_nodes.local);
     wc_nodes.node_of = wc_nodes.local = NULL;
+    wc_nodes.nnodes = 0;
 }
 
 wu_status_t wc_init(bool thread_multiple)
@@ -399,6 +412,7 @@ wu_status_t wc_init(bool thread_multiple)
         goto err_transports;
     for (int r = 0; r < size; r++)
         wc_ep_peer_set(ep, r, wc_tl_peer[r]);
+    wc_world.nnodes = wc_nodes.nnodes;
     {
         /* the ranks of this machine share its CPUs, also those of the nodes WEFT_NODE_SPLIT
          * makes of it (counting only the node's ranks, 4 ranks of 2 such nodes on 2 CPUs never

@@ -25,6 +25,7 @@ typedef struct wc_world {
     int  size;
     bool singleton;
     int  appnum;         /* the launcher's MPMD section of this process (MPI_APPNUM) */
+    int  nnodes;         /* nodes the job's ranks are on (wc_node_of), set before wc_init returns */
 } wc_world_t;
 
 extern wc_world_t wc_world;
@@ -37,6 +38,13 @@ static inline bool wc_bulk_single_copy(const wc_ep_t *ep, uint64_t bytes)
     return ep->limits.get_bulk_min && bytes > ep->limits.eager_max &&
            bytes >= ep->limits.get_bulk_min;
 }
+
+/* Nodes: which world ranks share a node (shared memory), as wc_init found them (docs/ofi.md,
+ * "Which transport reaches which rank"; WEFT_NODE_SPLIT=k makes ranks r / k a node). Nodes are
+ * numbered 0 .. wc_node_count() - 1 by their first rank. Fixed between wc_init and wc_finalize:
+ * any thread may call these, no lock. wc_node_of gives -1 for a rank outside the job. */
+int wc_node_count(void);
+int wc_node_of(int rank);
 
 /* thread_multiple: the application may call concurrently (MPI_THREAD_MULTIPLE). Then the engine's
  * progress threads start (WEFT_PROGRESS_IDLE/TIMER, on by default) and every lock is real. Below

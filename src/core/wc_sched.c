@@ -234,12 +234,6 @@ static void wc_sched_do_copy(const wc_sched_step_t *st)
     }
 }
 
-static void wc_sched_fail(wc_sched_t *s, wu_status_t st)
-{
-    if (s->error == WU_OK && st != WU_OK)
-        s->error = st;
-}
-
 /* Start steps from `next` up to the next fence (consumed) or the end. */
 static void wc_sched_start_round(wc_sched_t *s)
 {

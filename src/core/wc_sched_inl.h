@@ -137,6 +137,14 @@ static inline void wc_sched_send_mode(wc_sched_t *s, wc_send_mode_t mode)
     s->send_mode = (uint8_t)mode;
 }
 
+/* The schedule fails with st unless it failed already (sticky: the first error stays): a builder
+ * that cannot go on (no memory), or a step that failed. */
+static inline void wc_sched_fail(wc_sched_t *s, wu_status_t st)
+{
+    if (s->error == WU_OK && st != WU_OK)
+        s->error = st;
+}
+
 static inline wu_status_t wc_sched_error(const wc_sched_t *s)
 {
     return s->error;

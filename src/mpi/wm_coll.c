@@ -169,12 +169,16 @@ void wm_coll_build_barrier(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
     }
 }
 
+static inline wm_coll_build_fn_t wm_barrier_builder(const wm_comm_t *c)
+{
+    return c->inter ? wm_coll_build_inter_barrier
+                    : wm_coll_pick(wm_coll_build_barrier, wm_coll_build_hier_barrier);
+}
+
 int wm_barrier(wm_comm_t *c)
 {
     wm_coll_args_t a = { 0 };
-    return wm_coll_run("MPI_Barrier", c,
-                       c->inter ? wm_coll_build_inter_barrier : wm_coll_build_barrier, &a, NULL,
-                       NULL, NULL);
+    return wm_coll_run("MPI_Barrier", c, wm_barrier_builder(c), &a, NULL, NULL, NULL);
 }
 
 WM_API int PMPI_Barrier(MPI_Comm comm)
@@ -196,7 +200,6 @@ WM_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     if (rc)
         return rc;
     wm_coll_args_t a = { 0 };
-    return wm_coll_run(fn, c, c->inter ? wm_coll_build_inter_barrier : wm_coll_build_barrier, &a,
-                       request, NULL, NULL);
+    return wm_coll_run(fn, c, wm_barrier_builder(c), &a, request, NULL, NULL);
 }
 WM_ALIAS(MPI_Ibarrier)

@@ -116,6 +116,27 @@ void wm_coll_build_alltoall(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a
 void wm_coll_build_alltoallv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_alltoallw(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+/* Hierarchical forms (wm_coll_hier.c) for a job on several nodes: phases within each node and
+ * among one process per node where c spans several nodes and some node holds several of its
+ * ranks, else (or for a non-commutative op whose nodes are not consecutive blocks of ranks) the
+ * flat builder above. wm_coll_pick gives them only when the job has several nodes, so a job on
+ * one node runs exactly the flat builders. */
+void wm_coll_build_hier_barrier(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_hier_bcast(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_hier_reduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_hier_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+void wm_coll_build_hier_allgather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
+/* Free c's node layout (c is going away; no collective runs on it). WEFT_DEBUG logs how many
+ * calls took the hierarchical path. */
+void wm_coll_hier_free(wm_comm_t *c);
+
+/* The builder of an intracommunicator collective: the hierarchical one when the job spans several
+ * nodes (a load and a predictable branch on one node). */
+static inline wm_coll_build_fn_t wm_coll_pick(wm_coll_build_fn_t flat, wm_coll_build_fn_t hier)
+{
+    return WU_UNLIKELY(wc_world.nnodes > 1) ? hier : flat;
+}
 /* Neighborhood collectives (wm_coll_neighbor.c): c has a topology (wm_topo.h). */
 void wm_coll_build_neighbor_allgather(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 void wm_coll_build_neighbor_allgatherv(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);

@@ -340,6 +340,8 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
         n = c->remote_size;
         build = gather ? (vec ? wm_coll_build_inter_allgatherv : wm_coll_build_inter_allgather)
                        : (vec ? wm_coll_build_inter_alltoallv : wm_coll_build_inter_alltoall);
+    } else if (build == wm_coll_build_allgather) {
+        build = wm_coll_pick(build, wm_coll_build_hier_allgather);
     }
     bool in_place = sbuf == MPI_IN_PLACE;
     bool svec = vec && !gather;   /* alltoallv has send vectors, allgatherv does not */

@@ -385,7 +385,7 @@ static void wm_allreduce_pair(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, co
     }
 }
 
-static void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
+void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     uint64_t count = (uint64_t)a->rcount;
     if (count == 0)
@@ -587,8 +587,12 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
     };
     wm_obj_t *to = a.rtype->obj.predefined ? NULL : (wm_obj_t *)&a.rtype->obj;
     wm_obj_t *oo = a.op->obj.predefined ? NULL : (wm_obj_t *)&a.op->obj;
-    return wm_coll_run(fn, c, c->inter ? inter_builders[kind] : builders[kind], &a, request, to,
-                       oo);
+    wm_coll_build_fn_t build = c->inter ? inter_builders[kind] : builders[kind];
+    if (kind == WM_R_REDUCE && !c->inter)
+        build = wm_coll_pick(build, wm_coll_build_hier_reduce);
+    else if (kind == WM_R_ALLREDUCE && !c->inter)
+        build = wm_coll_pick(build, wm_coll_build_hier_allreduce);
+    return wm_coll_run(fn, c, build, &a, request, to, oo);
 }
 
 static const wm_coll_vec_t wm_no_vec;

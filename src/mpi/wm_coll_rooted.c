@@ -313,8 +313,9 @@ static int wm_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype typ
     if (!(c->inter && root == MPI_PROC_NULL) &&
         (rc = wm_coll_check_buf(c, fn, "buffer", buf, count, type, &a.rtype)))
         return rc;
-    return wm_coll_run(fn, c, c->inter ? wm_coll_build_inter_bcast : wm_coll_build_bcast, &a,
-                       request, wm_type_obj(a.rtype), NULL);
+    wm_coll_build_fn_t build = c->inter ? wm_coll_build_inter_bcast
+                                        : wm_coll_pick(wm_coll_build_bcast, wm_coll_build_hier_bcast);
+    return wm_coll_run(fn, c, build, &a, request, wm_type_obj(a.rtype), NULL);
 }
 
 WM_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)

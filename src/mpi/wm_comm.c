@@ -2,6 +2,7 @@
  * query, duplicate, name, compare and free communicators (split/create: wm_comm_split.c;
  * intercommunicators: wm_comm_inter.c). See docs/communicators.md. */
 #include "mpi/wm_internal.h"
+#include "mpi/wm_coll.h"
 #include "mpi/wm_group.h"
 #include "mpi/wm_topo.h"
 
@@ -98,6 +99,7 @@ static void wm_comm_info_drop(MPI_Info info)
 static void wm_comm_destroy(wm_obj_t *o)
 {
     wm_comm_t *c = (wm_comm_t *)o;
+    wm_coll_hier_free(c);
     free(c->ranks_mem);
     c->ranks_mem = NULL;
     free(c->topo);

@@ -45,6 +45,9 @@ typedef struct wm_comm {
      * building or starting it): the peers' messages of that call may still arrive under the shared
      * blocking tag, so later blocking collectives on c are refused rather than matched with them. */
     _Atomic bool     coll_broken;
+    /* The node-aware layout of c for hierarchical collectives (wm_coll_hier.c): made on first use
+     * by any thread (compare-and-swap), freed with c. */
+    struct wm_coll_hier *_Atomic coll_hier;
 } wm_comm_t;
 
 extern wm_comm_t wm_comm_world, wm_comm_self;

@@ -1,5 +1,6 @@
-/* MPI_Comm_split_type: MPI_COMM_TYPE_SHARED (every rank of a job shares one node here),
- * MPI_COMM_TYPE_HW_GUIDED (info "mpi_hw_resource_type": "mpi_shared_memory" or an hwloc object
+/* MPI_Comm_split_type: MPI_COMM_TYPE_SHARED (the ranks of one node: the core's node table,
+ * wc_node_of, which also decides who is reached by shared memory), MPI_COMM_TYPE_HW_GUIDED (info
+ * "mpi_hw_resource_type": "mpi_shared_memory", the same as SHARED, or an hwloc object
  * type such as "Package", "NUMANode", "L3Cache", "Core"), MPI_COMM_TYPE_HW_UNGUIDED and
  * MPI_COMM_TYPE_RESOURCE_GUIDED ("mpi_pset_name" "mpi://WORLD" or "mpi://SELF").
  *
@@ -180,18 +181,27 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
         return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
     }
 
+    /* Resources below the node are numbered within each node (hwloc's logical indices): when c
+     * spans several nodes, such a color splits c's node first. */
+    int node = wc_node_of(wm_comm_world_rank(c, c->rank));
+    bool multi = false;
+    for (int i = 0; i < c->size && !multi; i++)
+        multi = wc_node_of(wm_comm_world_rank(c, i)) != node;
+    bool per_node = false;
     int color = MPI_UNDEFINED;
     char val[256];
     switch (split_type) {
     case MPI_COMM_TYPE_SHARED:
-        color = 0;   /* one node: the shared-memory transport reaches every rank */
+        color = node;
         break;
     case MPI_COMM_TYPE_HW_GUIDED:
         wm_info_value(info, "mpi_hw_resource_type", val, sizeof(val));
-        if (strcmp(val, "mpi_shared_memory") == 0)
-            color = 0;
-        else if (val[0])
+        if (strcmp(val, "mpi_shared_memory") == 0) {
+            color = node;
+        } else if (val[0]) {
             color = wm_hw_guided_color(val, &binds[c->rank]);
+            per_node = multi;
+        }
         break;
     case MPI_COMM_TYPE_RESOURCE_GUIDED:
         wm_info_value(info, "mpi_pset_name", val, sizeof(val));
@@ -201,14 +211,21 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
             color = c->rank;
         break;
     case MPI_COMM_TYPE_HW_UNGUIDED:
-        color = wm_hw_unguided_color(binds, c->size, c->rank);
+        /* the largest resource holding only some of c's processes: their node, when they are on
+         * several */
+        color = multi ? node : wm_hw_unguided_color(binds, c->size, c->rank);
         break;
     default:   /* MPI_UNDEFINED */
         break;
     }
     free(binds);
-    wm_comm_t *d = NULL;
-    int rc = wm_comm_split(c, color, key, &d);
+    wm_comm_t *d = NULL, *t = c;
+    int rc = MPI_SUCCESS;
+    if (per_node && (rc = wm_comm_split(c, node, key, &t)) != MPI_SUCCESS)
+        return rc;
+    rc = wm_comm_split(t, color, key, &d);
+    if (t != c)
+        wm_obj_user_free(&t->obj);
     if (rc != MPI_SUCCESS)
         return rc;
     *newcomm = d ? wm_comm_handle(d) : MPI_COMM_NULL;

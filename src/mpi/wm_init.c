@@ -1,5 +1,6 @@
 /* MPI_Init and friends: world set-up and teardown, thread level, abort. */
 #include "mpi/wm_internal.h"
+#include "mpi/wm_coll.h"
 #include "mpi/wm_group.h"
 #include "thread/wt_thread.h"
 #include "util/wu_log.h"
@@ -95,6 +96,8 @@ WM_API int PMPI_Finalize(void)
     int rc = wm_barrier(&wm_comm_world);
     if (rc != MPI_SUCCESS)
         return wm_error_raise(&wm_comm_world, rc);
+    wm_coll_hier_free(&wm_comm_world);   /* the predefined communicators are never destroyed */
+    wm_coll_hier_free(&wm_comm_self);
     wm_obj_finalize();
     wu_status_t st = wc_finalize();
     wm_state.finalized = 1;

@@ -4,6 +4,10 @@
 # tests/mpi/validate_mpich.sh style, without --weft (cases MPICH 4.0 gets wrong are then left out).
 weft_mpi_program(coll_move coll_move.c)
 weft_mpi_program(coll_reduce coll_reduce.c)
+# The collectives that go hierarchical across nodes (tests/ofi runs them on several nodes); here on
+# one node, where the flat algorithms serve them.
+weft_mpi_program(coll_hier coll_hier.c)
+weft_mpi_tests(coll_hier NPS 1 3 4 ARGS 512 --weft TIMEOUT 120)
 # Data movement (Barrier, Bcast, Gather(v), Scatter(v), Allgather(v), Alltoall(v,w)): up to 4 MiB
 # per rank with 1 and 2 ranks, 1 MiB with 3 and 4, 256 KiB with 8; every root, in place and not.
 weft_mpi_tests(coll_move NPS 1 2 ARGS 4194304 --weft TIMEOUT 120)

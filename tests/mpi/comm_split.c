@@ -138,11 +138,16 @@ int main(int argc, char **argv)
     }
     MT_CALL(MPI_Group_free(&ge));
 
-    /* split_type: shared (one node), undefined */
+    /* split_type: shared (one node: all, or with WEFT_NODE_SPLIT=s under --weft the ranks r / s;
+     * tests/mpi/comm_nodes.c checks the nodes independently of the launcher), undefined */
     MT_CALL(MPI_Comm_split_type(parent, MPI_COMM_TYPE_SHARED, n - mt_rank, MPI_INFO_NULL, &c));
-    for (int i = 0; i < n; i++)
-        want[i] = n - 1 - i;
-    check_comm("Comm_split_type(MPI_COMM_TYPE_SHARED, key n - rank)", c, want, n, parent);
+    const char *ns = getenv("WEFT_NODE_SPLIT");
+    int split = mt_weft && ns && atoi(ns) > 0 ? atoi(ns) : n;
+    k = 0;
+    for (int i = n - 1; i >= 0; i--)
+        if (i / split == mt_rank / split)
+            want[k++] = i;
+    check_comm("Comm_split_type(MPI_COMM_TYPE_SHARED, key n - rank)", c, want, k, parent);
     MT_CALL(MPI_Comm_free(&c));
     MT_CALL(MPI_Comm_split_type(parent, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
     MT_TRUE(c == MPI_COMM_NULL, "Comm_split_type(MPI_UNDEFINED) expected MPI_COMM_NULL");
@@ -164,9 +169,11 @@ int main(int argc, char **argv)
     if (MPI_Info_create(&info) == MPI_SUCCESS) {
         MT_CALL(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
         MT_CALL(MPI_Comm_split_type(parent, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
+        k = 0;
         for (int i = 0; i < n; i++)
-            want[i] = i;
-        check_comm("Comm_split_type(HW_GUIDED, mpi_shared_memory)", c, want, n, parent);
+            if (i / split == mt_rank / split)
+                want[k++] = i;
+        check_comm("Comm_split_type(HW_GUIDED, mpi_shared_memory)", c, want, k, parent);
         MT_CALL(MPI_Comm_free(&c));
         if (mt_weft) {
             /* a type this machine does not have: MPI_COMM_NULL everywhere */
@@ -175,7 +182,8 @@ int main(int argc, char **argv)
             MT_TRUE(c == MPI_COMM_NULL, "HW_GUIDED with an unknown type expected MPI_COMM_NULL");
             MT_CALL(MPI_Info_set(info, "mpi_hw_resource_type", "Machine"));
             MT_CALL(MPI_Comm_split_type(parent, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
-            check_comm("Comm_split_type(HW_GUIDED, Machine)", c, want, n, parent);
+            /* a machine per node: nodes of WEFT_NODE_SPLIT are numbered apart (want: the node) */
+            check_comm("Comm_split_type(HW_GUIDED, Machine)", c, want, k, parent);
             MT_CALL(MPI_Comm_free(&c));
         }
         MT_CALL(MPI_Info_free(&info));
