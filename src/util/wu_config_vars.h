@@ -38,10 +38,9 @@
       "largest message sent eagerly through libfabric (as shm: a program behaves alike on either)") \
     X(OFI_FRAG_SIZE,  SIZE, "32768",  1024, 64 * WU_CONFIG_MIB, NULL, JOB,                         \
       "fragment size of the pipelined rendezvous over libfabric")                                  \
-    X(OFI_GET_MIN,    SIZE, "0",      0, WU_CONFIG_TIB, NULL, JOB,                                 \
+    X(OFI_GET_MIN,    SIZE, "1",      0, WU_CONFIG_TIB, NULL, JOB,                                 \
       "rendezvous messages of at least this size are read by the receiver with fi_read when the "  \
-      "provider has RMA (1: every rendezvous); 0: always the pipelined send (default: the read "   \
-      "corrupts a Bcast across nodes, docs/ofi.md)")                                               \
+      "provider has RMA (1: every rendezvous); 0: always the pipelined send")                      \
     X(OFI_RCACHE_SIZE, INT, "64",     0, 1048576, NULL, RANK,                                      \
       "entries of the libfabric memory registration cache")                                        \
     X(OFI_ADDR_FILE,  STR,  "",       0, 0, NULL, RANK,                                            \

@@ -13,7 +13,7 @@
 
 typedef struct ident {
     char host[MPI_MAX_PROCESSOR_NAME];
-    int sim;            /* world rank / WEFT_NODE_SPLIT, or 0 */
+    int sim;            /* world rank / WEFT_NODE_SPLIT (% -WEFT_NODE_SPLIT when < 0), or 0 */
 } ident_t;
 
 static int same_node(const ident_t *a, const ident_t *b)
@@ -95,6 +95,8 @@ int main(int argc, char **argv)
     const char *split = getenv("WEFT_NODE_SPLIT");
     if (mt_weft && split && atoi(split) > 0)
         me.sim = mt_rank / atoi(split);
+    else if (mt_weft && split && atoi(split) < 0)
+        me.sim = mt_rank % -atoi(split);   /* nodes of round-robin ranks */
     ident_t *ids = malloc(sizeof(ident_t) * (size_t)mt_size);
     MT_CALL(MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, ids, (int)sizeof(me), MPI_BYTE,
                           MPI_COMM_WORLD));

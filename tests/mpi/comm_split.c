@@ -53,6 +53,12 @@ static void check_comm(const char *what, MPI_Comm c, const int *want, int n, MPI
     MT_CALL(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
 }
 
+/* ranks a and b on one node under WEFT_NODE_SPLIT=split (0: one node) */
+static int same_node(int a, int b, int split)
+{
+    return split > 0 ? a / split == b / split : split < 0 ? a % -split == b % -split : 1;
+}
+
 int main(int argc, char **argv)
 {
     mt_init_args(argc, argv, 0);
@@ -138,14 +144,15 @@ int main(int argc, char **argv)
     }
     MT_CALL(MPI_Group_free(&ge));
 
-    /* split_type: shared (one node: all, or with WEFT_NODE_SPLIT=s under --weft the ranks r / s;
+    /* split_type: shared (one node: all, or with WEFT_NODE_SPLIT=s under --weft the ranks r / s,
+     * or r % -s when s < 0;
      * tests/mpi/comm_nodes.c checks the nodes independently of the launcher), undefined */
     MT_CALL(MPI_Comm_split_type(parent, MPI_COMM_TYPE_SHARED, n - mt_rank, MPI_INFO_NULL, &c));
     const char *ns = getenv("WEFT_NODE_SPLIT");
-    int split = mt_weft && ns && atoi(ns) > 0 ? atoi(ns) : n;
+    int split = mt_weft && ns ? atoi(ns) : 0;   /* s > 0: nodes r / s; s < 0: r % -s */
     k = 0;
     for (int i = n - 1; i >= 0; i--)
-        if (i / split == mt_rank / split)
+        if (same_node(i, mt_rank, split))
             want[k++] = i;
     check_comm("Comm_split_type(MPI_COMM_TYPE_SHARED, key n - rank)", c, want, k, parent);
     MT_CALL(MPI_Comm_free(&c));
@@ -171,7 +178,7 @@ int main(int argc, char **argv)
         MT_CALL(MPI_Comm_split_type(parent, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
         k = 0;
         for (int i = 0; i < n; i++)
-            if (i / split == mt_rank / split)
+            if (same_node(i, mt_rank, split))
                 want[k++] = i;
         check_comm("Comm_split_type(HW_GUIDED, mpi_shared_memory)", c, want, k, parent);
         MT_CALL(MPI_Comm_free(&c));
