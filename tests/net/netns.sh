@@ -280,3 +280,35 @@ net_leftovers() {
     [ -e "$NET_DIR" ] && echo "directory $NET_DIR"
     return 0
 }
+
+# ---- for test scripts (they source tests/launcher/lib.sh first: T_NAME, T_DIR, skip, fail) ----
+
+# net_test_exit: the EXIT trap of net_test_setup. Ends the test's background jobs, runs net_down,
+# fails the test if anything net_up made is left, removes T_DIR, keeps the status otherwise.
+net_test_exit() {
+    local rc=$? left
+    jobs -p | xargs -r kill -KILL 2>/dev/null
+    net_down
+    left=$(net_leftovers)
+    if [ -n "$left" ]; then
+        printf 'FAIL (%s): left behind after net_down:\n%s\n' "$T_NAME" "$left" >&2
+        rc=1
+    fi
+    rm -rf "$T_DIR"
+    exit $rc
+}
+
+# net_test_setup: what every test on fake hosts starts with. Leaves nothing behind however the
+# script ends (a failed check, SIGTERM, SIGINT, SIGHUP: their traps exit, so the EXIT trap runs at
+# once; SIGKILL is the reaper's and the next run's business), and skips (exit 77, saying why) on
+# a machine that cannot make fake hosts or run rsh.
+net_test_setup() {
+    local sig
+    trap net_test_exit EXIT
+    for sig in TERM:143 INT:130 HUP:129; do
+        trap "echo '$T_NAME: SIG${sig%:*}: cleaning up' >&2; exit ${sig#*:}" "${sig%:*}"
+    done
+    net_check || skip "$NET_WHY"
+    python3 -c 'import os, socket, sys; sys.exit(not (hasattr(socket, "send_fds") and hasattr(os, "pidfd_open")))' \
+        2>/dev/null || skip "rsh and rshd.py need python3 3.9 or later"
+}

@@ -22,24 +22,11 @@ JOBS=${SUITE_JOBS:-2}
 SCALE=${SUITE_TIME_SCALE:-2}
 T_NAME="net.suite.${H}x${P}"
 
-on_exit() {
-    local rc=$?
-    jobs -p | xargs -r kill -KILL 2>/dev/null
-    net_down
-    rm -rf "$T_DIR"
-    exit $rc
-}
-trap on_exit EXIT
-for sig in TERM:143 INT:130 HUP:129; do
-    trap "echo '$T_NAME: SIG${sig%:*}: cleaning up' >&2; exit ${sig#*:}" "${sig%:*}"
-done
+net_test_setup
 
-net_check || skip "$NET_WHY"
 LAUNCHER=${SUITE_LAUNCHER:-weft}
 [ "$LAUNCHER" != hydra ] || command -v mpiexec.mpich >/dev/null ||
     skip "MPICH's Hydra (mpiexec.mpich) is not installed"
-python3 -c 'import os, socket, sys; sys.exit(not (hasattr(socket, "send_fds") and hasattr(os, "pidfd_open")))' \
-    2>/dev/null || skip "rsh and rshd.py need python3 3.9 or later"
 
 python3 "$NET_SRC/suite_list.py" "$BUILD" "$MPIEXEC" "$MIN_NP" $PICK >"$T_DIR/list" 2>"$T_DIR/left" ||
     fail "suite_list.py failed: $(cat "$T_DIR/left")"

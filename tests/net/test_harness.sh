@@ -9,27 +9,10 @@ NET_SRC=$(cd "$(dirname "$0")" && pwd)
 
 # Leaves nothing behind however the script ends (a failed check, SIGTERM, SIGINT); SIGKILL is the
 # reaper's and the next run's business (netns.sh).
-on_exit() {
-    local rc=$? left
-    net_down
-    left=$(net_leftovers)
-    if [ -n "$left" ]; then
-        printf 'FAIL (%s): left behind after net_down:\n%s\n' "$T_NAME" "$left" >&2
-        rc=1
-    fi
-    rm -rf "$T_DIR"
-    exit $rc
-}
-trap on_exit EXIT
-for sig in TERM:143 INT:130 HUP:129; do
-    trap "echo '$T_NAME: SIG${sig%:*}: cleaning up' >&2; exit ${sig#*:}" "${sig%:*}"
-done
+net_test_setup
 
-net_check || skip "$NET_WHY"
 command -v mpiexec.mpich >/dev/null && command -v mpicc.mpich >/dev/null ||
     skip "MPICH (mpiexec.mpich, mpicc.mpich) is not installed"
-python3 -c 'import os, socket, sys; sys.exit(not (hasattr(socket, "send_fds") and hasattr(os, "pidfd_open")))' \
-    2>/dev/null || skip "rsh and rshd.py need python3 3.9 or later"
 
 mpicc.mpich -O1 -o "$T_DIR/hostinfo" "$NET_SRC/hostinfo.c" 2>"$T_DIR/cc.err" ||
     fail "mpicc.mpich hostinfo.c: $(cat "$T_DIR/cc.err")"

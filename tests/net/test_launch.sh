@@ -12,25 +12,8 @@ NET_SRC=$(cd "$(dirname "$0")" && pwd)
 . "$NET_SRC/netns.sh"
 MX=$1 P=$2 ORDER=$3 COLL=$4
 
-on_exit() {
-    local rc=$? left
-    net_down
-    left=$(net_leftovers)
-    if [ -n "$left" ]; then
-        printf 'FAIL (%s): left behind after net_down:\n%s\n' "$T_NAME" "$left" >&2
-        rc=1
-    fi
-    rm -rf "$T_DIR"
-    exit $rc
-}
-trap on_exit EXIT
-for sig in TERM:143 INT:130 HUP:129; do
-    trap "echo '$T_NAME: SIG${sig%:*}: cleaning up' >&2; exit ${sig#*:}" "${sig%:*}"
-done
+net_test_setup
 
-net_check || skip "$NET_WHY"
-python3 -c 'import os, socket, sys; sys.exit(not (hasattr(socket, "send_fds") and hasattr(os, "pidfd_open")))' \
-    2>/dev/null || skip "rsh and rshd.py need python3 3.9 or later"
 net_up 3 || fail "net_up 3 failed (see above)"
 
 RSH=(-launcher rsh -launcher-exec "$NET_SRC/rsh")
