@@ -23,6 +23,7 @@
  * signals to them become messages (mx_front_signal), and their exits arrive as messages and are
  * judged by mx_rank_ended as local ones are. */
 #include "mpiexec.h"
+#include "cleanup.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -355,6 +356,7 @@ static bool mx_spawn(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int devnull
         s->pgid = pid;
     (void)setpgid(pid, s->pgid);   /* also done by the child; whichever runs first wins */
     r->pid = pid;
+    mx_janitor_watch(pid);
     s->alive++;
     close(sv[1]);
     close(out[1]);
@@ -722,6 +724,8 @@ int mx_run(mx_state_t *s)
         fprintf(stderr, "mpiexec: setup failed: %s\n", strerror(errno));
         goto free_cpus;
     }
+    if (s->mode != MX_MODE_FRONT)   /* removes the job's names if mpiexec is killed: cleanup.c */
+        mx_janitor_start(s->job.kvsname);
 
     bool spawned = true;
     if (s->mode == MX_MODE_FRONT) {

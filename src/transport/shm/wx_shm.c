@@ -1,6 +1,7 @@
 /* Shared-memory transport: the segment (setup and teardown), send and progress over the per-pair
  * rings of wx_shm_ring_inl.h. Layout of the segment: wx_shm_priv.h. CMA: wx_shm_cma.c. */
 #include "transport/shm/wx_shm_priv.h"
+#include "transport/shm/wx_shm_stale.h"
 
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -111,7 +112,7 @@ static size_t wx_shm_ring_choose(int n, size_t max_payload)
 static wu_status_t wx_shm_seg_create(const char *name, int n, size_t ring_size, int *fd_p)
 {
     wx_shm_layout_t l = wx_shm_layout(n, ring_size);
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = wx_shm_stale_create(name);   /* locked while the name lives: wx_shm_stale.h */
     if (fd < 0 && errno == EEXIST) {
         /* job ids are unique: a segment of this name is left over from a job that died early */
         wu_log_warn("removing stale shared-memory segment /dev/shm%s", name);
