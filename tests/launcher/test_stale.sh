@@ -18,7 +18,7 @@ if [ -z "${WEFT_STALE_INNER:-}" ]; then
          exec bash "$0" "$@"' "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
-MX=$1 P=$2 KILLER=$3 ROUNDS=${4:-24}
+MX=$1 P=$2 KILLER=$3 ROUNDS=${4:-36}
 BUDGET_S=60
 
 # leftovers: every entry of /dev/shm and /tmp but this script's own directory.
