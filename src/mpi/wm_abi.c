@@ -149,36 +149,3 @@ WM_API int PMPI_Pcontrol(const int level, ...)
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Pcontrol)
-
-/* A Fortran status is MPI_F_STATUS_SIZE MPI_Fint: the three public fields at MPI_F_SOURCE,
- * MPI_F_TAG and MPI_F_ERROR, then the internal words in order. */
-_Static_assert(MPI_F_STATUS_SIZE == 3 + sizeof(((MPI_Status *)0)->MPI_internal) / sizeof(int),
-               "a Fortran status holds a C status word for word");
-_Static_assert(MPI_F_SOURCE == 0 && MPI_F_TAG == 1 && MPI_F_ERROR == 2,
-               "the public fields lead the Fortran status");
-
-WM_API int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
-{
-    if (!c_status || !f_status)
-        return MPI_ERR_ARG;
-    f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
-    f_status[MPI_F_TAG] = c_status->MPI_TAG;
-    f_status[MPI_F_ERROR] = c_status->MPI_ERROR;
-    for (int i = 0; i < MPI_F_STATUS_SIZE - 3; i++)
-        f_status[3 + i] = c_status->MPI_internal[i];
-    return MPI_SUCCESS;
-}
-WM_ALIAS(MPI_Status_c2f)
-
-WM_API int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
-{
-    if (!f_status || !c_status)
-        return MPI_ERR_ARG;
-    c_status->MPI_SOURCE = f_status[MPI_F_SOURCE];
-    c_status->MPI_TAG = f_status[MPI_F_TAG];
-    c_status->MPI_ERROR = f_status[MPI_F_ERROR];
-    for (int i = 0; i < MPI_F_STATUS_SIZE - 3; i++)
-        c_status->MPI_internal[i] = f_status[3 + i];
-    return MPI_SUCCESS;
-}
-WM_ALIAS(MPI_Status_f2c)

@@ -3,6 +3,7 @@
  * (wc_isend_dt, wc_irecv_dt): contiguous layouts cost nothing more, others are packed in flight.
  * Blocking calls keep their core request on the stack unless a user communicator or datatype
  * must be named; nonblocking ones take one from the pool and name both. */
+#include "mpi/wm_handle_conv.h"
 #include "mpi/wm_internal.h"
 
 #include <sched.h>
@@ -536,6 +537,7 @@ static int wm_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dat
     }
     wc_imrecv_dt(wc_ep_default(), r, buf, (uint64_t)count, &ti->layout, m->msg);
     m->magic = 0;
+    wm_handle_conv_forget_message((MPI_Message)m);
     free(m);
     *message = MPI_MESSAGE_NULL;
     wc_wait(r);
@@ -592,6 +594,7 @@ static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype da
     wm_request_use(r, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
     wc_imrecv_dt(wc_ep_default(), &r->core, buf, (uint64_t)count, &ti->layout, m->msg);
     m->magic = 0;
+    wm_handle_conv_forget_message((MPI_Message)m);
     free(m);
     *message = MPI_MESSAGE_NULL;
     *request = wm_request_handle(r);

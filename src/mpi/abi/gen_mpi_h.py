@@ -78,6 +78,7 @@ def known_types():
     types.update(cb[0] for cb in T.CALLBACKS + T.T_CALLBACKS)
     types.update(alias for alias, _ in T.CALLBACK_ALIASES)
     types.add("MPI_Status")
+    types.add(T.F08_STATUS)
     return types
 
 
@@ -239,6 +240,12 @@ def emit_header(families):
         w(f"    int {field};")
     w(f"    int MPI_internal[{T.STATUS_INTERNAL_INTS}];")
     w("} MPI_Status;")
+    w("")
+    w("typedef struct {                   /* the mpi_f08 module's TYPE(MPI_Status) */")
+    for field in T.STATUS_FIELDS:
+        w(f"    MPI_Fint {field};")
+    w(f"    MPI_Fint MPI_internal[{T.STATUS_INTERNAL_INTS}];")
+    w(f"}} {T.F08_STATUS};")
     w("")
     w("/* ---- handles: pointers to incomplete types; predefined handles are small integers ---- */")
     for ctype, tag, values in T.HANDLES:

@@ -33,6 +33,9 @@ SCALAR_TYPES = [
 # The status object: three public fields, then room the library uses as it likes.
 STATUS_FIELDS = ["MPI_SOURCE", "MPI_TAG", "MPI_ERROR"]
 STATUS_INTERNAL_INTS = 5
+# The status of the Fortran mpi_f08 module (TYPE(MPI_Status)) as C sees it: the same fields as
+# MPI_Status, as MPI_Fint. Not in the ABI's reference header [weft], like the conversions using it.
+F08_STATUS = "MPI_F08_status"
 
 # ---------------------------------------------------------------------------------------------
 # Handle types and their predefined values.  The first value of each list is that type's null
@@ -1131,6 +1134,10 @@ MPI_Fint MPI_Win_c2f(MPI_Win win)  [weft]
 MPI_Win MPI_Win_f2c(MPI_Fint win)  [weft]
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)  [weft]
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)  [weft]
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)  [weft]
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)  [weft]
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)  [weft]
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)  [weft]
 
 @family abi: the ABI itself: versions, Fortran facts, handles as integers
 int MPI_Abi_get_version(int *abi_major, int *abi_minor)
