@@ -1,6 +1,7 @@
 #!/bin/bash
 # No process and no /dev/shm/<kvsname>* file outlives the job, however it ends: normally, by a
-# failing rank, by SIGTERM or SIGINT to mpiexec, or by SIGKILL to mpiexec (ranks only).
+# failing rank, by SIGTERM or SIGINT to mpiexec, or by SIGKILL to mpiexec (the ranks, and the files
+# through mpiexec's watcher; what the ranks started is beyond reach).
 # usage: test_cleanup.sh MPIEXEC PROBE
 . "$(dirname "$0")/lib.sh"
 MX=$1 P=$2
@@ -59,8 +60,9 @@ expect_rc 0 "SIGUSR1 passed on to the ranks"
 expect_eq "what the ranks did with SIGUSR1 (sorted)" "$(printf 'usr1 0\nusr1 1')" "$(sorted "$(cat "$T_DIR/out")")"
 
 # SIGKILL to mpiexec: the ranks die with it (PR_SET_PDEATHSIG); what they started is beyond reach.
+# mpiexec's watcher (tools/mpiexec/cleanup.c) then removes the job's /dev/shm files.
 rm -f "$PIDS"/*
-PROBE_PIDDIR=$PIDS "$MX" -n 3 "$P" sleep </dev/null >"$T_DIR/out" 2>"$T_DIR/err" &
+PROBE_PIDDIR=$PIDS PROBE_SHM=1 "$MX" -n 3 "$P" sleep </dev/null >"$T_DIR/out" 2>"$T_DIR/err" &
 mx=$!
 T_CMD="kill -KILL mpiexec -n 3 $P sleep"
 wait_files "$PIDS" 3
@@ -69,5 +71,9 @@ wait $mx
 T_RC=$?
 expect_rc 137 "SIGKILL to mpiexec"
 expect_gone "SIGKILL to mpiexec" "$PIDS"
-rm -f /dev/shm/weft-$mx-*
+for i in $(seq 50); do   # the watcher waits for the ranks to die, then removes the files
+    [ -z "$(cd /dev/shm && ls -d "weft-$mx-"* 2>/dev/null)" ] && break
+    sleep 0.1
+done
+expect_no_shm "SIGKILL to mpiexec" "weft-$mx-"
 echo "PASS: $T_NAME"
