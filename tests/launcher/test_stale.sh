@@ -52,6 +52,28 @@ a_rank() {
     [ -e "${f[0]}" ] && cat "${f[RANDOM % ${#f[@]}]}"
 }
 
+# ours: the processes of mpiexec's program (its watcher included: a forked mpiexec) or the probe's
+# in this mount namespace (other tests run the same programs outside it).
+ours() {
+    local pid me
+    me=$(readlink /proc/self/ns/mnt)
+    for pid in $(pgrep -f -- "^($MX|$P)( |\$)"); do
+        [ "$(readlink "/proc/$pid/ns/mnt" 2>/dev/null)" = "$me" ] && ps -o pid=,args= -p "$pid"
+    done
+}
+
+# expect_no_process WHAT: within 5 s, none of ours is left.
+expect_no_process() {
+    local i left
+    for i in $(seq 50); do
+        left=$(ours)
+        [ -z "$left" ] && return 0
+        sleep 0.1
+    done
+    printf 'FAIL (%s): %s: processes left:\n%s\n' "$T_NAME" "$1" "$left" >&2
+    exit 1
+}
+
 # kill_on_name SUFFIX TARGET: kills TARGET (a pid, or @FILE) the moment a name ending in SUFFIX
 # appears in /dev/shm (shm_killer, waiting at most 10 s); true if it did.
 kill_on_name() {
@@ -70,6 +92,7 @@ run "$MX" -n 3 "$P" hello
 expect_rc 0 "a job that is not killed"
 T_INIT_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
 expect_clean "a job that is not killed"
+expect_no_process "a job that is not killed"
 span=$(( T_INIT_MS * 3 / 2 + 20 ))
 
 # Each round kills at a random moment (even rounds) or the moment the segment's name appears
@@ -120,6 +143,7 @@ while [ $round -lt "$ROUNDS" ] && [ $((SECONDS - start)) -lt $BUDGET_S ]; do
     [ $T_RC = 0 ] && fail "round $round: a process of the job was killed, yet mpiexec's status is 0"
 done
 expect_clean "after $round rounds of kills during start-up"
+expect_no_process "after $round rounds of kills during start-up"
 echo "$round rounds in $((SECONDS - start)) s (random kills spread over ${span} ms; a 3-rank" \
      "start-up takes ${T_INIT_MS} ms); a segment's name existed at $seen of the kills"
 [ $seen -gt 0 ] || fail "no kill happened while a segment's name existed: the test proved nothing"
