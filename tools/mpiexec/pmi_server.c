@@ -523,6 +523,8 @@ void mx_pmi_read(mx_job_t *job, mx_rank_t *r)
             if (r->pmi_fd < 0)
                 return;
         }
+        if (r->pmi_fd < 0)   /* closed on a bad PMI-2 header: pmi_buf is gone */
+            return;
         r->pmi_len -= (size_t)(start - r->pmi_buf);
         memmove(r->pmi_buf, start, r->pmi_len);
         if (r->pmi_len == MX_PMI_LINE_MAX) {   /* PMI-2 messages this long were refused above */
