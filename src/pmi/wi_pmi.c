@@ -151,7 +151,7 @@ static wu_status_t wi_pmi_choice(int *choice_p)
     char why[256];
     long v;
     if (wu_config_parse(WU_CONFIG_PMI, getenv("WEFT_PMI"), &v, why, sizeof(why)) != WU_OK) {
-        wu_log_error("PMI: WEFT_PMI: %s", why);
+        wu_log_error("PMI: %s", why);
         return WU_ERR_INVALID;
     }
     *choice_p = (int)v;
@@ -164,24 +164,37 @@ static wu_status_t wi_pmi_choice(int *choice_p)
  *                                  PMI-1 (our mpiexec, Hydra: both also serve PMI-2)
  *   PMI_PORT (PMI_ID)              PMI-1 (Hydra's -pmi-port)
  *   nothing                        a singleton
- * WEFT_PMI=pmix|pmi2|pmi1 forces the protocol when a launcher is there; without one the process
- * is still a singleton. */
+ * WEFT_PMI=pmix|pmi2|pmi1 forces the protocol; it is an error when the launcher does not offer it
+ * (never a silent job of singletons). Without any launcher the process is a singleton. */
 static const wi_pmi_ops_t *wi_pmi_select(void)
 {
+    static const char *const names[] = { "auto", "pmix", "pmi2", "pmi1" };
     const char *port = getenv("PMI_PORT"), *ns = getenv("PMIX_NAMESPACE");
+    const char *jobid = getenv("PMI_JOBID");
     bool pmix_env = ns && *ns && getenv("PMIX_RANK");
     int choice, fd;
     if (wi_pmi_choice(&choice) != WU_OK)
         return NULL;
     bool have_fd = wi_pmi_env_int("PMI_FD", &fd), have_port = !have_fd && port && *port;
+    bool have_wire = have_fd || have_port;
 
+    if (!pmix_env && !have_wire)
+        return wi_pmi_init_singleton();
+    if (choice == WI_PMI_PMIX && !pmix_env) {
+        wu_log_error("PMI: WEFT_PMI=pmix, but the launcher offers no PMIx (PMIX_NAMESPACE is unset; "
+                     "it offers %s: use WEFT_PMI=auto, pmi2 or pmi1)", have_fd ? "PMI_FD" : "PMI_PORT");
+        return NULL;
+    }
+    if ((choice == WI_PMI_PMI2 || choice == WI_PMI_PMI1) && !have_wire) {
+        wu_log_error("PMI: WEFT_PMI=%s, but the launcher offers only PMIx (PMI_FD and PMI_PORT are "
+                     "unset: use WEFT_PMI=auto or pmix)", names[choice]);
+        return NULL;
+    }
     if (choice == WI_PMI_PMIX || (choice == WI_PMI_AUTO && pmix_env)) {
-        if (!pmix_env && choice == WI_PMI_PMIX)
-            return wi_pmi_init_singleton();
 #ifdef WEFT_HAVE_PMIX
         return wi_pmix_init();
 #else
-        if (choice == WI_PMI_PMIX || (!have_fd && !have_port)) {
+        if (choice == WI_PMI_PMIX || !have_wire) {
             wu_log_error("PMI: %s, but this Weft was built without PMIx (no libpmix found at build "
                          "time; Debian: libpmix-dev)", choice == WI_PMI_PMIX ?
                          "WEFT_PMI=pmix" : "the launcher offers only PMIx (PMIX_NAMESPACE is set)");
@@ -189,12 +202,9 @@ static const wi_pmi_ops_t *wi_pmi_select(void)
         }
 #endif
     }
-    if (!have_fd && !have_port)
-        return wi_pmi_init_singleton();
     if (have_fd ? wi_pmi_take_fd(fd) != WU_OK : wi_pmi_wire_connect(port) != WU_OK)
         return NULL;
-    const char *jobid = getenv("PMI_JOBID");
-    bool pmi2 = choice == WI_PMI_PMI2 || (choice != WI_PMI_PMI1 && have_fd && jobid && *jobid);
+    bool pmi2 = choice == WI_PMI_PMI2 || (choice == WI_PMI_AUTO && have_fd && jobid && *jobid);
     return pmi2 ? wi_pmi2_init(have_port) : wi_pmi1_init(have_port);
 }
 

@@ -57,6 +57,29 @@ if [ "$MODE" = hydra ]; then
     exit 0
 fi
 
+# ---- the knob ---------------------------------------------------------------------------------
+run env WEFT_PMI=pmi2 "$P" method
+expect_rc 0 "WEFT_PMI=pmi2 without a launcher"
+expect_eq "WEFT_PMI=pmi2 without a launcher: a singleton" "rank 0 of 1: method singleton" "$T_OUT"
+
+run env WEFT_PMI=pmi1 PMI_JOBID=x "$LAUNCH" -n 2 "$P" method
+expect_rc 0 "WEFT_PMI=pmi1 with PMI_JOBID set"
+expect_eq "WEFT_PMI=pmi1 wins over PMI_JOBID" "$(lines 2 'method pmi1')" "$(sorted "$T_OUT")"
+
+run env PMI_JOBID=x "$LAUNCH" -n 2 "$P" method
+expect_rc 0 "PMI_JOBID set (as Slurm's mpi/pmi2 does)"
+expect_eq "auto picks PMI-2 when PMI_JOBID is set" "$(lines 2 'method pmi2')" "$(sorted "$T_OUT")"
+
+run env WEFT_PMI=pmix "$LAUNCH" -n 2 "$P" method
+expect_rc 99 "WEFT_PMI=pmix under a launcher without PMIx"
+expect_match "WEFT_PMI=pmix under a launcher without PMIx: why" \
+    "error: PMI: WEFT_PMI=pmix, but the launcher offers no PMIx" "$T_ERR"
+
+run env WEFT_PMI=pmi3 "$LAUNCH" -n 2 "$M" ring
+[ "$T_RC" != 0 ] || { show_run; fail "WEFT_PMI=pmi3 must fail MPI_Init"; }
+expect_match "WEFT_PMI=pmi3: the message names the variable and the accepted words" \
+    "WEFT_PMI=pmi3: not one of the accepted words; accepted: auto, pmix, pmi2 or pmi1" "$T_ERR"
+
 run env WEFT_PMI=pmi2 "$LAUNCH" -n 2 "$P" abort 5 1
 expect_rc 5 "PMI-2: rank 1 aborts with code 5"
 expect_mpiexec_msg "PMI-2 abort" '^mpiexec: rank 1 \(pid [0-9]+\) called MPI_Abort with code 5; terminating the job$'
