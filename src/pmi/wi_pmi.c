@@ -166,23 +166,27 @@ static wu_status_t wi_pmi_choice(int *choice_p)
  *   nothing                        a singleton
  * WEFT_PMI=pmix|pmi2|pmi1 forces the protocol; it is an error when the launcher does not offer it
  * (never a silent job of singletons). Without any launcher the process is a singleton. */
-static const wi_pmi_ops_t *wi_pmi_select(void)
+static const wi_pmi_ops_t *wi_pmi_select(wu_status_t *st_p)
 {
     static const char *const names[] = { "auto", "pmix", "pmi2", "pmi1" };
     const char *port = getenv("PMI_PORT"), *ns = getenv("PMIX_NAMESPACE");
     const char *jobid = getenv("PMI_JOBID");
     bool pmix_env = ns && *ns && getenv("PMIX_RANK");
     int choice, fd;
-    if (wi_pmi_choice(&choice) != WU_OK)
+    *st_p = WU_ERR_PMI;
+    if (wi_pmi_choice(&choice) != WU_OK) {
+        *st_p = WU_ERR_INVALID;
         return NULL;
+    }
     bool have_fd = wi_pmi_env_int("PMI_FD", &fd), have_port = !have_fd && port && *port;
     bool have_wire = have_fd || have_port;
 
     if (!pmix_env && !have_wire)
         return wi_pmi_init_singleton();
     if (choice == WI_PMI_PMIX && !pmix_env) {
-        wu_log_error("PMI: WEFT_PMI=pmix, but the launcher offers no PMIx (PMIX_NAMESPACE is unset; "
-                     "it offers %s: use WEFT_PMI=auto, pmi2 or pmi1)", have_fd ? "PMI_FD" : "PMI_PORT");
+        wu_log_error("PMI: WEFT_PMI=pmix, but the launcher offers no PMIx (PMIX_NAMESPACE is "
+                     "unset; it offers %s: use WEFT_PMI=auto, pmi2 or pmi1)",
+                     have_fd ? "PMI_FD" : "PMI_PORT");
         return NULL;
     }
     if ((choice == WI_PMI_PMI2 || choice == WI_PMI_PMI1) && !have_wire) {
@@ -214,13 +218,14 @@ wu_status_t wi_pmi_init(int *rank_p, int *size_p, bool *singleton_p)
         wu_log_error("PMI: wi_pmi_init called twice");
         return WU_ERR_INVALID;
     }
-    const wi_pmi_ops_t *ops = wi_pmi_select();
+    wu_status_t st;
+    const wi_pmi_ops_t *ops = wi_pmi_select(&st);
     if (!ops) {
         if (wi_pmi.fd >= 0)
             close(wi_pmi.fd);
         wi_pmi.fd = -1;
         wi_pmi.rlen = 0;
-        return WU_ERR_PMI;
+        return st;
     }
     wi_pmi.ops = ops;
     wi_pmi_set_kvsname(wi_pmi.kvsname_wire);

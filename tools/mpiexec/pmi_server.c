@@ -1,5 +1,6 @@
 /* The PMI-1 and PMI-2 server side. PMI-1: each rank's socket carries newline-terminated
- * "cmd=<name> key=value ..." lines; each command but abort gets one answer line. One key-value space (the job's kvsname).
+ * "cmd=<name> key=value ..." lines; each command but abort gets one answer line. One key-value
+ * space (the job's kvsname).
  *
  *   init pmi_version=1 pmi_subversion=1   response_to_init pmi_version=1 pmi_subversion=1 rc=0
  *   get_maxes                       maxes kvsname_max=64 keylen_max=64 vallen_max=1024 rc=0
