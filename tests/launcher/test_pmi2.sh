@@ -165,6 +165,31 @@ expect_eq "PMI-2 by hand: a NUL byte is refused, the connection goes on" "$RAW_W
 cmd=error-response;rc=-1;errmsg=the message holds a NUL byte;
 cmd=finalize-response;rc=0;" "$T_OUT"
 
+# A client that skips the PMI-1 init line and starts in PMI-2 is answered in PMI-2, not left
+# hanging.
+cat >"$T_DIR/noinit.sh" <<'EOF'
+export LC_ALL=C
+fd=$PMI_FD
+ask() {
+    local hdr body
+    printf '%-6d%s' "${#1}" "$1" >&"$fd"
+    IFS= read -r -N 6 -t 20 hdr <&"$fd" || { echo "(no answer)"; return; }
+    IFS= read -r -N "$((10#${hdr// /}))" -t 20 body <&"$fd"
+    echo "$body"
+}
+ask "cmd=fullinit;pmirank=$PMI_RANK;threaded=FALSE;"
+ask "cmd=finalize;"
+EOF
+for where in local proxy; do
+    args=()
+    [ "$where" = proxy ] && args=("${HOSTS_ARGS[@]}")
+    run "$LAUNCH" "${args[@]}" -n 1 bash "$T_DIR/noinit.sh"
+    expect_rc 0 "PMI-2 without the init line ($where)"
+    expect_eq "PMI-2 without the init line ($where): answered in PMI-2" \
+        "cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=0;size=1;appnum=0;debugged=FALSE;pmiverbose=FALSE;
+cmd=finalize-response;rc=0;" "$T_OUT"
+done
+
 for bad in header long; do
     for where in local proxy; do
         args=()

@@ -16,7 +16,8 @@
  *
  * PMI-2: a rank whose init says pmi_version=2 gets "response_to_init pmi_version=2
  * pmi_subversion=0 rc=0" and speaks length-prefixed messages from then on (src/pmi/wi_pmi2_msg.h;
- * its answers are built the same way):
+ * its answers are built the same way); a rank whose first bytes are a PMI-2 message is taken as
+ * PMI-2 without the init line:
  *   fullinit pmirank=       fullinit-response rank size appnum debugged=FALSE pmiverbose=FALSE
  *   job-getid               job-getid-response jobid=<kvsname>
  *   kvs-put key value       kvs-put-response (into the same store as PMI-1's put)
@@ -357,6 +358,11 @@ void mx_pmi_line(mx_job_t *job, mx_rank_t *r, char *line)
 {
     char cmd[64], kvs[256], key[MX_PMI_KEY_MAX + 1], val[MX_PMI_VAL_MAX + 1], num[32];
 
+    /* The front end's side of a rank that started in PMI-2 without the init line (its proxy
+     * switched when it saw the header): "cmd=NAME;" is PMI-2, "cmd=NAME ..." PMI-1. */
+    if (!r->pmi_init && !r->pmi_v2 && !strncmp(line, "cmd=", 4) &&
+        line[4 + strcspn(line + 4, " ;")] == ';')
+        r->pmi_v2 = r->pmi_init = true;
     if (r->pmi_v2) {
         mx_pmi2_message(job, r, line);
         return;
@@ -501,7 +507,13 @@ void mx_pmi_read(mx_job_t *job, mx_rank_t *r)
         r->pmi_len += (size_t)n;
         char *start = r->pmi_buf;
         for (;;) {
-            size_t avail = r->pmi_len - (size_t)(start - r->pmi_buf), used;
+            size_t avail = r->pmi_len - (size_t)(start - r->pmi_buf), used, blen;
+            const char *why;
+            /* A client that starts with a PMI-2 message, without the PMI-1 init line, is
+             * answered in PMI-2 rather than left waiting for a '\n' that never comes. */
+            if (!r->pmi_init && !r->pmi_v2 && avail >= WI_PMI2_HDR_LEN + 4 &&
+                wi_pmi2_hdr_parse(start, &blen, &why) && !strncmp(start + WI_PMI2_HDR_LEN, "cmd=", 4))
+                r->pmi_v2 = r->pmi_init = true;
             if (r->pmi_v2) {
                 if (!mx_pmi2_take(job, r, start, avail, &used))
                     break;
