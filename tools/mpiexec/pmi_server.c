@@ -198,11 +198,18 @@ static const char *mx_pmi_field(char *line, const char *name, char *out, size_t 
 
 #define MX_PMI2_MSG_MAX (MX_PMI_LINE_MAX + 2 * MX_PMI_VAL_MAX)
 
-static void mx_pmi2_send(mx_job_t *job, mx_rank_t *r, wi_pmi2_out_t *o)
+static void mx_pmi2_simple(mx_job_t *job, mx_rank_t *r, const char *cmd, int rc,
+                           const char *errmsg);
+
+/* Sends the answer built in o; one too long for its buffer (a huge PMI_process_mapping) becomes
+ * an error answer rather than none, which would leave the rank waiting. */
+static void mx_pmi2_send(mx_job_t *job, mx_rank_t *r, wi_pmi2_out_t *o, const char *cmd)
 {
     size_t n = wi_pmi2_end(o);
-    if (n == 0)
-        return;   /* cannot happen: our answers are bounded and the buffer holds the largest */
+    if (n == 0) {
+        mx_pmi2_simple(job, r, cmd, -1, "answer too long for weft mpiexec");
+        return;
+    }
     if (job->pmi_send)
         job->pmi_send(job, r, o->buf, n);
     else
@@ -218,7 +225,7 @@ static void mx_pmi2_simple(mx_job_t *job, mx_rank_t *r, const char *cmd, int rc,
     wi_pmi2_add_int(&o, "rc", rc);
     if (rc != 0 && errmsg)
         wi_pmi2_add(&o, "errmsg", errmsg);
-    mx_pmi2_send(job, r, &o);
+    mx_pmi2_send(job, r, &o, cmd);   /* cmd and errmsg are short: it fits */
 }
 
 /* found=TRUE value=val, or found=FALSE when val is NULL. */
@@ -231,7 +238,7 @@ static void mx_pmi2_found(mx_job_t *job, mx_rank_t *r, const char *cmd, const ch
     wi_pmi2_add(&o, "found", val ? "TRUE" : "FALSE");
     if (val)
         wi_pmi2_add(&o, "value", val);
-    mx_pmi2_send(job, r, &o);
+    mx_pmi2_send(job, r, &o, cmd);
 }
 
 /* A node attribute lives in the job's store under "\001node<host>:<key>", a name no put can
@@ -283,14 +290,14 @@ static void mx_pmi2_message(mx_job_t *job, mx_rank_t *r, char *body)
         wi_pmi2_add_int(&o, "appnum", r->appnum);
         wi_pmi2_add(&o, "debugged", "FALSE");
         wi_pmi2_add(&o, "pmiverbose", "FALSE");
-        mx_pmi2_send(job, r, &o);
+        mx_pmi2_send(job, r, &o, cmd);
     } else if (!strcmp(m.cmd, "job-getid")) {
         char buf[512];
         wi_pmi2_out_t o;
         wi_pmi2_begin(&o, buf, sizeof(buf), cmd);
         wi_pmi2_add_int(&o, "rc", 0);
         wi_pmi2_add(&o, "jobid", job->kvsname);
-        mx_pmi2_send(job, r, &o);
+        mx_pmi2_send(job, r, &o, cmd);
     } else if (!strcmp(m.cmd, "kvs-put") || !strcmp(m.cmd, "info-putnodeattr")) {
         if (!key || !mx_pmi_key_ok(key) || strlen(key) >= MX_PMI_KEY_MAX)
             mx_pmi2_simple(job, r, cmd, -1, "key missing, longer than 63 bytes or not printable");
