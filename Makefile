@@ -8,8 +8,8 @@
 PREFIX ?= /usr/local
 BUILD  ?= build
 JOBS   ?= $(shell nproc)
-DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev libfabric-dev python3 procps
-TEST_DEPS = mpich python3-venv iproute2
+DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev libfabric-dev libpmix-dev python3 procps
+TEST_DEPS = mpich python3-venv iproute2 slurmctld slurmd slurm-client munge
 BENCH_DEPS = mpich libmpich-dev openmpi-bin libopenmpi-dev valgrind
 
 .PHONY: all deps build demo test test-default test-asan test-tsan test-net install bench clean

@@ -74,4 +74,7 @@
     X(BOUND_CPUS,     STR,  "",       0, 0, NULL, RANK,                                            \
       "set by mpiexec for each rank: the CPUs it is bound to (unset: not bound)")                  \
     X(TIMEOUT,        INT,  "0",      0, 2147483L, NULL, LAUNCH,                                   \
-      "mpiexec: kill the job after this many seconds (0: never)")
+      "mpiexec: kill the job after this many seconds (0: never)")                                  \
+    X(PMI,            STR,  "auto",   0, 0, "auto|pmix|pmi2|pmi1", RANK,                           \
+      "how a rank talks to its launcher: auto (PMIx if PMIX_NAMESPACE is set, PMI-2 if PMI_FD and " \
+      "PMI_JOBID are, else PMI-1), or pmix, pmi2, pmi1 (without a launcher: a singleton)")

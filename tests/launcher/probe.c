@@ -12,6 +12,9 @@
  *                                    its stdin, the others report what their stdin gives
  *   probe flood LINES LEN            LINES lines of LEN bytes each on stdout, fully buffered
  *   probe env VAR...                 print VAR=value for each VAR
+ *   probe method                     (PMI build) print the PMI backend in use (wi_pmi_method)
+ *   probe ring                       (MPI build) pass a token around the ranks twice, Allreduce
+ *                                    sum and max of the ranks and an Allgather, checking every value
  *
  * Environment: PROBE_PIDDIR=dir writes <dir>/rank<R> with this pid, <dir>/ppid<R> with its parent's
  * (mpiexec's) pid, and <dir>/child<R> with the pid of a forked sleeper if PROBE_SPAWN=1;
@@ -78,6 +81,48 @@ static void probe_exchange(void)
     for (int i = 0; i < 3; i++)
         probe_fence();
 }
+static const char *probe_method(void)
+{
+    die("method needs the PMI build of the probe");
+}
+static void probe_ring(void)
+{
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    long token = 0, want = 0;
+    for (int round = 0; round < 2; round++) {
+        /* rank 0 starts the token; each rank adds its rank + 1 and passes it on */
+        if (rank == 0) {
+            token = 1;
+            if (size > 1) {
+                MPI_Send(&token, 1, MPI_LONG, right, round, MPI_COMM_WORLD);
+                MPI_Recv(&token, 1, MPI_LONG, left, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        } else {
+            MPI_Recv(&token, 1, MPI_LONG, left, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            token += rank + 1;
+            MPI_Send(&token, 1, MPI_LONG, right, round, MPI_COMM_WORLD);
+        }
+    }
+    want = (long)size * (size + 1) / 2;
+    if (rank == 0 && token != want)
+        die("ring token came back as %ld, want %ld", token, want);
+    long mine[2] = { rank, rank }, sum[2];
+    MPI_Allreduce(&mine[0], &sum[0], 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine[1], &sum[1], 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (sum[0] != (long)size * (size - 1) / 2 || sum[1] != size - 1)
+        die("Allreduce gave sum %ld max %ld, want %ld and %d", sum[0], sum[1],
+            (long)size * (size - 1) / 2, size - 1);
+    int two[2] = { rank, size };
+    int *pairs = malloc(sizeof(int) * 2 * (size_t)size);
+    if (!pairs)
+        die("out of memory");
+    MPI_Allgather(two, 2, MPI_INT, pairs, 2, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++)
+        if (pairs[2 * r] != r || pairs[2 * r + 1] != size)
+            die("Allgather: rank %d says it is rank %d of %d, want %d of %d", r, pairs[2 * r],
+                pairs[2 * r + 1], r, size);
+    free(pairs);
+}
 #else
 static const char *probe_kvsname(void) { return wi_pmi_kvsname(); }
 static void probe_init(int *argc, char ***argv)
@@ -113,28 +158,41 @@ static void probe_value(char *buf, size_t len, const char *k, int r)
     buf[n] = '\0';
 }
 
+static const char *probe_method(void)
+{
+    return wi_pmi_method();
+}
+static void probe_ring(void)
+{
+    die("ring needs the MPI build of the probe");
+}
+
 static void probe_exchange(void)
 {
-    static const char *keys[] = { "addr", "long", "x" };
+    /* Each key is put once (the contract of wi_pmi.h: PMI-2 servers keep a key's first value). */
+    static const char *keys[2][3] = { { "addr", "long", "x" }, { "addr2", "long", "x2" } };
     char want[4096], got[4096];
     for (int round = 0; round < 2; round++) {
         for (size_t k = 0; k < 3; k++) {
-            probe_value(want, sizeof(want), keys[k], rank + round * 1000);
-            if (wi_pmi_put(keys[k], want) != WU_OK)
-                die("put of %s failed", keys[k]);
+            if (round == 1 && k == 1)
+                continue;
+            probe_value(want, sizeof(want), keys[round][k], rank + round * 1000);
+            if (wi_pmi_put(keys[round][k], want) != WU_OK)
+                die("put of %s failed", keys[round][k]);
         }
         probe_fence();
         for (int r = 0; r < size; r++) {
             for (size_t k = 0; k < 3; k++) {
-                probe_value(want, sizeof(want), keys[k], r + round * 1000);
-                wu_status_t st = wi_pmi_get(r, keys[k], got, sizeof(got));
+                int who = round == 1 && k == 1 ? r : r + round * 1000;
+                probe_value(want, sizeof(want), keys[round][k], who);
+                wu_status_t st = wi_pmi_get(r, keys[round][k], got, sizeof(got));
                 if (st != WU_OK)
-                    die("get of %s from rank %d failed", keys[k], r);
+                    die("get of %s from rank %d failed", keys[round][k], r);
                 if (strcmp(want, got))
-                    die("get of %s from rank %d gave '%s', want '%s'", keys[k], r, got, want);
+                    die("get of %s from rank %d gave '%s', want '%s'", keys[round][k], r, got, want);
             }
         }
-        probe_fence();   /* nobody overwrites a key before everyone has read it */
+        probe_fence();
     }
     if (wi_pmi_get(0, "never-put", got, sizeof(got)) != WU_ERR_NOT_FOUND)
         die("get of a missing key did not say WU_ERR_NOT_FOUND");
@@ -202,6 +260,11 @@ int main(int argc, char **argv)
 
     if (!strcmp(mode, "hello")) {
         printf("rank %d of %d singleton %d kvs %s\n", rank, size, singleton, probe_kvsname());
+    } else if (!strcmp(mode, "method")) {
+        printf("rank %d of %d: method %s\n", rank, size, probe_method());
+    } else if (!strcmp(mode, "ring")) {
+        probe_ring();
+        printf("rank %d of %d: ring ok\n", rank, size);
     } else if (!strcmp(mode, "exchange")) {
         probe_exchange();
         printf("rank %d of %d: exchange ok\n", rank, size);

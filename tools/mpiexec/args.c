@@ -12,8 +12,8 @@
 static const char mx_usage[] =
     "Usage: mpiexec [options] program [args...] [: [local options] program [args...]]...\n"
     "\n"
-    "Runs the program as the ranks of one MPI job, serving them PMI-1: on this host, or with -hosts\n"
-    "or -f on several, through one proxy per host (docs/launch.md).\n"
+    "Runs the program as the ranks of one MPI job, serving them PMI-1 or PMI-2: on this host, or\n"
+    "with -hosts or -f on several, through one proxy per host (docs/launch.md).\n"
     "\n"
     "Local options (apply to the program that follows them):\n"
     "  -n, -np N           number of ranks running this program (default 1)\n"

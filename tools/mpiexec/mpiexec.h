@@ -11,7 +11,7 @@
  *   args.c        command line -> mx_opts_t
  *   mpiexec.c     spawning, CPU binding, the event loop, failure handling, exit status, /dev/shm
  *                 cleanup
- *   pmi_server.c  the PMI-1 server: per-rank command lines, the key-value store, barriers
+ *   pmi_server.c  the PMI-1 and PMI-2 server: per-rank commands, the key-value store, barriers
  *   iofwd.c       stdout/stderr of every rank, line by line, and stdin to rank 0
  *   wire.c        the framed messages between front end and proxies
  *   hosts.c       front end: placement of ranks on hosts, launching and serving the proxies
@@ -146,6 +146,7 @@ typedef struct {
     size_t pmi_len;
     bool pmi_skip_line;   /* discarding an over-long line */
     bool pmi_in_mcmd;     /* inside a multi-line "mcmd=" command */
+    bool pmi_v2;          /* said "cmd=init pmi_version=2": PMI-2 messages from then on */
     bool pmi_init;        /* sent cmd=init */
     bool pmi_finalized;   /* sent cmd=finalize */
     bool in_barrier;
@@ -185,7 +186,8 @@ bool mx_pmi_init(mx_job_t *job);
 void mx_pmi_read(mx_job_t *job, mx_rank_t *r);   /* pmi_fd is readable; closes it at EOF */
 void mx_pmi_close(mx_job_t *job, mx_rank_t *r);
 void mx_pmi_free(mx_job_t *job);
-void mx_pmi_line(mx_job_t *job, mx_rank_t *r, char *line);   /* one command line, from a proxy */
+/* One command from a proxy: a PMI-1 line, or the body of a PMI-2 message once r->pmi_v2. */
+void mx_pmi_line(mx_job_t *job, mx_rank_t *r, char *line);
 
 /* ---- links between front end and proxies (wire.c) ---- */
 

@@ -1,5 +1,6 @@
-/* The PMI-1 server side: each rank's socket carries newline-terminated "cmd=<name> key=value ..."
- * lines; each command but abort gets one answer line. One key-value space (the job's kvsname).
+/* The PMI-1 and PMI-2 server side. PMI-1: each rank's socket carries newline-terminated
+ * "cmd=<name> key=value ..." lines; each command but abort gets one answer line. One key-value
+ * space (the job's kvsname).
  *
  *   init pmi_version=1 pmi_subversion=1   response_to_init pmi_version=1 pmi_subversion=1 rc=0
  *   get_maxes                       maxes kvsname_max=64 keylen_max=64 vallen_max=1024 rc=0
@@ -12,9 +13,28 @@
  *   finalize                        finalize_ack
  *   abort exitcode=N                no answer; mpiexec ends the job with status N
  * Multi-line "mcmd=spawn" requests are refused; unknown commands get "<cmd>_result rc=-1".
+ *
+ * PMI-2: a rank whose init says pmi_version=2 gets "response_to_init pmi_version=2
+ * pmi_subversion=0 rc=0" and speaks length-prefixed messages from then on (src/pmi/wi_pmi2_msg.h;
+ * its answers are built the same way); a rank whose first bytes are a PMI-2 message is taken as
+ * PMI-2 without the init line:
+ *   fullinit pmirank=       fullinit-response rank size appnum debugged=FALSE pmiverbose=FALSE
+ *   job-getid               job-getid-response jobid=<kvsname>
+ *   kvs-put key value       kvs-put-response (into the same store as PMI-1's put)
+ *   kvs-get key             kvs-get-response found=TRUE value= | found=FALSE (never waits)
+ *   kvs-fence               kvs-fence-response once every rank has entered (PMI-1's barrier: a
+ *                           job may mix both protocols)
+ *   info-getjobattr key     PMI_process_mapping, universeSize; info-putnodeattr and
+ *   info-getnodeattr        a table per host (wait=TRUE is not waited for: found=FALSE)
+ *   finalize                finalize-response;  abort [exitcode] [message]: no answer
+ * Anything else (spawn, name-publish, job-connect...) gets "<cmd>-response rc=-1". A malformed
+ * message gets "error-response rc=-1" with the reason; a bad length header closes the rank's PMI
+ * connection (the stream cannot be followed any more), which its launcher judges as a failure.
+ *
  * On several hosts the server runs in the front end: proxies relay the lines (job->pmi_relay on
  * their side, mx_pmi_line here) and the answers go back through job->pmi_send. */
 #include "mpiexec.h"
+#include "pmi/wi_pmi2_msg.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -174,6 +194,154 @@ static const char *mx_pmi_field(char *line, const char *name, char *out, size_t 
     return NULL;
 }
 
+/* ---- PMI-2 -------------------------------------------------------------------------------- */
+
+#define MX_PMI2_MSG_MAX (MX_PMI_LINE_MAX + 2 * MX_PMI_VAL_MAX)
+
+static void mx_pmi2_simple(mx_job_t *job, mx_rank_t *r, const char *cmd, int rc,
+                           const char *errmsg);
+
+/* Sends the answer built in o; one too long for its buffer (a huge PMI_process_mapping) becomes
+ * an error answer rather than none, which would leave the rank waiting. */
+static void mx_pmi2_send(mx_job_t *job, mx_rank_t *r, wi_pmi2_out_t *o, const char *cmd)
+{
+    size_t n = wi_pmi2_end(o);
+    if (n == 0) {
+        mx_pmi2_simple(job, r, cmd, -1, "answer too long for weft mpiexec");
+        return;
+    }
+    if (job->pmi_send)
+        job->pmi_send(job, r, o->buf, n);
+    else
+        mx_pmi_write(r, o->buf, n);
+}
+
+/* An answer with rc and, when rc != 0, errmsg. */
+static void mx_pmi2_simple(mx_job_t *job, mx_rank_t *r, const char *cmd, int rc, const char *errmsg)
+{
+    char buf[512];
+    wi_pmi2_out_t o;
+    wi_pmi2_begin(&o, buf, sizeof(buf), cmd);
+    wi_pmi2_add_int(&o, "rc", rc);
+    if (rc != 0 && errmsg)
+        wi_pmi2_add(&o, "errmsg", errmsg);
+    mx_pmi2_send(job, r, &o, cmd);   /* cmd and errmsg are short: it fits */
+}
+
+/* found=TRUE value=val, or found=FALSE when val is NULL. */
+static void mx_pmi2_found(mx_job_t *job, mx_rank_t *r, const char *cmd, const char *val)
+{
+    char buf[MX_PMI2_MSG_MAX];
+    wi_pmi2_out_t o;
+    wi_pmi2_begin(&o, buf, sizeof(buf), cmd);
+    wi_pmi2_add_int(&o, "rc", 0);
+    wi_pmi2_add(&o, "found", val ? "TRUE" : "FALSE");
+    if (val)
+        wi_pmi2_add(&o, "value", val);
+    mx_pmi2_send(job, r, &o, cmd);
+}
+
+/* A node attribute lives in the job's store under "\001node<host>:<key>", a name no put can
+ * produce (puts refuse control characters). */
+static void mx_pmi2_node_key(const mx_rank_t *r, const char *key, char *out, size_t len)
+{
+    snprintf(out, len, "\001node%d:%s", r->host, key);
+}
+
+static bool mx_pmi_key_ok(const char *key)
+{
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        if (*p < 0x20)
+            return false;
+    return *key != '\0';
+}
+
+static void mx_pmi_barrier_in(mx_job_t *job, mx_rank_t *r);
+
+static void mx_pmi2_message(mx_job_t *job, mx_rank_t *r, char *body)
+{
+    wi_pmi2_msg_t m;
+    const char *why, *key, *val;
+    char cmd[80], nkey[MX_PMI_KEY_MAX + 32];
+    int v;
+    if (!wi_pmi2_parse(body, strlen(body), &m, &why)) {
+        fprintf(stderr, "mpiexec: rank %d sent a malformed PMI-2 message (%s): '%.80s'\n", r->rank,
+                why, body);
+        mx_pmi2_simple(job, r, "error-response", -1, why);
+        return;
+    }
+    snprintf(cmd, sizeof(cmd), "%.60s-response", m.cmd);
+    key = wi_pmi2_get(&m, "key");
+    val = wi_pmi2_get(&m, "value");
+
+    if (!strcmp(m.cmd, "fullinit")) {
+        if (wi_pmi2_get(&m, "pmirank") && (!wi_pmi2_get_int(&m, "pmirank", &v) || v != r->rank)) {
+            mx_pmi2_simple(job, r, cmd, -1, "pmirank is not this process's rank (PMI_RANK)");
+            return;
+        }
+        char buf[512];
+        wi_pmi2_out_t o;
+        wi_pmi2_begin(&o, buf, sizeof(buf), cmd);
+        wi_pmi2_add_int(&o, "rc", 0);
+        wi_pmi2_add_int(&o, "pmi-version", 2);
+        wi_pmi2_add_int(&o, "pmi-subversion", 0);
+        wi_pmi2_add_int(&o, "rank", r->rank);
+        wi_pmi2_add_int(&o, "size", job->size);
+        wi_pmi2_add_int(&o, "appnum", r->appnum);
+        wi_pmi2_add(&o, "debugged", "FALSE");
+        wi_pmi2_add(&o, "pmiverbose", "FALSE");
+        mx_pmi2_send(job, r, &o, cmd);
+    } else if (!strcmp(m.cmd, "job-getid")) {
+        char buf[512];
+        wi_pmi2_out_t o;
+        wi_pmi2_begin(&o, buf, sizeof(buf), cmd);
+        wi_pmi2_add_int(&o, "rc", 0);
+        wi_pmi2_add(&o, "jobid", job->kvsname);
+        mx_pmi2_send(job, r, &o, cmd);
+    } else if (!strcmp(m.cmd, "kvs-put") || !strcmp(m.cmd, "info-putnodeattr")) {
+        if (!key || !mx_pmi_key_ok(key) || strlen(key) >= MX_PMI_KEY_MAX)
+            mx_pmi2_simple(job, r, cmd, -1, "key missing, longer than 63 bytes or not printable");
+        else if (!val || strlen(val) >= MX_PMI_VAL_MAX)
+            mx_pmi2_simple(job, r, cmd, -1, "value missing or longer than 1023 bytes");
+        else {
+            if (m.cmd[0] == 'i')
+                mx_pmi2_node_key(r, key, nkey, sizeof(nkey));
+            mx_kvs_put(job->kvs, m.cmd[0] == 'i' ? nkey : key, val);
+            mx_pmi2_simple(job, r, cmd, 0, NULL);
+        }
+    } else if (!strcmp(m.cmd, "kvs-get") || !strcmp(m.cmd, "info-getnodeattr")) {
+        mx_kv_t *kv = NULL;
+        if (!key) {
+            mx_pmi2_simple(job, r, cmd, -1, "key missing");
+            return;
+        }
+        if (m.cmd[0] == 'i')
+            mx_pmi2_node_key(r, key, nkey, sizeof(nkey));
+        if (strlen(key) < MX_PMI_KEY_MAX)
+            kv = mx_kvs_find(job->kvs, m.cmd[0] == 'i' ? nkey : key);
+        mx_pmi2_found(job, r, cmd, kv ? kv->val : NULL);
+    } else if (!strcmp(m.cmd, "info-getjobattr")) {
+        char num[16];
+        mx_kv_t *kv = NULL;
+        snprintf(num, sizeof(num), "%d", job->size);
+        if (key && !strcmp(key, "PMI_process_mapping"))
+            kv = mx_kvs_find(job->kvs, key);
+        mx_pmi2_found(job, r, cmd, kv ? kv->val : key && !strcmp(key, "universeSize") ? num : NULL);
+    } else if (!strcmp(m.cmd, "kvs-fence")) {
+        mx_pmi_barrier_in(job, r);
+    } else if (!strcmp(m.cmd, "finalize")) {
+        r->pmi_finalized = true;
+        mx_pmi2_simple(job, r, cmd, 0, NULL);
+    } else if (!strcmp(m.cmd, "abort")) {
+        r->aborted = true;
+        r->abort_code = wi_pmi2_get_int(&m, "exitcode", &v) ? v : 1;
+        job->abort_seen = true;
+    } else {
+        fprintf(stderr, "mpiexec: rank %d sent the unsupported PMI-2 command '%.60s'\n", r->rank, m.cmd);
+        mx_pmi2_simple(job, r, cmd, -1, "not supported by weft mpiexec");
+    }
+}
+
 static void mx_pmi_barrier_in(mx_job_t *job, mx_rank_t *r)
 {
     if (r->in_barrier)
@@ -184,7 +352,10 @@ static void mx_pmi_barrier_in(mx_job_t *job, mx_rank_t *r)
     for (int i = 0; i < job->nranks; i++) {
         if (job->ranks[i].in_barrier) {
             job->ranks[i].in_barrier = false;
-            mx_pmi_reply(job, &job->ranks[i], "cmd=barrier_out");
+            if (job->ranks[i].pmi_v2)
+                mx_pmi2_simple(job, &job->ranks[i], "kvs-fence-response", 0, NULL);
+            else
+                mx_pmi_reply(job, &job->ranks[i], "cmd=barrier_out");
         }
     }
     job->barrier_count = 0;
@@ -194,6 +365,15 @@ void mx_pmi_line(mx_job_t *job, mx_rank_t *r, char *line)
 {
     char cmd[64], kvs[256], key[MX_PMI_KEY_MAX + 1], val[MX_PMI_VAL_MAX + 1], num[32];
 
+    /* The front end's side of a rank that started in PMI-2 without the init line (its proxy
+     * switched when it saw the header): "cmd=NAME;" is PMI-2, "cmd=NAME ..." PMI-1. */
+    if (!r->pmi_init && !r->pmi_v2 && !strncmp(line, "cmd=", 4) &&
+        line[4 + strcspn(line + 4, " ;")] == ';')
+        r->pmi_v2 = r->pmi_init = true;
+    if (r->pmi_v2) {
+        mx_pmi2_message(job, r, line);
+        return;
+    }
     if (r->pmi_in_mcmd) {              /* the lines of a multi-line command, up to endcmd */
         if (!strcmp(line, "endcmd")) {
             r->pmi_in_mcmd = false;
@@ -212,9 +392,15 @@ void mx_pmi_line(mx_job_t *job, mx_rank_t *r, char *line)
     }
 
     if (!strcmp(cmd, "init")) {
-        bool ok = mx_pmi_field(line, "pmi_version", num, sizeof(num)) && atoi(num) == 1;
+        int version = mx_pmi_field(line, "pmi_version", num, sizeof(num)) ? atoi(num) : 0;
         r->pmi_init = true;
-        mx_pmi_reply(job, r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d", ok ? 0 : -1);
+        if (version == 2) {
+            r->pmi_v2 = true;
+            mx_pmi_reply(job, r, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0");
+        } else {
+            mx_pmi_reply(job, r, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=%d",
+                         version == 1 ? 0 : -1);
+        }
     } else if (!strcmp(cmd, "get_maxes")) {
         mx_pmi_reply(job, r, "cmd=maxes kvsname_max=%d keylen_max=%d vallen_max=%d rc=0",
                      MX_KVSNAME_MAX, MX_PMI_KEY_MAX, MX_PMI_VAL_MAX);
@@ -227,7 +413,7 @@ void mx_pmi_line(mx_job_t *job, mx_rank_t *r, char *line)
     } else if (!strcmp(cmd, "put")) {
         if (!mx_pmi_field(line, "kvsname", kvs, sizeof(kvs)) || strcmp(kvs, job->kvsname))
             mx_pmi_reply(job, r, "cmd=put_result rc=-1 msg=unknown_kvsname");
-        else if (!mx_pmi_field(line, "key", key, sizeof(key) - 1))
+        else if (!mx_pmi_field(line, "key", key, sizeof(key) - 1) || !mx_pmi_key_ok(key))
             mx_pmi_reply(job, r, "cmd=put_result rc=-1 msg=key_missing_or_longer_than_%d",
                          MX_PMI_KEY_MAX - 1);
         else if (!mx_pmi_field(line, "value", val, sizeof(val) - 1))
@@ -260,6 +446,53 @@ void mx_pmi_line(mx_job_t *job, mx_rank_t *r, char *line)
     }
 }
 
+/* True for the PMI-1 line that switches a rank to PMI-2. */
+static bool mx_pmi_is_init_v2(char *line)
+{
+    char cmd[16], num[16];
+    return mx_pmi_field(line, "cmd", cmd, sizeof(cmd)) && !strcmp(cmd, "init") &&
+           mx_pmi_field(line, "pmi_version", num, sizeof(num)) && atoi(num) == 2;
+}
+
+/* Hands one command to the server, or to the relay (proxy). */
+static void mx_pmi_dispatch(mx_job_t *job, mx_rank_t *r, char *cmd)
+{
+    if (job->pmi_relay)
+        job->pmi_relay(job, r, cmd);
+    else
+        mx_pmi_line(job, r, cmd);
+}
+
+/* Takes the PMI-2 message at the head of buf[0..avail) if it is whole: its size in *used_p. False
+ * when more bytes are needed; closes the connection on a bad header. */
+static bool mx_pmi2_take(mx_job_t *job, mx_rank_t *r, char *buf, size_t avail, size_t *used_p)
+{
+    static char body[MX_PMI_LINE_MAX];
+    const char *why = "";
+    size_t blen = 0;
+    if (avail < WI_PMI2_HDR_LEN)
+        return false;
+    if (!wi_pmi2_hdr_parse(buf, &blen, &why) || blen >= sizeof(body) - WI_PMI2_HDR_LEN) {
+        fprintf(stderr, "mpiexec: rank %d sent a malformed PMI-2 message (%s); closing its PMI "
+                "connection\n", r->rank, blen >= sizeof(body) - WI_PMI2_HDR_LEN ?
+                "longer than mpiexec accepts" : why);
+        mx_pmi_close(job, r);
+        return false;
+    }
+    if (avail < WI_PMI2_HDR_LEN + blen)
+        return false;
+    *used_p = WI_PMI2_HDR_LEN + blen;
+    memcpy(body, buf + WI_PMI2_HDR_LEN, blen);
+    body[blen] = '\0';
+    if (memchr(body, '\0', blen)) {
+        fprintf(stderr, "mpiexec: rank %d sent a PMI-2 message holding a NUL byte\n", r->rank);
+        mx_pmi2_simple(job, r, "error-response", -1, "the message holds a NUL byte");
+        return true;
+    }
+    mx_pmi_dispatch(job, r, body);
+    return true;
+}
+
 void mx_pmi_read(mx_job_t *job, mx_rank_t *r)
 {
     if (r->pmi_fd < 0)
@@ -279,23 +512,42 @@ void mx_pmi_read(mx_job_t *job, mx_rank_t *r)
             return;
         }
         r->pmi_len += (size_t)n;
-        char *start = r->pmi_buf, *nl;
-        while ((nl = memchr(start, '\n', r->pmi_len - (size_t)(start - r->pmi_buf)))) {
-            *nl = '\0';
-            if (nl > start && nl[-1] == '\r')
-                nl[-1] = '\0';
-            if (!r->pmi_skip_line && job->pmi_relay)
-                job->pmi_relay(job, r, start);
-            else if (!r->pmi_skip_line)
-                mx_pmi_line(job, r, start);
-            r->pmi_skip_line = false;
-            start = nl + 1;
+        char *start = r->pmi_buf;
+        for (;;) {
+            size_t avail = r->pmi_len - (size_t)(start - r->pmi_buf), used, blen;
+            const char *why;
+            /* A client that starts with a PMI-2 message, without the PMI-1 init line, is
+             * answered in PMI-2 rather than left waiting for a '\n' that never comes. */
+            if (!r->pmi_init && !r->pmi_v2 && avail >= WI_PMI2_HDR_LEN + 4 &&
+                wi_pmi2_hdr_parse(start, &blen, &why) && !strncmp(start + WI_PMI2_HDR_LEN, "cmd=", 4))
+                r->pmi_v2 = r->pmi_init = true;
+            if (r->pmi_v2) {
+                if (!mx_pmi2_take(job, r, start, avail, &used))
+                    break;
+                start += used;
+            } else {
+                char *nl = memchr(start, '\n', avail);
+                if (!nl)
+                    break;
+                *nl = '\0';
+                if (nl > start && nl[-1] == '\r')
+                    nl[-1] = '\0';
+                if (!r->pmi_skip_line) {
+                    bool v2 = mx_pmi_is_init_v2(start);
+                    mx_pmi_dispatch(job, r, start);
+                    r->pmi_v2 |= v2;   /* the proxy's own copy of the rank switches too */
+                }
+                r->pmi_skip_line = false;
+                start = nl + 1;
+            }
             if (r->pmi_fd < 0)
                 return;
         }
+        if (r->pmi_fd < 0)   /* closed on a bad PMI-2 header: pmi_buf is gone */
+            return;
         r->pmi_len -= (size_t)(start - r->pmi_buf);
         memmove(r->pmi_buf, start, r->pmi_len);
-        if (r->pmi_len == MX_PMI_LINE_MAX) {
+        if (r->pmi_len == MX_PMI_LINE_MAX) {   /* PMI-2 messages this long were refused above */
             fprintf(stderr, "mpiexec: rank %d sent a PMI line longer than %d bytes; ignoring it\n",
                     r->rank, MX_PMI_LINE_MAX);
             r->pmi_skip_line = true;
