@@ -45,3 +45,6 @@ weft_mpi_tests(coll_persist NPS 1 2 3 4 5 ARGS 9000 --weft TIMEOUT 120)
 # Persistent neighborhood collectives on Cartesian, graph and distributed-graph communicators.
 weft_mpi_program(coll_persist_neighbor coll_persist_neighbor.c)
 weft_mpi_tests(coll_persist_neighbor NPS 1 2 3 4 5 ARGS 1000 --weft TIMEOUT 120)
+# A start of a persistent collective allocates nothing (malloc counted in the starting thread).
+weft_mpi_program(coll_persist_alloc coll_persist_alloc.c)
+weft_mpi_tests(coll_persist_alloc NPS 1 2 4 ARGS 200 --weft TIMEOUT 60)
