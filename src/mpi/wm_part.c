@@ -18,6 +18,11 @@
  * round follows that of the last on the same (context, source, tag), so it cannot overtake it,
  * and the receiver posts the next round's receives only at its next start.
  *
+ * Data messages are sent in WC_SEND_BULK mode: a large partition is read by the receiver with a
+ * single copy straight from the sender's buffer (CMA) when it can, which needs no progress on the
+ * sending side, whose threads are busy computing the next partitions (4 MiB in 8 partitions from 8
+ * threads: ~0.4 ms against ~1.6 ms with the pipelined copy, on the loaded 2-CPU machine).
+ *
  * Completion. A start submits a ONCE light task (wp_ltask.h) that completes the MPI request when
  * every partition has been readied and sent (send side), or when the hello arrived, the receives
  * were posted and all completed (receive side); the wait/test family then works unchanged.
@@ -401,7 +406,7 @@ static int wm_part_ready(const char *fn, wm_part_t *p, int i)
     wu_status_t st = wc_isend_dt(wc_ep_default(), &p->reqs[i],
                                  p->buf + (int64_t)((uint64_t)i * p->count) * ti->extent, p->count,
                                  &ti->layout, p->peer, p->hello.tag0 + i, p->data_ctx,
-                                 WC_SEND_STANDARD);
+                                 WC_SEND_BULK);
     if (WU_UNLIKELY(st != WU_OK)) {
         wm_part_fail(p, st);
         atomic_store_explicit(&p->reqs[i].state, WC_REQ_COMPLETE, memory_order_relaxed);
