@@ -41,7 +41,8 @@ weft_mpi_tests(coll_err NPS 1 2 4 ARGS --weft TIMEOUT 60)
 # Persistent collectives (MPI_*_init) against their blocking forms over many starts, on
 # MPI_COMM_WORLD, a split communicator and an intercommunicator; counts 3 and the argument.
 weft_mpi_program(coll_persist coll_persist.c)
-weft_mpi_tests(coll_persist NPS 1 2 3 4 5 ARGS 9000 --weft TIMEOUT 120)
+weft_mpi_tests(coll_persist NPS 1 2 3 ARGS 9000 --weft TIMEOUT 180)
+weft_mpi_tests(coll_persist NPS 4 5 ARGS 9000 --weft TIMEOUT 300)
 # Persistent neighborhood collectives on Cartesian, graph and distributed-graph communicators.
 weft_mpi_program(coll_persist_neighbor coll_persist_neighbor.c)
 weft_mpi_tests(coll_persist_neighbor NPS 1 2 3 4 5 ARGS 1000 --weft TIMEOUT 120)
