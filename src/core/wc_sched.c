@@ -334,7 +334,9 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
     req->error = WU_OK;
     wc_request_reset(req);
     s->leave_gen = wc_leave_gen_now();
-    if (wc_sched_advance(s)) {
+    /* A persistent start polls once more before handing the schedule to the engine: started in a
+     * loop, its peers' messages are often on their way, and a schedule done here costs no task. */
+    if (wc_sched_advance(s) || (s->persistent && wp_poll() && wc_sched_advance(s))) {
         wc_sched_finish(s);
         if (!s->persistent)
             wc_sched_free(s);
