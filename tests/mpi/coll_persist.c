@@ -375,15 +375,17 @@ static void test_errors(void)
     int one = 1, sum = 0;
     MPI_Request ar;
     MT_CALL(MPI_Allreduce_init(&one, &sum, 1, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &ar));
-    /* a Wait on an inactive persistent request returns at once */
-    MT_CALL(MPI_Wait(&ar, MPI_STATUS_IGNORE));
-    MT_TRUE(ar != MPI_REQUEST_NULL, "inactive request kept");
+    /* a Wait on an inactive persistent request returns at once (MPICH 4.0 waits forever: --weft) */
+    if (mt_weft) {
+        MT_CALL(MPI_Wait(&ar, MPI_STATUS_IGNORE));
+        MT_TRUE(ar != MPI_REQUEST_NULL, "inactive request kept");
+    }
     if (mt_size > 1 && mt_rank == 0) {
         /* rank 0 starts before the others reach their barrier: still active after the start */
         MT_CALL(MPI_Start(&q));
-        int rc = MPI_Start(&q);
-        MT_CLASS_EQ("MPI_Start of an active persistent collective", MPI_ERR_REQUEST, rc);
-        if (mt_weft) {
+        if (mt_weft) {   /* MPICH 4.0 raises these on MPI_COMM_WORLD's handler, not c's */
+            int rc = MPI_Start(&q);
+            MT_CLASS_EQ("MPI_Start of an active persistent collective", MPI_ERR_REQUEST, rc);
             rc = MPI_Request_free(&q);
             MT_CLASS_EQ("MPI_Request_free of an active persistent collective", MPI_ERR_REQUEST,
                         rc);

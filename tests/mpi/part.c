@@ -147,7 +147,9 @@ static void test_case(int c, long rounds)
     free(s), free(r), free(order), free(seen), free(rdy);
 }
 
-/* Rank 0 readies partition 0 of 4 only; rank 1 sees it arrive and says so; then the rest. */
+/* Rank 0 readies partition 0 of 4 only; rank 1 sees it arrive and says so; then the rest. The
+ * standard allows an implementation to hold every partition until the last is ready (MPICH 4.0
+ * does): Weft's early transfer is checked with --weft only. */
 static void test_early(void)
 {
     if (mt_size < 2 || mt_rank > 1)
@@ -226,8 +228,9 @@ int main(int argc, char **argv)
     rng += (uint64_t)mt_rank * 7777;
     for (int c = 0; c < (int)(sizeof(pcases) / sizeof(pcases[0])); c++)
         test_case(c, c == 5 ? rounds / 4 + 1 : rounds);
-    test_early();
-    if (mt_weft)
+    if (mt_weft) {
+        test_early();
         test_errors();
+    }
     return mt_finish("part");
 }
