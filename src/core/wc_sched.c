@@ -145,6 +145,7 @@ wc_sched_t *wc_sched_create(wc_ep_t *ep, uint32_t ctx, int tag)
     s->tag = tag;
     s->error = WU_OK;
     s->send_mode = WC_SEND_BULK;
+    s->persistent = s->task_used = false;
     s->arena_used = s->tmp_bytes = 0;
     s->tmps = NULL;
     atomic_fetch_add_explicit(&wc_sched_count, 1, memory_order_relaxed);
@@ -296,7 +297,8 @@ static bool wc_sched_advance(wc_sched_t *s)
  * be gone). */
 static void wc_sched_finish(wc_sched_t *s)
 {
-    wc_sched_free_tmps(s);
+    if (!s->persistent)
+        wc_sched_free_tmps(s);
     s->req->error = s->error;
     wc_request_done(s->req);
 }
@@ -315,7 +317,8 @@ static wp_task_result_t wc_sched_task(void *arg)
     if (!wc_sched_advance(s))
         return WP_TASK_AGAIN;
     wc_sched_finish(s);
-    wc_sched_zombie_push(s);   /* freed once the engine has written `done` */
+    if (!s->persistent)
+        wc_sched_zombie_push(s);   /* freed once the engine has written `done` */
     return WP_TASK_DONE;
 }
 
@@ -331,13 +334,42 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
     req->error = WU_OK;
     wc_request_reset(req);
     s->leave_gen = wc_leave_gen_now();
-    if (wc_sched_advance(s)) {
+    /* A persistent start polls once more before handing the schedule to the engine: started in a
+     * loop, its peers' messages are often on their way, and a schedule done here costs no task. */
+    if (wc_sched_advance(s) || (s->persistent && wp_poll() && wc_sched_advance(s))) {
         wc_sched_finish(s);
-        wc_sched_free(s);
+        if (!s->persistent)
+            wc_sched_free(s);
         return;
     }
     wp_ltask_init(&s->task, wc_sched_task, s, WP_TASK_ONCE, "coll");
+    s->task_used = true;
     wp_ltask_submit(&s->task);
+}
+
+/* The task of the previous run completed the request and returns DONE at once: the engine's
+ * last write, `done`, is a few instructions away (unless its thread was preempted). */
+static void wc_sched_task_quiet(wc_sched_t *s)
+{
+    if (!s->task_used)
+        return;
+    while (!atomic_load_explicit(&s->task.done, memory_order_acquire))
+        sched_yield();
+}
+
+void wc_sched_start_persistent(wc_sched_t *s, wc_request_t *req)
+{
+    wc_sched_task_quiet(s);
+    s->persistent = true;
+    s->next = s->pending = 0;
+    s->error = WU_OK;
+    wc_sched_start(s, req);
+}
+
+void wc_sched_destroy(wc_sched_t *s)
+{
+    wc_sched_task_quiet(s);
+    wc_sched_free(s);
 }
 
 /* Extra spin before a waiter sleeps while a round moves `bytes`: the time a copy of them takes

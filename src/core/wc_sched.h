@@ -92,6 +92,16 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req);
  * wc_wait), free it, and return its status. */
 wu_status_t wc_sched_wait(wc_sched_t *s);
 
+/* Persistent schedules (MPI_*_init collectives): built once, started many times.
+ * wc_sched_start_persistent (re)starts s like wc_sched_start with req (not NULL), but the schedule
+ * and its temporaries stay when it completes, and a start allocates nothing (the steps and their
+ * core requests are reused). The owner restarts it only after req completed, from one thread at a
+ * time, and frees it with wc_sched_destroy when it is not running (never started, or req
+ * completed). Both wait for the engine to let go of the task of the previous run (its `done`),
+ * which the task writes right after completing req. */
+void wc_sched_start_persistent(wc_sched_t *s, wc_request_t *req);
+void wc_sched_destroy(wc_sched_t *s);
+
 /* Tests and statistics: schedules allocated and not yet freed. */
 long wc_sched_live(void);
 

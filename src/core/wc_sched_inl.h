@@ -65,6 +65,8 @@ struct wc_sched {
     wu_status_t error;                 /* building, then the first failed step's */
     uint8_t send_mode;                 /* of every send step (wc_send_mode_t) */
     bool blocking;
+    bool persistent;                   /* wc_sched_start_persistent: kept and rerun (wc_sched.h) */
+    bool task_used;                    /* the task was submitted once: wait for `done` to reuse it */
     uint64_t round_bytes;              /* bytes the messages of the current round move */
     wc_request_t *req;                 /* nonblocking: completed when the schedule is done */
     char *arena;                       /* WC_SCHED_ARENA_MAX at most; kept by the cache */

@@ -43,6 +43,8 @@ int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm
             atomic_store_explicit(&c->coll_broken, true, memory_order_relaxed);
         return wm_coll_status_error(c, fn, st);
     }
+    if (a->persist)
+        return wm_coll_persist_new(fn, c, s, request, obj1, obj2);
     if (!request) {
         wc_sched_start(s, NULL);
         st = wc_sched_wait(s);
@@ -203,3 +205,16 @@ WM_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     return wm_coll_run(fn, c, wm_barrier_builder(c), &a, request, NULL, NULL);
 }
 WM_ALIAS(MPI_Ibarrier)
+
+WM_API int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Barrier_init";
+    WM_COMM_CHECK(fn, comm, c);
+    (void)info;   /* no hint Weft uses */
+    int rc = wm_coll_check_comm(c, fn, request, true);
+    if (rc)
+        return rc;
+    wm_coll_args_t a = { .persist = true };
+    return wm_coll_run(fn, c, wm_barrier_builder(c), &a, request, NULL, NULL);
+}
+WM_ALIAS(MPI_Barrier_init)

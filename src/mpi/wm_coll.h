@@ -47,7 +47,11 @@ typedef struct wm_coll_args {
     int root;
     const wm_op_t *op;
     MPI_Datatype op_type;                                /* the handle, for user ops */
+    bool persist;                        /* MPI_*_init: a persistent request, not started */
 } wm_coll_args_t;
+
+/* How an entry point runs its collective (the `nb` argument of the families' helpers). */
+enum { WM_COLL_BLOCKING = 0, WM_COLL_NONBLOCKING = 1, WM_COLL_PERSISTENT = 2 };
 
 typedef void (*wm_coll_build_fn_t)(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a);
 
@@ -56,6 +60,11 @@ typedef void (*wm_coll_build_fn_t)(wc_sched_t *s, wm_comm_t *c, const wm_coll_ar
  * must keep alive (datatypes, op). Returns an MPI error code (raised on c). */
 int wm_coll_run(const char *fn, wm_comm_t *c, wm_coll_build_fn_t build, const wm_coll_args_t *a,
                 MPI_Request *request, wm_obj_t *obj1, wm_obj_t *obj2);
+
+/* A persistent collective (wm_coll_persist.c): the built schedule s becomes the inactive persistent
+ * request *request (kind WM_REQ_COLL) using c and obj1/obj2. Returns an MPI error code. */
+int wm_coll_persist_new(const char *fn, wm_comm_t *c, wc_sched_t *s, MPI_Request *request,
+                        wm_obj_t *obj1, wm_obj_t *obj2);
 
 /* Checks shared by the entry points; each returns MPI_SUCCESS or the raised error.
  * check_comm accepts intercommunicators (the caller dispatches to the wm_coll_build_inter_*

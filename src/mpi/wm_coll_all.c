@@ -324,12 +324,12 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
                    const void *sbuf, MPI_Count scount, wm_coll_vec_t scounts, wm_coll_vec_t sdispls,
                    MPI_Datatype stype, void *rbuf, MPI_Count rcount, wm_coll_vec_t rcounts,
                    wm_coll_vec_t rdispls, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *request,
-                   bool nb)
+                   int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                          .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
-                         .rdispls = rdispls };
+                         .rdispls = rdispls, .persist = nb == WM_COLL_PERSISTENT };
     int rc, n = c->size;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)))
         return rc;
@@ -454,7 +454,7 @@ void wm_alltoallw_unhold(wm_obj_t **held, uint32_t n)
 static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
                         wm_coll_vec_t sdispls, const MPI_Datatype stypes[], void *rbuf,
                         wm_coll_vec_t rcounts, wm_coll_vec_t rdispls, const MPI_Datatype rtypes[],
-                        MPI_Comm comm, MPI_Request *request, bool nb)
+                        MPI_Comm comm, MPI_Request *request, int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
     int rc, n = c->size;
@@ -478,7 +478,7 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for %d datatypes", 2 * n);
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls,
                          .rcounts = rcounts, .rdispls = rdispls, .stypes = types,
-                         .rtypes = types + n };
+                         .rtypes = types + n, .persist = nb == WM_COLL_PERSISTENT };
     for (int j = 0; j < n; j++) {
         if ((!in_place &&
              (rc = wm_coll_check_buf(c, fn, "send", sbuf, wm_coll_vec_at(&scounts, j), stypes[j],
@@ -550,3 +550,76 @@ WM_API int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                         comm, request, true);
 }
 WM_ALIAS(MPI_Ialltoallw_c)
+
+/* ---- persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses ---- */
+
+#define WM_INFO_REQ , MPI_Info info, MPI_Request *request
+#define WM_ALLX_BLOCKS_INIT(NAME, BUILD, GATHER, CT)                                              \
+    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+                       CT recvcount, MPI_Datatype recvtype, MPI_Comm comm WM_INFO_REQ)           \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_no_vec, wm_no_vec,    \
+                       sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm,       \
+                       request, WM_COLL_PERSISTENT);                                             \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_ALLX_BLOCKS_INIT(MPI_Allgather_init, wm_coll_build_allgather, true, int)
+WM_ALLX_BLOCKS_INIT(MPI_Allgather_init_c, wm_coll_build_allgather, true, MPI_Count)
+WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init, wm_coll_build_alltoall, false, int)
+WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init_c, wm_coll_build_alltoall, false, MPI_Count)
+
+#define WM_ALLGATHERV_INIT(NAME, CT, CV, DT, DV)                                                  \
+    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+                       const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
+                       MPI_Comm comm WM_INFO_REQ)                                                \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_allx(#NAME, wm_coll_build_allgatherv, true, true, sendbuf, sendcount, wm_no_vec, \
+                       wm_no_vec, sendtype, recvbuf, 0, DV(recvcounts), WM_VEC_##DT##_(displs),  \
+                       recvtype, comm, request, WM_COLL_PERSISTENT);                             \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_ALLGATHERV_INIT(MPI_Allgatherv_init, int, int, int, WM_VEC_I)
+WM_ALLGATHERV_INIT(MPI_Allgatherv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C)
+
+#define WM_ALLTOALLV_INIT(NAME, CV, DT, CVEC)                                                     \
+    WM_API int P##NAME(const void *sendbuf, const CV sendcounts[], const DT sdispls[],           \
+                       MPI_Datatype sendtype, void *recvbuf, const CV recvcounts[],              \
+                       const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm WM_INFO_REQ)     \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_allx(#NAME, wm_coll_build_alltoallv, true, false, sendbuf, 0,                 \
+                       CVEC(sendcounts), WM_VEC_##DT##_(sdispls), sendtype, recvbuf, 0,          \
+                       CVEC(recvcounts), WM_VEC_##DT##_(rdispls), recvtype, comm, request,       \
+                       WM_COLL_PERSISTENT);                                                      \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_ALLTOALLV_INIT(MPI_Alltoallv_init, int, int, WM_VEC_I)
+WM_ALLTOALLV_INIT(MPI_Alltoallv_init_c, MPI_Count, MPI_Aint, WM_VEC_C)
+
+WM_API int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               const MPI_Datatype sendtypes[], void *recvbuf,
+                               const int recvcounts[], const int rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request)
+{
+    (void)info;
+    return wm_alltoallw("MPI_Alltoallw_init", sendbuf, WM_VEC_I(sendcounts), WM_VEC_I(sdispls),
+                        sendtypes, recvbuf, WM_VEC_I(recvcounts), WM_VEC_I(rdispls), recvtypes,
+                        comm, request, WM_COLL_PERSISTENT);
+}
+WM_ALIAS(MPI_Alltoallw_init)
+
+WM_API int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return wm_alltoallw("MPI_Alltoallw_init_c", sendbuf, WM_VEC_C(sendcounts), WM_VEC_A(sdispls),
+                        sendtypes, recvbuf, WM_VEC_C(recvcounts), WM_VEC_A(rdispls), recvtypes,
+                        comm, request, WM_COLL_PERSISTENT);
+}
+WM_ALIAS(MPI_Alltoallw_init_c)

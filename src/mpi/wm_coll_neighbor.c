@@ -135,7 +135,7 @@ static int wm_nb_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool g
                       const void *sbuf, MPI_Count scount, wm_coll_vec_t scounts,
                       wm_coll_vec_t sdispls, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                       wm_coll_vec_t rcounts, wm_coll_vec_t rdispls, MPI_Datatype rtype,
-                      MPI_Comm comm, MPI_Request *request, bool nb)
+                      MPI_Comm comm, MPI_Request *request, int nb)
 {
     wm_comm_t *c;
     const wm_topo_t *t;
@@ -144,7 +144,7 @@ static int wm_nb_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool g
         return rc;
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                          .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
-                         .rdispls = rdispls };
+                         .rdispls = rdispls, .persist = nb == WM_COLL_PERSISTENT };
     bool svec = vec && !gather;
     /* MPI_IN_PLACE is not defined for neighborhood collectives: check_buf refuses it */
     if ((rc = wm_coll_check_buf(c, fn, "send", sbuf, svec ? 0 : scount, stype, &a.stype)) ||
@@ -220,7 +220,7 @@ static int wm_nb_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scoun
                            wm_coll_vec_t sdispls, const MPI_Datatype stypes[], void *rbuf,
                            wm_coll_vec_t rcounts, wm_coll_vec_t rdispls,
                            const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *request,
-                           bool nb)
+                           int nb)
 {
     wm_comm_t *c;
     const wm_topo_t *t;
@@ -240,7 +240,7 @@ static int wm_nb_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scoun
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for %d datatypes", nout + nin);
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls,
                          .rcounts = rcounts, .rdispls = rdispls, .stypes = types,
-                         .rtypes = types + nout };
+                         .rtypes = types + nout, .persist = nb == WM_COLL_PERSISTENT };
     for (int j = 0; j < nout; j++)
         if ((rc = wm_coll_check_buf(c, fn, "send", sbuf, 0, stypes[j], &types[j]))) {
             free(types);
@@ -284,3 +284,16 @@ WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw, int, WM_VEC_I, false, WM_NOREQ, NULL)
 WM_NB_ALLTOALLW(MPI_Ineighbor_alltoallw, int, WM_VEC_I, true, WM_REQ, request)
 WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw_c, MPI_Count, WM_VEC_C, false, WM_NOREQ, NULL)
 WM_NB_ALLTOALLW(MPI_Ineighbor_alltoallw_c, MPI_Count, WM_VEC_C, true, WM_REQ, request)
+
+/* Persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses. */
+#define WM_INFOREQ , MPI_Info info WU_UNUSED, MPI_Request *request
+WM_NB_BLOCKS(MPI_Neighbor_allgather_init, wm_coll_build_neighbor_allgather, true, int, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_BLOCKS(MPI_Neighbor_allgather_init_c, wm_coll_build_neighbor_allgather, true, MPI_Count, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_BLOCKS(MPI_Neighbor_alltoall_init, wm_coll_build_neighbor_alltoall, false, int, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_BLOCKS(MPI_Neighbor_alltoall_init_c, wm_coll_build_neighbor_alltoall, false, MPI_Count, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv_init, int, int, WM_VEC_I, WM_VEC_I, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv_init_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv_init, int, int, WM_VEC_I, WM_VEC_I, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv_init_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw_init, int, WM_VEC_I, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw_init_c, MPI_Count, WM_VEC_C, WM_COLL_PERSISTENT, WM_INFOREQ, request)

@@ -521,7 +521,7 @@ enum { WM_R_REDUCE, WM_R_ALLREDUCE, WM_R_RS, WM_R_RSB, WM_R_SCAN, WM_R_EXSCAN };
 
 static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, MPI_Count count,
                         wm_coll_vec_t rcounts, MPI_Datatype type, MPI_Op op, int root,
-                        MPI_Comm comm, MPI_Request *request, bool nb)
+                        MPI_Comm comm, MPI_Request *request, int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
     int rc, n = c->size;
@@ -532,7 +532,7 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
     if (kind == WM_R_REDUCE && (rc = wm_coll_check_root(c, fn, root)))
         return rc;
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rcounts = rcounts,
-                         .root = root, .op_type = type };
+                         .root = root, .op_type = type, .persist = nb == WM_COLL_PERSISTENT };
     /* intercommunicator Reduce: nothing is significant at MPI_PROC_NULL, the send side in the
      * other group, the receive side at MPI_ROOT; no MPI_IN_PLACE anywhere */
     bool inter_root = c->inter && kind == WM_R_REDUCE && root == MPI_ROOT;
@@ -661,3 +661,39 @@ WM_RSB_FNS(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Count)
     WM_ALIAS(INAME)
 WM_RS_FNS(MPI_Reduce_scatter, MPI_Ireduce_scatter, int, i)
 WM_RS_FNS(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Count, c)
+
+/* Persistent forms (wm_coll_persist.c): the nonblocking form's checks and schedule, kept. The info
+ * argument carries no hint Weft uses. */
+#define WM_REDUCE_INIT(NAME, CT, KIND, ROOTP, ROOT)                                                \
+    WM_API int P##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,      \
+                       MPI_Op op ROOTP, MPI_Comm comm, MPI_Info info, MPI_Request *request)      \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_reduction(#NAME, KIND, sendbuf, recvbuf, count, wm_no_vec, datatype, op, ROOT, \
+                            comm, request, WM_COLL_PERSISTENT);                                  \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_REDUCE_INIT(MPI_Reduce_init, int, WM_R_REDUCE, WM_ROOTARG, root)
+WM_REDUCE_INIT(MPI_Reduce_init_c, MPI_Count, WM_R_REDUCE, WM_ROOTARG, root)
+WM_REDUCE_INIT(MPI_Allreduce_init, int, WM_R_ALLREDUCE, WM_NOROOT, 0)
+WM_REDUCE_INIT(MPI_Allreduce_init_c, MPI_Count, WM_R_ALLREDUCE, WM_NOROOT, 0)
+WM_REDUCE_INIT(MPI_Scan_init, int, WM_R_SCAN, WM_NOROOT, 0)
+WM_REDUCE_INIT(MPI_Scan_init_c, MPI_Count, WM_R_SCAN, WM_NOROOT, 0)
+WM_REDUCE_INIT(MPI_Exscan_init, int, WM_R_EXSCAN, WM_NOROOT, 0)
+WM_REDUCE_INIT(MPI_Exscan_init_c, MPI_Count, WM_R_EXSCAN, WM_NOROOT, 0)
+WM_REDUCE_INIT(MPI_Reduce_scatter_block_init, int, WM_R_RSB, WM_NOROOT, 0)
+WM_REDUCE_INIT(MPI_Reduce_scatter_block_init_c, MPI_Count, WM_R_RSB, WM_NOROOT, 0)
+
+#define WM_RS_INIT(NAME, CT, VEC)                                                                \
+    WM_API int P##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,           \
+                       MPI_Request *request)                                                     \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_reduction(#NAME, WM_R_RS, sendbuf, recvbuf, 0,                                 \
+                            (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm,         \
+                            request, WM_COLL_PERSISTENT);                                        \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_RS_INIT(MPI_Reduce_scatter_init, int, i)
+WM_RS_INIT(MPI_Reduce_scatter_init_c, MPI_Count, c)

@@ -302,10 +302,11 @@ static inline wm_obj_t *wm_type_obj(const wm_datatype_t *ti)
 }
 
 static int wm_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int root,
-                    MPI_Comm comm, MPI_Request *request, bool nb)
+                    MPI_Comm comm, MPI_Request *request, int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
-    wm_coll_args_t a = { .rbuf = buf, .rcount = count, .root = root };
+    wm_coll_args_t a = { .rbuf = buf, .rcount = count, .root = root,
+                         .persist = nb == WM_COLL_PERSISTENT };
     int rc;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)) || (rc = wm_coll_check_root(c, fn, root)))
         return rc;
@@ -349,11 +350,11 @@ WM_ALIAS(MPI_Ibcast_c)
 static int wm_rooted(const char *fn, wm_coll_build_fn_t build, bool gather, bool vec,
                      const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                      MPI_Count rcount, MPI_Datatype rtype, wm_coll_vec_t counts,
-                     wm_coll_vec_t displs, int root, MPI_Comm comm, MPI_Request *request, bool nb)
+                     wm_coll_vec_t displs, int root, MPI_Comm comm, MPI_Request *request, int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
-                         .root = root };
+                         .root = root, .persist = nb == WM_COLL_PERSISTENT };
     int rc;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)) || (rc = wm_coll_check_root(c, fn, root)))
         return rc;
@@ -574,3 +575,61 @@ WM_API int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                      comm, request, true);
 }
 WM_ALIAS(MPI_Iscatterv_c)
+
+/* ---- persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses ---- */
+
+#define WM_BCAST_INIT(NAME, CT)                                                                  \
+    WM_API int P##NAME(void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm,   \
+                       MPI_Info info, MPI_Request *request)                                      \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_bcast(#NAME, buffer, count, datatype, root, comm, request, WM_COLL_PERSISTENT); \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_BCAST_INIT(MPI_Bcast_init, int)
+WM_BCAST_INIT(MPI_Bcast_init_c, MPI_Count)
+
+#define WM_ROOTED_INIT(NAME, BUILD, GATHER, CT)                                                  \
+    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+                       CT recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,             \
+                       MPI_Info info, MPI_Request *request)                                      \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_rooted(#NAME, BUILD, GATHER, false, sendbuf, sendcount, sendtype, recvbuf,     \
+                         recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, request,         \
+                         WM_COLL_PERSISTENT);                                                    \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_ROOTED_INIT(MPI_Gather_init, wm_coll_build_gather, true, int)
+WM_ROOTED_INIT(MPI_Gather_init_c, wm_coll_build_gather, true, MPI_Count)
+WM_ROOTED_INIT(MPI_Scatter_init, wm_coll_build_scatter, false, int)
+WM_ROOTED_INIT(MPI_Scatter_init_c, wm_coll_build_scatter, false, MPI_Count)
+
+#define WM_GATHERV_INIT(NAME, CT, CV, DT, VC, VD)                                                \
+    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+                       const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)             \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_rooted(#NAME, wm_coll_build_gatherv, true, true, sendbuf, sendcount, sendtype, \
+                         recvbuf, 0, recvtype, VC(recvcounts), VD(displs), root, comm, request,  \
+                         WM_COLL_PERSISTENT);                                                    \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_GATHERV_INIT(MPI_Gatherv_init, int, int, int, WM_VEC_I, WM_VEC_I)
+WM_GATHERV_INIT(MPI_Gatherv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A)
+
+#define WM_SCATTERV_INIT(NAME, CT, CV, DT, VC, VD)                                               \
+    WM_API int P##NAME(const void *sendbuf, const CV sendcounts[], const DT displs[],            \
+                       MPI_Datatype sendtype, void *recvbuf, CT recvcount,                       \
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,            \
+                       MPI_Request *request)                                                     \
+    {                                                                                            \
+        (void)info;                                                                              \
+        return wm_rooted(#NAME, wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,       \
+                         recvbuf, recvcount, recvtype, VC(sendcounts), VD(displs), root, comm,   \
+                         request, WM_COLL_PERSISTENT);                                           \
+    }                                                                                            \
+    WM_ALIAS(NAME)
+WM_SCATTERV_INIT(MPI_Scatterv_init, int, int, int, WM_VEC_I, WM_VEC_I)
+WM_SCATTERV_INIT(MPI_Scatterv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A)

@@ -40,7 +40,9 @@ extern wm_state_t wm_state;
  * and messages of one (context, source, tag) do not overtake.
  *   0x00000000 - 0x000000ff   barrier rounds (wm_coll.c)
  *   0x0ffffff0                blocking collectives (wm_coll.c: one at a time per communicator)
- *   0x10000000 - 0x2fffffff   nonblocking collectives (the communicator's sequence number)
+ *   0x10000000 - 0x2fffffff   nonblocking and persistent collectives (the communicator's sequence
+ *                             number)
+ *   0x30000000 - 0x3ffeffff   partitioned sends' data (wm_part.c: per-process counter)
  *   0x3fff0000 - 0x3fff00ff   communicator management: context ids, split, intercommunicators
  *   0x40000000 - 0x7fffffff   Comm_create_group and Intercomm_create: WM_TAG_USER_BIT | the
  *                             user's tag (wm_comm.h), above every user tag
@@ -48,6 +50,8 @@ extern wm_state_t wm_state;
 #define WM_TAG_COLL_BLOCKING 0x0ffffff0
 #define WM_TAG_COLL_BASE 0x10000000
 #define WM_TAG_COLL_END  0x2fffffff
+#define WM_TAG_PART_BASE 0x30000000
+#define WM_TAG_PART_END  0x3ffeffff
 #define WM_TAG_COMM_BASE 0x3fff0000
 
 /* ---- errors ---- */

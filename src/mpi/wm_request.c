@@ -88,6 +88,12 @@ wm_request_t *wm_request_alloc(void)
 
 void wm_request_release(wm_request_t *r)
 {
+    if (WU_UNLIKELY(r->persistent && r->kind >= WM_REQ_COLL)) {
+        if (r->kind == WM_REQ_COLL)
+            wm_coll_persist_free(r);
+        else
+            wm_part_free(r);
+    }
     r->magic = 0;
     wm_request_invalidate(r);
     for (int i = 0; i < (int)WU_ARRAY_SIZE(r->objs); i++) {
@@ -216,6 +222,8 @@ int wm_request_start(wm_request_t *r, const char *func)
     wm_comm_t *c = r->comm;
     wu_status_t st;
 
+    if (WU_UNLIKELY(r->kind >= WM_REQ_COLL))
+        return r->kind == WM_REQ_COLL ? wm_coll_persist_start(r, func) : wm_part_start(r, func);
     r->active = true;
     if ((r->peer == MPI_PROC_NULL)) {
         r->proc_null = true;
@@ -272,7 +280,7 @@ void wm_request_status(const wm_request_t *r, MPI_Status *status)
         wm_status_empty(status);
     } else if (r->proc_null) {
         wm_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
-    } else if (r->kind == WM_REQ_RECV) {
+    } else if (r->kind == WM_REQ_RECV || r->kind == WM_REQ_PRECV) {
         if (r->core.cancelled)
             wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1);
         else
@@ -661,6 +669,10 @@ WM_API int PMPI_Request_free(MPI_Request *request)
     int rc = wm_req_arg(fn, request, &r);
     if (rc)
         return rc;
+    if (WU_UNLIKELY(r->persistent && r->active && r->kind >= WM_REQ_COLL))
+        return wm_error(r->comm, MPI_ERR_REQUEST, fn,
+                        "the %s request is active: complete it (MPI_Wait/MPI_Test) before freeing it",
+                        r->kind == WM_REQ_COLL ? "persistent collective" : "partitioned");
     *request = MPI_REQUEST_NULL;
     if (!r->active || r->proc_null || r->kind == WM_REQ_DONE) {
         wm_request_release(r);

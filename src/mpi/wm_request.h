@@ -16,7 +16,10 @@ typedef enum {
     WM_REQ_SEND = 1,
     WM_REQ_RECV,
     WM_REQ_DONE,       /* completed at start: MPI_PROC_NULL */
-    WM_REQ_COLL,       /* a collective: core is completed by its schedule (wm_coll.h) */
+    WM_REQ_COLL,       /* a collective: core is completed by its schedule (wm_coll.h); persistent:
+                        * `sched` is kept and rerun at every start (wm_coll_persist.c) */
+    WM_REQ_PSEND,      /* partitioned send (wm_part.c): `part`; core completed by its task */
+    WM_REQ_PRECV,      /* partitioned receive (wm_part.c) */
 } wm_req_kind_t;
 
 typedef struct wm_request {
@@ -40,7 +43,11 @@ typedef struct wm_request {
     int            peer;         /* communicator rank, or MPI_ANY_SOURCE / MPI_PROC_NULL */
     int            tag;
     wc_send_mode_t mode;
-    void          *bsend_block;
+    union {
+        void              *bsend_block;
+        struct wc_sched   *sched;     /* persistent WM_REQ_COLL */
+        struct wm_part    *part;      /* WM_REQ_PSEND, WM_REQ_PRECV */
+    };
     /* More user objects than objs[] has slots for (the datatypes of MPI_Ialltoallw): the request
      * holds structural references on them (wm_obj_retain, taken once when it starts), dropped and
      * freed when it goes back to the pool. NULL: none. Owner only. */
@@ -128,6 +135,13 @@ static inline void wm_request_invalidate(wm_request_t *r)
 
 /* Start (or restart) the operation described by r's arguments. Returns an MPI error code. */
 int wm_request_start(wm_request_t *r, const char *func);
+/* Persistent collectives and partitioned requests (wm_coll_persist.c, wm_part.c): start one
+ * (MPI error code), free what an inactive one holds (before it goes back to the pool). */
+int wm_coll_persist_start(wm_request_t *r, const char *func);
+void wm_coll_persist_free(wm_request_t *r);
+int wm_part_start(wm_request_t *r, const char *func);
+void wm_part_free(wm_request_t *r);
+
 /* Fill status (may be MPI_STATUS_IGNORE) from a completed request. */
 void wm_request_status(const wm_request_t *r, MPI_Status *status);
 /* MPI error code of a completed request (MPI_SUCCESS or a class with message), without invoking

@@ -38,3 +38,17 @@ weft_mpi_test(NAME coll_layout.no_cma.np3 PROGRAM coll_layout NP 3 TIMEOUT 120 A
 # Bad arguments give the right error class; freed and tested collective requests.
 weft_mpi_program(coll_err coll_err.c)
 weft_mpi_tests(coll_err NPS 1 2 4 ARGS --weft TIMEOUT 60)
+# Persistent collectives (MPI_*_init) against their blocking forms over many starts, on
+# MPI_COMM_WORLD, a split communicator and an intercommunicator; counts 3 and the argument.
+weft_mpi_program(coll_persist coll_persist.c)
+weft_mpi_tests(coll_persist NPS 1 2 3 ARGS 9000 --weft TIMEOUT 180)
+weft_mpi_tests(coll_persist NPS 4 5 ARGS 9000 --weft TIMEOUT 300)
+# Persistent neighborhood collectives on Cartesian, graph and distributed-graph communicators.
+weft_mpi_program(coll_persist_neighbor coll_persist_neighbor.c)
+weft_mpi_tests(coll_persist_neighbor NPS 1 2 3 4 5 ARGS 1000 --weft TIMEOUT 120)
+# A start of a persistent collective allocates nothing (malloc counted in the starting thread).
+weft_mpi_program(coll_persist_alloc coll_persist_alloc.c)
+weft_mpi_tests(coll_persist_alloc NPS 1 2 4 ARGS 200 --weft TIMEOUT 60)
+foreach(np 1 2 4)
+  set_tests_properties(mpi.coll_persist_alloc.np${np} PROPERTIES SKIP_RETURN_CODE 77)
+endforeach()
