@@ -53,6 +53,11 @@ int wc_node_of(int rank);
 wu_status_t wc_init(bool thread_multiple);
 wu_status_t wc_finalize(void);
 void wc_abort(int code, const char *msg) __attribute__((noreturn));
+/* An error found inside progress, which no call can return (an unexpected message past its
+ * budget): wc_fatal_fn if set (the MPI layer's, set once by MPI_Init: it names the error class
+ * and ends the job), else wu_log_fatal. Any thread; does not return. */
+extern void (*wc_fatal_fn)(wu_status_t st, const char *msg);
+void wc_fatal(wu_status_t st, const char *msg) __attribute__((noreturn));
 
 /* The process is leaving while operations may still be pending: MPI_Finalize has begun (after the
  * attribute callbacks, which may still complete them), or the program exits without it

@@ -31,60 +31,117 @@
 #include "util/wu_log.h"
 #include "util/wu_tsan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
-/* An unexpected message: the eager payload copied out of the ring, or a rendezvous offer. */
-#define WC_MSG_INLINE 192
-/* Payloads longer than that go to buffers of eager_max bytes, of which this many are kept for
- * reuse: a rank that posts its receives late (a broadcast's leaf behind its root) stores every
- * message, and a malloc and free each was a tenth of a 4 KiB broadcast's cost. */
+/* An unexpected message: the eager payload copied out of the ring, or a rendezvous offer (its
+ * remote key), in one allocation with its descriptor. Storage is proportional to the message:
+ *   - up to WC_MSG_INLINE bytes: a descriptor with that much room, from ep->msg_free (the common
+ *     small message and every RTS);
+ *   - up to WC_MSG_CLASS_MAX: room rounded up to a quarter power of two (wc_msg_class), from the
+ *     class's free list, so a rank that posts its receives late (a broadcast's leaf behind its
+ *     root) reuses its buffers instead of a malloc and free each (a tenth of a 4 KiB broadcast's
+ *     cost when measured);
+ *   - larger: exactly the payload (no reuse: a malloc is small next to copying it).
+ * Free lists are bounded (WC_MSG_FREE_BYTES of room per class, WC_MSG_FREE_INLINE descriptors),
+ * so a flood's storage goes back to the allocator once it is received. ep->unexp_bytes counts
+ * what the stored messages take (descriptor and room), checked against ep->unexp_max. */
+#define WC_MSG_INLINE       192
+#define WC_MSG_FREE_INLINE  4096
+#define WC_MSG_FREE_BYTES   (256u * 1024u)
+#define WC_MSG_CLS_INLINE   0xfe   /* descriptor of ep->msg_free */
+#define WC_MSG_CLS_EXACT    0xff   /* exact size, freed when received */
 struct wc_message {
     wc_match_entry_t match;
     wc_hdr_t         hdr;
     int              src;
-    void            *data;        /* eager payload (inline_data or malloc'd) */
-    bool             data_pooled; /* data is an eager_max buffer of ep->bufs */
+    uint8_t          cls;         /* size class, WC_MSG_CLS_INLINE or WC_MSG_CLS_EXACT */
+    bool             data_owned;  /* data was handed over (wc_pt2pt_deliver_owned): free it */
+    size_t           bytes;       /* counted in ep->unexp_bytes */
+    void            *data;        /* the payload: room, or handed over */
     struct wc_message *next_free;
-    char             inline_data[WC_MSG_INLINE];
+    char             room[];      /* WC_MSG_INLINE bytes, or the class's room, or exact */
 };
 
+/* The class of a payload of len bytes, WC_MSG_INLINE < len <= WC_MSG_CLASS_MAX, and its room:
+ * len in (2^b, 2^(b+1)] is rounded up to 2^b + k * 2^(b-2), k = 1..4. */
+static inline unsigned wc_msg_class(size_t len, size_t *room_p)
+{
+    unsigned b = 63u - (unsigned)__builtin_clzll((unsigned long long)(len - 1));
+    size_t q = ((len - 1) - ((size_t)1 << b)) >> (b - 2);
+    *room_p = ((size_t)1 << b) + ((q + 1) << (b - 2));
+    return (b - 7) * 4 + (unsigned)q;
+}
+_Static_assert(WC_MSG_INLINE > 128 && WC_MSG_CLASS_MAX == 65536 && WC_MSG_CLASSES == (16 - 7) * 4,
+               "classes cover (128, 65536] in quarter powers of two");
 
 /* ---- unexpected-message pool (match_lock held) --------------------------------------------- */
 
+static inline size_t wc_msg_class_keep(unsigned cls)
+{
+    size_t room = ((size_t)1 << (cls / 4 + 7)) + ((size_t)(cls % 4 + 1) << (cls / 4 + 5));
+    size_t n = WC_MSG_FREE_BYTES / room;
+    return n < 4 ? 4 : n;
+}
+
+/* Storage for a message with len payload bytes, counted in ep->unexp_bytes; NULL when the malloc
+ * fails. */
 static wc_message_t *wc_message_get(wc_ep_t *ep, size_t len)
 {
-    wc_message_t *m = ep->msg_free;
-    if (m)
-        ep->msg_free = m->next_free;
-    else if (!(m = malloc(sizeof(*m))))
-        return NULL;
-    m->data_pooled = false;
-    if (len <= WC_MSG_INLINE) {
-        m->data = m->inline_data;
-    } else if (len <= ep->buf_bytes) {
-        m->data_pooled = true;
-        m->data = ep->nbufs ? ep->bufs[--ep->nbufs] : malloc(ep->buf_bytes);
+    wc_message_t *m;
+    size_t room;
+    if (WU_LIKELY(len <= WC_MSG_INLINE)) {
+        room = WC_MSG_INLINE;
+        if ((m = ep->msg_free) != NULL) {
+            ep->msg_free = m->next_free;
+            ep->msg_nfree--;
+        } else if (!(m = malloc(sizeof(*m) + room))) {
+            return NULL;
+        }
+        m->cls = WC_MSG_CLS_INLINE;
+    } else if (len <= WC_MSG_CLASS_MAX) {
+        unsigned c = wc_msg_class(len, &room);
+        if ((m = ep->cls_free[c]) != NULL) {
+            ep->cls_free[c] = m->next_free;
+            ep->cls_nfree[c]--;
+        } else if (!(m = malloc(sizeof(*m) + room))) {
+            return NULL;
+        }
+        m->cls = (uint8_t)c;
     } else {
-        m->data = malloc(len);
+        room = len;
+        if (!(m = malloc(sizeof(*m) + room)))
+            return NULL;
+        m->cls = WC_MSG_CLS_EXACT;
     }
-    if (!m->data) {
-        m->next_free = ep->msg_free;
-        ep->msg_free = m;
-        return NULL;
-    }
+    m->data = m->room;
+    m->data_owned = false;
+    m->bytes = sizeof(*m) + room;
+    ep->unexp_bytes += m->bytes;
     return m;
 }
 
 static void wc_message_put_locked(wc_ep_t *ep, wc_message_t *m)
 {
-    if (m->data_pooled && ep->nbufs < WC_MSG_BUFS)
-        ep->bufs[ep->nbufs++] = m->data;
-    else if (m->data != m->inline_data)
+    ep->unexp_bytes -= m->bytes;
+    if (WU_UNLIKELY(m->data_owned))
         free(m->data);
-    m->next_free = ep->msg_free;
-    ep->msg_free = m;
+    if (m->cls == WC_MSG_CLS_INLINE) {
+        if (ep->msg_nfree < WC_MSG_FREE_INLINE) {
+            m->next_free = ep->msg_free;
+            ep->msg_free = m;
+            ep->msg_nfree++;
+            return;
+        }
+    } else if (m->cls != WC_MSG_CLS_EXACT && ep->cls_nfree[m->cls] < wc_msg_class_keep(m->cls)) {
+        m->next_free = ep->cls_free[m->cls];
+        ep->cls_free[m->cls] = m;
+        ep->cls_nfree[m->cls]++;
+        return;
+    }
+    free(m);
 }
 
 static void wc_message_put(wc_ep_t *ep, wc_message_t *m)
@@ -521,13 +578,38 @@ static void wc_recv_matched_msg(wc_ep_t *ep, wc_request_t *rreq, wc_message_t *m
     wc_message_put(ep, msg);
 }
 
+/* A message cannot be stored: past the budget (WEFT_UNEXPECTED_MAX) or out of memory. The job
+ * cannot go on: the message cannot be dropped, and leaving it in the transport would stall the
+ * sender's other packets behind it, which a receive this rank waits for may be. match_lock held
+ * (the job ends). */
+static WU_NOINLINE void wc_unexpected_fail(wc_ep_t *ep, int src, const wc_hdr_t *hdr, size_t len,
+                                           bool nomem)
+{
+    char msg[640];
+    if (nomem)
+        snprintf(msg, sizeof(msg),
+                 "rank %d: out of memory storing an unexpected message of %zu bytes from rank %d "
+                 "(tag %d), with %zu bytes of unexpected messages already stored",
+                 ep->rank, len, src, (int)hdr->tag, ep->unexp_bytes);
+    else
+        snprintf(msg, sizeof(msg),
+                 "rank %d: unexpected messages (arrived before their receive was posted) exceed "
+                 "the budget of %zu bytes: %zu bytes are stored and a message of %zu bytes from "
+                 "rank %d (tag %d) does not fit; post the receives earlier or raise "
+                 "WEFT_UNEXPECTED_MAX (docs/tuning.md)",
+                 ep->rank, ep->unexp_max, ep->unexp_bytes, len, src, (int)hdr->tag);
+    wc_fatal(WU_ERR_NO_MEMORY, msg);
+}
+
 /* match_lock held. */
 static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_hdr_t *hdr,
                                                 const void *payload, size_t len)
 {
     wc_message_t *msg = wc_message_get(ep, len);   /* EAGER: the data; RTS: the remote key */
-    if (!msg)
-        wu_log_fatal("out of memory storing an unexpected message of %zu bytes", len);
+    if (WU_UNLIKELY(!msg))
+        wc_unexpected_fail(ep, src, hdr, len, true);
+    if (WU_UNLIKELY(ep->unexp_bytes > ep->unexp_max) && ep->unexp_max)
+        wc_unexpected_fail(ep, src, hdr, len, false);
     msg->hdr = *hdr;
     msg->src = src;
     if (len)
@@ -536,7 +618,7 @@ static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_h
     msg->match.src = src;
     msg->match.tag = hdr->tag;
     if (wc_match_unexpected_add(ep->match, &msg->match) != WU_OK)
-        wu_log_fatal("out of memory in the unexpected-message index");
+        wc_unexpected_fail(ep, src, hdr, len, true);
     return msg;
 }
 
@@ -553,7 +635,12 @@ void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *dat
     wt_spin_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
-        wc_unexpected_store_locked(ep, src, hdr, NULL, 0)->data = data;   /* freed with the message */
+        /* the data is freed with the message, and counted while it is stored */
+        wc_message_t *m = wc_unexpected_store_locked(ep, src, hdr, NULL, 0);
+        m->data = data;
+        m->data_owned = true;
+        m->bytes += hdr->len;
+        ep->unexp_bytes += hdr->len;
         wt_spin_unlock(&ep->match_lock);
         return;
     }
@@ -935,13 +1022,17 @@ void wc_pt2pt_release(wc_ep_t *ep)
     }
     free(ep->peers);
     ep->peers = NULL;
-    while (ep->nbufs)
-        free(ep->bufs[--ep->nbufs]);
-    while (ep->msg_free) {
-        wc_message_t *m = ep->msg_free;
-        ep->msg_free = m->next_free;
-        free(m);
+    for (unsigned c = 0; c <= WC_MSG_CLASSES; c++) {
+        wc_message_t **head = c < WC_MSG_CLASSES ? &ep->cls_free[c] : &ep->msg_free;
+        while (*head) {
+            wc_message_t *m = *head;
+            *head = m->next_free;
+            free(m);
+        }
+        if (c < WC_MSG_CLASSES)
+            ep->cls_nfree[c] = 0;
     }
+    ep->msg_nfree = 0;
 }
 
 /* ---- typed operations ------------------------------------------------------------------------- */
