@@ -249,7 +249,10 @@ int wm_error_raise(wm_comm_t *comm, int code)
 void wm_error_fatal_async(wu_status_t st, const char *msg)
 {
     int cls = wm_status_to_class(st);
-    wu_log_msg("MPI error", "%s: %s (the job is aborted)", wm_class_string(cls), msg);
+    const char *name = cls == MPI_ERR_NO_MEM ? "MPI_ERR_NO_MEM"
+                       : cls == MPI_ERR_INTERN ? "MPI_ERR_INTERN"
+                                               : "MPI_ERR_OTHER";
+    wu_log_msg("MPI error", "%s (%s): %s (the job is aborted)", name, wm_class_string(cls), msg);
     wc_abort(cls, msg);
 }
 
