@@ -31,6 +31,7 @@
 #include "util/wu_log.h"
 #include "util/wu_tsan.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -733,6 +734,54 @@ static void wc_on_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pa
     wc_recv_frag(hdr, payload, len);
 }
 
+/* CANCEL_REQ (wc_cancel_send): withdraw the sender's message if it still waits unmatched. The
+ * newest of its key with that sender's request is the one: an older one from an earlier use of
+ * the same request object would have been matched before it (messages of one key are matched in
+ * order), so once the cancelled one is matched no message of that key and request is left. */
+static bool wc_msg_of_sreq(wc_match_entry_t *e, void *arg)
+{
+    const wc_message_t *msg = WU_CONTAINER_OF(e, wc_message_t, match);
+    return msg->hdr.sreq == *(const uint64_t *)arg &&
+           (msg->hdr.type == WC_PKT_EAGER || msg->hdr.type == WC_PKT_RTS);
+}
+
+static void wc_on_cancel_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                             size_t len)
+{
+    (void)payload, (void)len;
+    uint64_t sreq = hdr->sreq;
+    wt_spin_lock(&ep->match_lock);
+    wc_match_entry_t *e = wc_match_unexpected_take_newest(ep->match, hdr->ctx, src, hdr->tag,
+                                                          wc_msg_of_sreq, &sreq);
+    if (e)
+        wc_message_put_locked(ep, WU_CONTAINER_OF(e, wc_message_t, match));
+    wt_spin_unlock(&ep->match_lock);
+    wc_hdr_t rep = { .type = WC_PKT_CANCEL_REP, .sreq = sreq,
+                     .flags = (uint8_t)((e ? WC_PKT_FLAG_CANCELLED : 0) |
+                                        (hdr->flags & WC_PKT_FLAG_WAIT)) };
+    wc_pt2pt_send_ctrl_hdr(ep, src, &rep);
+}
+
+/* CANCEL_REP. Withdrawn: nothing else will come for the send (no ACK, CTS or FIN), so this
+ * completes it, cancelled. Not withdrawn: the message was matched; a synchronous or rendezvous
+ * send completes by its protocol (before or after this answer: the request is not touched), a
+ * standard eager send that was complete waits for this answer only (WAIT). */
+static void wc_on_cancel_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                             size_t len)
+{
+    (void)payload, (void)len;
+    if (!(hdr->flags & (WC_PKT_FLAG_CANCELLED | WC_PKT_FLAG_WAIT)))
+        return;
+    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+    WU_TSAN_ACQUIRE(sreq);
+    if (hdr->flags & WC_PKT_FLAG_CANCELLED) {
+        wc_cma_wait_end(sreq);
+        wc_rkey_release(ep, src, sreq);
+        sreq->cancelled = WC_CANCEL_DONE;
+    }
+    wc_request_done(sreq);
+}
+
 static void wc_on_unknown(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
                           size_t len)
 {
@@ -750,6 +799,8 @@ void wc_pt2pt_handlers_init(wc_ep_t *ep)
     wc_handler_register(ep, WC_PKT_ACK, wc_on_ack);
     wc_handler_register(ep, WC_PKT_CTS, wc_on_cts);
     wc_handler_register(ep, WC_PKT_FRAG, wc_on_frag);
+    wc_handler_register(ep, WC_PKT_CANCEL_REQ, wc_on_cancel_req);
+    wc_handler_register(ep, WC_PKT_CANCEL_REP, wc_on_cancel_rep);
 }
 
 wc_request_t *wc_pt2pt_take_posted(wc_ep_t *ep, int src, int tag, uint32_t ctx)
@@ -825,6 +876,7 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
 {
     wc_peer_t *p = &ep->peers[dst];
     req->kind = WC_REQ_SEND;
+    req->cancelled = WC_CANCEL_NONE;
     req->buf = (void *)buf;
     req->len = len;
     req->peer = dst;
@@ -925,6 +977,65 @@ bool wc_cancel_recv(wc_request_t *req)
     req->cancelled = 1;
     wc_request_done(req);
     return true;
+}
+
+/* Take req's packet back from dst's pending queue if it is still there. Peer lock held. */
+static bool wc_unqueue_locked(wc_ep_t *ep, wc_peer_t *p, wc_request_t *req)
+{
+    for (wu_list_t *e = p->pending.next; e != &p->pending; e = e->next) {
+        if (e != &req->op.link)
+            continue;
+        wu_list_del(e);
+        if (wu_list_empty(&p->pending)) {
+            atomic_fetch_sub_explicit(&ep->npending, 1, memory_order_relaxed);
+            atomic_store_explicit(&p->queued, false, memory_order_relaxed);
+        }
+        return true;
+    }
+    return false;
+}
+
+void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
+{
+    if (req->kind != WC_REQ_SEND || req->cancelled != WC_CANCEL_NONE)
+        return;
+    int dst = req->peer;
+    wc_peer_t *p = &ep->peers[dst];
+    wc_hdr_t h;
+    if (!p->direct) {
+        /* the CTS handler rewrites op.hdr (to FRAG) under this lock */
+        wt_spin_lock(&p->lock);
+        h = req->op.hdr;
+        bool unqueued = (h.type == WC_PKT_EAGER || h.type == WC_PKT_RTS) &&
+                        !wc_request_is_complete(req) && wc_unqueue_locked(ep, p, req);
+        wt_spin_unlock(&p->lock);
+        if (unqueued) {   /* it never left: nothing will answer it */
+            wc_cma_wait_end(req);
+            wc_rkey_release(ep, dst, req);
+            req->cancelled = WC_CANCEL_DONE;
+            wc_request_done(req);
+            return;
+        }
+    } else {
+        h = req->op.hdr;
+    }
+    if (h.type != WC_PKT_EAGER && h.type != WC_PKT_RTS)
+        return;   /* fragments are flowing: the receiver matched it */
+    uint8_t flags = 0;
+    if (h.type == WC_PKT_EAGER && !req->sync) {
+        /* it left the queue: the thread that pushed it completes it outside the lock, at once */
+        while (!wc_request_is_complete(req))
+            sched_yield();
+        flags = WC_PKT_FLAG_WAIT;
+        wc_request_reset(req);   /* complete again on the answer */
+    } else if (wc_request_is_complete(req)) {
+        return;   /* the receiver matched it (ACK, FIN or the last fragment) */
+    }
+    req->cancelled = WC_CANCEL_ASKED;
+    WU_TSAN_RELEASE(req);
+    wc_hdr_t hdr = { .type = WC_PKT_CANCEL_REQ, .flags = flags, .tag = h.tag, .ctx = h.ctx,
+                     .sreq = (uint64_t)(uintptr_t)req };
+    wc_pt2pt_send_ctrl_hdr(ep, dst, &hdr);
 }
 
 static bool wc_iprobe_once(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take,
