@@ -16,6 +16,8 @@
  *   received in order, the cancelled ones never.
  * - receive loop: 1000 Irecv + Cancel + Wait against a stream of 1000 messages: each message is
  *   received exactly once, in order, by a receive not cancelled or by the receives after.
+ * - queued: 300 Isends of 4000 bytes fill the channel while the receiver is outside MPI; every
+ *   third is cancelled (those still queued at the sender, the others through the receiver).
  * - persistent: a cancelled started send can be started again; that one arrives.
  * Arguments: [--weft]. */
 #include "mpitest.h"
@@ -233,6 +235,11 @@ static void cancel_recv_loop(MPI_Comm c, int peer, int sender)
         int v = -1;
         MPI_Request r;
         MPI_Status st;
+        if (i % 3 == 0 && next < LOOP) {   /* let a message arrive first: this cancel fails */
+            int there = 0;
+            while (!there)
+                MT_CALL(MPI_Iprobe(peer, T_DATA, c, &there, MPI_STATUS_IGNORE));
+        }
         MT_CALL(MPI_Irecv(&v, 1, MPI_INT, peer, T_DATA, c, &r));
         MT_CALL(MPI_Cancel(&r));
         MT_CALL(MPI_Wait(&r, &st));
@@ -282,6 +289,55 @@ static void cancel_persistent_restart(MPI_Comm c, int peer, int sender)
             MT_EQ("restarted persistent send's message", 99, got);
         }
     }
+}
+
+/* Sends that find the channel full wait in the sender's queue: cancelled there (the receiver
+ * polls nothing for a while), or through the receiver for those already out. Every third of
+ * QN sends of 4000 bytes (more than a default ring holds) is cancelled, from the last. */
+#define QN 300
+#define QSIZE 4000
+static void cancel_queued(MPI_Comm c, int peer, int sender)
+{
+    static int flags[QN];
+    uint8_t *b = mt_malloc((size_t)QN * QSIZE);
+    if (sender) {
+        MPI_Request rs[QN];
+        MPI_Status st;
+        sync_pair(c, peer);
+        for (int i = 0; i < QN; i++) {
+            mt_fill(b + (size_t)i * QSIZE, QSIZE, 9000u + (uint64_t)i);
+            MT_CALL(MPI_Isend(b + (size_t)i * QSIZE, QSIZE, MPI_BYTE, peer, T_DATA, c, &rs[i]));
+        }
+        for (int i = QN - 1; i >= 0; i -= 3)
+            MT_CALL(MPI_Cancel(&rs[i]));
+        for (int i = 0; i < QN; i++) {
+            MT_CALL(MPI_Wait(&rs[i], &st));
+            flags[i] = cancelled_of(&st);
+            if ((QN - 1 - i) % 3)
+                MT_EQ("a send not cancelled", 0, flags[i]);
+            else if (mt_weft)
+                MT_EQ("cancel of a queued or unmatched send", 1, flags[i]);
+        }
+        MT_CALL(MPI_Send(flags, QN, MPI_INT, peer, T_FLAG, c));
+    } else {
+        sync_pair(c, peer);
+        mt_sleep_ms(300);   /* outside MPI: the sender's channel fills up */
+        MT_CALL(MPI_Recv(flags, QN, MPI_INT, peer, T_FLAG, c, MPI_STATUS_IGNORE));
+        for (int i = 0; i < QN; i++) {
+            if (flags[i])
+                continue;
+            MPI_Status st;
+            memset(b, 0, QSIZE);
+            MT_CALL(MPI_Recv(b, QSIZE, MPI_BYTE, peer, T_DATA, c, &st));
+            MT_STATUS("queued send", st, peer, T_DATA, QSIZE);
+            mt_verify(b, QSIZE, 9000u + (uint64_t)i, "queued send not cancelled");
+        }
+        int there = 0;
+        MT_CALL(MPI_Iprobe(peer, T_DATA, c, &there, MPI_STATUS_IGNORE));
+        MT_TRUE(!there, "cancelled queued sends expected never to arrive; one did");
+    }
+    sync_pair(c, peer);
+    free(b);
 }
 
 /* Self: the rank is both sender and receiver; a cancelled message never arrives. */
@@ -334,6 +390,7 @@ int main(int argc, char **argv)
             cancel_matched(c, peer, sender, -1, sizes[s]);
         }
         cancel_loop(c, peer, sender);
+        cancel_queued(c, peer, sender);
         cancel_recv_loop(c, peer, sender);
         cancel_persistent_restart(c, peer, sender);
     }
