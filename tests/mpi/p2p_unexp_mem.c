@@ -3,8 +3,9 @@
  * tags cycling over 0..4, to the even rank, which posts nothing until a barrier has passed; the
  * barrier's packets follow the data on each pair's channel, so all N are stored unexpected by then.
  * The receiver compares its resident memory (VmRSS of /proc/self/status) before and after: with
- * --weft the growth must stay under 1.5 x N x S + 16 MiB (before Weft stored them in proportion,
- * each took a buffer of the whole eager limit: 16 KiB for these 1000 bytes). Then it receives
+ * --weft the growth must stay under 2 x N x S + 16 MiB (measured: 1.2 x; 1.7 x with the redzones
+ * of AddressSanitizer). Before Weft stored them in proportion, each took a buffer of the whole
+ * eager limit: 16 KiB for these 1000 bytes, 16 x. Then it receives
  * every message, by tag in sending order, and checks each payload.
  * With --budget the program is the flood only (no receive, no check): a job run with a small
  * WEFT_UNEXPECTED_MAX must end with the error naming it (tests/mpi/unexp_budget.sh).
@@ -65,9 +66,9 @@ int main(int argc, char **argv)
         if (mt_rank == 0)
             printf("p2p_unexp_mem: %ld x %ld bytes stored unexpected: VmRSS %ld -> %ld KiB "
                    "(%.2f x the payload)\n", n, size, before, after, grew / bytes);
-        if (mt_weft && before >= 0 && grew > 1.5 * bytes + 16.0 * 1024 * 1024)
+        if (mt_weft && before >= 0 && grew > 2.0 * bytes + 16.0 * 1024 * 1024)
             MT_FAIL("resident memory growth for %ld unexpected messages of %ld bytes expected at "
-                    "most %.0f bytes got %.0f", n, size, 1.5 * bytes + 16.0 * 1024 * 1024, grew);
+                    "most %.0f bytes got %.0f", n, size, 2.0 * bytes + 16.0 * 1024 * 1024, grew);
         /* by tag, so each tag's messages come out in sending order among a mix of waiting tags */
         for (int t = 0; t < NTAG; t++) {
             for (long i = t; i < n; i += NTAG) {
