@@ -5,7 +5,7 @@ weft_mpi_test(NAME p2p_unexp_mem.np2 PROGRAM p2p_unexp_mem NP 2 TIMEOUT 120 ARGS
 weft_mpi_test(NAME p2p_unexp_mem.big_eager.np2 PROGRAM p2p_unexp_mem NP 2 TIMEOUT 120
   ARGS 20000 5000 --weft ENV WEFT_SHM_EAGER_MAX=1m)
 weft_mpi_test(NAME p2p_unexp_mem.exact.np4 PROGRAM p2p_unexp_mem NP 4 TIMEOUT 120
-  ARGS 300 100000 --weft ENV WEFT_SHM_EAGER_MAX=64m)
+  ARGS 300 200000 --weft ENV WEFT_SHM_EAGER_MAX=1m)
 
 # Past the budget the job ends within seconds, non-zero, naming the setting and the sender.
 add_test(NAME mpi.unexp_budget.np2
