@@ -642,6 +642,8 @@ void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *dat
         m->data_owned = true;
         m->bytes += hdr->len;
         ep->unexp_bytes += hdr->len;
+        if (WU_UNLIKELY(ep->unexp_bytes > ep->unexp_max) && ep->unexp_max)
+            wc_unexpected_fail(ep, src, hdr, hdr->len, false);
         wt_spin_unlock(&ep->match_lock);
         return;
     }
