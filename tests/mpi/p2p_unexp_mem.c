@@ -14,6 +14,19 @@
 
 #define NTAG 5
 
+/* ThreadSanitizer's shadow memory grows with the heap (7 x the payload measured): resident memory
+ * then says nothing about Weft's storage, and the bound is not checked. */
+#if defined(__SANITIZE_THREAD__)
+#define RSS_CHECKED 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RSS_CHECKED 0
+#endif
+#endif
+#ifndef RSS_CHECKED
+#define RSS_CHECKED 1
+#endif
+
 static long rss_kib(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -67,7 +80,7 @@ int main(int argc, char **argv)
         if (mt_rank == 0)
             printf("p2p_unexp_mem: %ld x %ld bytes stored unexpected: VmRSS %ld -> %ld KiB "
                    "(%.2f x the payload)\n", n, size, before, after, grew / bytes);
-        if (mt_weft && before >= 0 && grew > 2.0 * bytes + 16.0 * 1024 * 1024)
+        if (RSS_CHECKED && mt_weft && before >= 0 && grew > 2.0 * bytes + 16.0 * 1024 * 1024)
             MT_FAIL("resident memory growth for %ld unexpected messages of %ld bytes expected at "
                     "most %.0f bytes got %.0f", n, size, 2.0 * bytes + 16.0 * 1024 * 1024, grew);
         /* by tag, so each tag's messages come out in sending order among a mix of waiting tags */
