@@ -400,6 +400,7 @@ wu_status_t wc_init(bool thread_multiple)
     st = wc_ep_init(ep, rank, size);
     if (st != WU_OK)
         goto err_pmi;
+    ep->unexp_max = (size_t)wu_config_int(WU_CONFIG_UNEXPECTED_MAX);
 
     wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
     wc_wait_init();
@@ -467,6 +468,15 @@ void wc_quiesce(bool exiting)
     wu_debug("leaving (generation %u): %zu queued packets of abandoned sends dropped, %zu posted "
              "receives withdrawn%s", gen, dropped, withdrawn,
              exiting ? ", progress threads stopped" : "");
+}
+
+void (*wc_fatal_fn)(wu_status_t st, const char *msg);
+
+void wc_fatal(wu_status_t st, const char *msg)
+{
+    if (wc_fatal_fn)
+        wc_fatal_fn(st, msg);
+    wu_log_fatal("%s (%s)", msg, wu_status_str(st));
 }
 
 void wc_abort(int code, const char *msg)

@@ -53,6 +53,11 @@ int wc_node_of(int rank);
 wu_status_t wc_init(bool thread_multiple);
 wu_status_t wc_finalize(void);
 void wc_abort(int code, const char *msg) __attribute__((noreturn));
+/* An error found inside progress, which no call can return (an unexpected message past its
+ * budget): wc_fatal_fn if set (the MPI layer's, set once by MPI_Init: it names the error class
+ * and ends the job), else wu_log_fatal. Any thread; does not return. */
+extern void (*wc_fatal_fn)(wu_status_t st, const char *msg);
+void wc_fatal(wu_status_t st, const char *msg) __attribute__((noreturn));
 
 /* The process is leaving while operations may still be pending: MPI_Finalize has begun (after the
  * attribute callbacks, which may still complete them), or the program exits without it
@@ -116,6 +121,12 @@ wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t coun
 /* Cancel a posted receive that has not matched (on its endpoint, req->ep); true if cancelled (the
  * request is then complete). */
 bool wc_cancel_recv(wc_request_t *req);
+/* Cancel a send started on ep (MPI_Cancel), by its owner, at most once per start. A packet still
+ * queued here is taken back at once; otherwise the receiver is asked (CANCEL_REQ) to withdraw the
+ * message if it waits unmatched (eager payload or rendezvous offer), and the request completes
+ * either cancelled (wc_request_cancelled) or as the send it is (the message is received). A
+ * standard eager send already complete becomes pending again until the answer. Does not wait. */
+void wc_cancel_send(wc_ep_t *ep, wc_request_t *req);
 
 /* wc_message_t (wc_ep.h): an unexpected message taken out of matching (matched probe). */
 

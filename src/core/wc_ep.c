@@ -84,8 +84,6 @@ void wc_ep_peer_set(wc_ep_t *ep, int peer, wx_tl_t *tl)
     p->eager_max = tl->attr.eager_max;
     p->bulk_eager_max = tl->attr.bulk_eager_max;
     p->frag_size = tl->attr.frag_size;
-    if (tl->attr.eager_max > ep->buf_bytes)
-        ep->buf_bytes = tl->attr.eager_max;
     if (p->direct)
         return;
     for (int i = 0; i < ep->npoll; i++)

@@ -16,7 +16,7 @@
  *     before any operation on the endpoint; the fields they write are read-only afterwards.
  *   - Operations (wc_isend, wc_irecv, wc_cancel_recv, wc_iprobe, ...): any thread, concurrently.
  *     match_lock (a spinlock) guards the matching engine and the unexpected-message pool (match,
- *     msg_free, bufs, nbufs); a peer's lock guards its send queue and the producer side of its
+ *     msg_free, cls_free, cls_nfree, unexp_bytes); a peer's lock guards its send queue and the producer side of its
  *     transport (wc_pt2pt.c states the protocol). Neither is held while calling the other's code
  *     nor while completing a request.
  *   - Progress (wc_ep_progress, or the endpoint's ltask in the progression engine): one thread at
@@ -87,7 +87,11 @@ typedef struct wc_limits {
 } wc_limits_t;
 
 #define WC_EP_TL_MAX 4     /* transports polled by one endpoint */
-#define WC_MSG_BUFS 16     /* eager_max payload buffers kept for reuse (wc_pt2pt.c) */
+/* Unexpected-message storage size classes (wc_pt2pt.c): payloads above the descriptor's inline
+ * bytes and up to WC_MSG_CLASS_MAX bytes are rounded up to a quarter power of two (at most 25%
+ * more) and kept for reuse per class, a bounded number each; larger ones are allocated exactly. */
+#define WC_MSG_CLASSES   36
+#define WC_MSG_CLASS_MAX 65536
 
 struct wc_ep {
     /* Hot: what a send, a receive and delivery read first. */
@@ -101,10 +105,12 @@ struct wc_ep {
         wx_tl_t   *tl;
     } poll[WC_EP_TL_MAX];
     wt_spinlock_t  match_lock WU_ALIGNED(WU_CACHELINE);
-    wc_message_t  *msg_free;       /* match_lock: free unexpected-message descriptors */
-    void          *bufs[WC_MSG_BUFS];   /* match_lock: free payload buffers of buf_bytes */
-    int            nbufs;          /* match_lock */
-    size_t         buf_bytes;      /* the largest eager limit of the peers (set-up) */
+    wc_message_t  *msg_free;       /* match_lock: free descriptors with inline payload room */
+    uint32_t       msg_nfree;      /* match_lock: how many (bounded) */
+    uint32_t       cls_nfree[WC_MSG_CLASSES];       /* match_lock */
+    wc_message_t  *cls_free[WC_MSG_CLASSES];        /* match_lock: free messages per size class */
+    size_t         unexp_bytes;    /* match_lock: bytes the stored unexpected messages take */
+    size_t         unexp_max;      /* budget for unexp_bytes (WEFT_UNEXPECTED_MAX); 0: none (set-up) */
     /* Cold. */
     wc_limits_t    limits;         /* set by wc_ep_start */
     _Atomic size_t ndropped;       /* packets of abandoned sends dropped (wc_quiesce), for the log */

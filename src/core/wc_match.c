@@ -418,6 +418,28 @@ wc_match_entry_t *wc_match_unexpected_find(wc_match_t *m, uint32_t ctx, int32_t 
     return msg;
 }
 
+wc_match_entry_t *wc_match_unexpected_take_newest(wc_match_t *m, uint32_t ctx, int32_t src,
+                                                  int32_t tag,
+                                                  bool (*pick)(wc_match_entry_t *msg, void *arg),
+                                                  void *arg)
+{
+    if (m->nunexp == 0)
+        return NULL;
+    wc_match_bin_t *b = wc_match_bin_find(m, ctx, src, tag);
+    if (b == NULL)
+        return NULL;
+    for (wu_list_t *l = b->unexp.prev; l != &b->unexp; l = l->prev) {
+        wc_match_entry_t *msg = wc_match_entry_of(l, WC_KIND_EXACT);
+        if (!pick(msg, arg))
+            continue;
+        for (unsigned k = 0, views = wc_match_views(ctx); k < views; k++)
+            wu_list_del(&msg->link[k]);
+        m->nunexp--;
+        return msg;
+    }
+    return NULL;
+}
+
 size_t wc_match_unexpected_sweep(wc_match_t *m, void (*take)(wc_match_entry_t *msg, void *arg),
                                  void *arg)
 {

@@ -77,6 +77,14 @@ wu_status_t wc_match_unexpected_add(wc_match_t *m, wc_match_entry_t *msg);
 wc_match_entry_t *wc_match_unexpected_find(wc_match_t *m, uint32_t ctx, int32_t src, int32_t tag,
                                            bool take);
 
+/* The newest unexpected message of the exact key (ctx, src, tag) (no wildcards) for which
+ * pick(msg, arg) is true, removed from the engine, or NULL. Walks that key's messages from the
+ * newest: for MPI_Cancel of a send, not for the message path. */
+wc_match_entry_t *wc_match_unexpected_take_newest(wc_match_t *m, uint32_t ctx, int32_t src,
+                                                  int32_t tag,
+                                                  bool (*pick)(wc_match_entry_t *msg, void *arg),
+                                                  void *arg);
+
 /* Take every unexpected message out of the engine and hand it to take(msg, arg); returns how many.
  * Walks the whole table: for teardown (messages nobody received), not for the message path. */
 size_t wc_match_unexpected_sweep(wc_match_t *m, void (*take)(wc_match_entry_t *msg, void *arg),

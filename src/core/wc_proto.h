@@ -12,6 +12,9 @@
  *                 pipelined:   CTS(sreq, rreq)  -> FRAG(rreq, offset)+payload ... (sender completes
  *                              when the last fragment is in the ring)
  *   dynamic     DYN packets carrying their own routing, forwarded by receivers (wc_dynbcast.h)
+ *   cancel      CANCEL_REQ(tag, ctx, sreq [, WAIT]) -> CANCEL_REP(sreq [, CANCELLED] [, WAIT]):
+ *               the receiver withdraws the newest unexpected EAGER or RTS of that sender with
+ *               (ctx, tag, sreq), if any (MPI_Cancel of a send, wc_cancel_send)
  */
 #ifndef WC_PROTO_H
 #define WC_PROTO_H
@@ -29,12 +32,16 @@ typedef enum {
     WC_PKT_DYN,      /* dynamic broadcast: routing and data (wc_dynbcast.h) */
     WC_PKT_CTX_REQ,  /* to world rank 0: len context ids for request sreq (wc_ctx.c) */
     WC_PKT_CTX_REP,  /* its answer: addr the first id, sreq the asker's request */
+    WC_PKT_CANCEL_REQ, /* sender to receiver: withdraw the unmatched EAGER or RTS (tag, ctx, sreq) */
+    WC_PKT_CANCEL_REP, /* the answer: sreq, flags CANCELLED if it was withdrawn, WAIT echoed */
 } wc_pkt_type_t;
 
 #define WC_PKT_FLAG_SYNC   0x1
 #define WC_PKT_FLAG_PACKED 0x2   /* RTS: the sender's data is not contiguous: no single copy */
 #define WC_PKT_FLAG_BULK   0x4   /* RTS: a collective's, single copy from the get_bulk_min attribute */
 #define WC_PKT_FLAG_NOKEY  0x8   /* RTS: the transport could not register the buffer: no get */
+#define WC_PKT_FLAG_CANCELLED 0x10 /* CANCEL_REP: the message was withdrawn, never to be received */
+#define WC_PKT_FLAG_WAIT   0x20  /* CANCEL_REQ/REP: the answer completes the send either way */
 
 typedef struct wc_hdr {
     uint8_t  type;

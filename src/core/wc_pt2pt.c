@@ -31,60 +31,118 @@
 #include "util/wu_log.h"
 #include "util/wu_tsan.h"
 
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
-/* An unexpected message: the eager payload copied out of the ring, or a rendezvous offer. */
-#define WC_MSG_INLINE 192
-/* Payloads longer than that go to buffers of eager_max bytes, of which this many are kept for
- * reuse: a rank that posts its receives late (a broadcast's leaf behind its root) stores every
- * message, and a malloc and free each was a tenth of a 4 KiB broadcast's cost. */
+/* An unexpected message: the eager payload copied out of the ring, or a rendezvous offer (its
+ * remote key), in one allocation with its descriptor. Storage is proportional to the message:
+ *   - up to WC_MSG_INLINE bytes: a descriptor with that much room, from ep->msg_free (the common
+ *     small message and every RTS);
+ *   - up to WC_MSG_CLASS_MAX: room rounded up to a quarter power of two (wc_msg_class), from the
+ *     class's free list, so a rank that posts its receives late (a broadcast's leaf behind its
+ *     root) reuses its buffers instead of a malloc and free each (a tenth of a 4 KiB broadcast's
+ *     cost when measured);
+ *   - larger: exactly the payload (no reuse: a malloc is small next to copying it).
+ * Free lists are bounded (WC_MSG_FREE_BYTES of room per class, WC_MSG_FREE_INLINE descriptors),
+ * so a flood's storage goes back to the allocator once it is received. ep->unexp_bytes counts
+ * what the stored messages take (descriptor and room), checked against ep->unexp_max. */
+#define WC_MSG_INLINE       192
+#define WC_MSG_FREE_INLINE  4096
+#define WC_MSG_FREE_BYTES   (256u * 1024u)
+#define WC_MSG_CLS_INLINE   0xfe   /* descriptor of ep->msg_free */
+#define WC_MSG_CLS_EXACT    0xff   /* exact size, freed when received */
 struct wc_message {
     wc_match_entry_t match;
     wc_hdr_t         hdr;
     int              src;
-    void            *data;        /* eager payload (inline_data or malloc'd) */
-    bool             data_pooled; /* data is an eager_max buffer of ep->bufs */
+    uint8_t          cls;         /* size class, WC_MSG_CLS_INLINE or WC_MSG_CLS_EXACT */
+    bool             data_owned;  /* data was handed over (wc_pt2pt_deliver_owned): free it */
+    size_t           bytes;       /* counted in ep->unexp_bytes */
+    void            *data;        /* the payload: room, or handed over */
     struct wc_message *next_free;
-    char             inline_data[WC_MSG_INLINE];
+    char             room[];      /* WC_MSG_INLINE bytes, or the class's room, or exact */
 };
 
+/* The class of a payload of len bytes, WC_MSG_INLINE < len <= WC_MSG_CLASS_MAX, and its room:
+ * len in (2^b, 2^(b+1)] is rounded up to 2^b + k * 2^(b-2), k = 1..4. */
+static inline unsigned wc_msg_class(size_t len, size_t *room_p)
+{
+    unsigned b = 63u - (unsigned)__builtin_clzll((unsigned long long)(len - 1));
+    size_t q = ((len - 1) - ((size_t)1 << b)) >> (b - 2);
+    *room_p = ((size_t)1 << b) + ((q + 1) << (b - 2));
+    return (b - 7) * 4 + (unsigned)q;
+}
+_Static_assert(WC_MSG_INLINE > 128 && WC_MSG_CLASS_MAX == 65536 && WC_MSG_CLASSES == (16 - 7) * 4,
+               "classes cover (128, 65536] in quarter powers of two");
 
 /* ---- unexpected-message pool (match_lock held) --------------------------------------------- */
 
+static inline size_t wc_msg_class_keep(unsigned cls)
+{
+    size_t room = ((size_t)1 << (cls / 4 + 7)) + ((size_t)(cls % 4 + 1) << (cls / 4 + 5));
+    size_t n = WC_MSG_FREE_BYTES / room;
+    return n < 4 ? 4 : n;
+}
+
+/* Storage for a message with len payload bytes, counted in ep->unexp_bytes; NULL when the malloc
+ * fails. */
 static wc_message_t *wc_message_get(wc_ep_t *ep, size_t len)
 {
-    wc_message_t *m = ep->msg_free;
-    if (m)
-        ep->msg_free = m->next_free;
-    else if (!(m = malloc(sizeof(*m))))
-        return NULL;
-    m->data_pooled = false;
-    if (len <= WC_MSG_INLINE) {
-        m->data = m->inline_data;
-    } else if (len <= ep->buf_bytes) {
-        m->data_pooled = true;
-        m->data = ep->nbufs ? ep->bufs[--ep->nbufs] : malloc(ep->buf_bytes);
+    wc_message_t *m;
+    size_t room;
+    if (WU_LIKELY(len <= WC_MSG_INLINE)) {
+        room = WC_MSG_INLINE;
+        if ((m = ep->msg_free) != NULL) {
+            ep->msg_free = m->next_free;
+            ep->msg_nfree--;
+        } else if (!(m = malloc(sizeof(*m) + room))) {
+            return NULL;
+        }
+        m->cls = WC_MSG_CLS_INLINE;
+    } else if (len <= WC_MSG_CLASS_MAX) {
+        unsigned c = wc_msg_class(len, &room);
+        if ((m = ep->cls_free[c]) != NULL) {
+            ep->cls_free[c] = m->next_free;
+            ep->cls_nfree[c]--;
+        } else if (!(m = malloc(sizeof(*m) + room))) {
+            return NULL;
+        }
+        m->cls = (uint8_t)c;
     } else {
-        m->data = malloc(len);
+        room = len;
+        if (!(m = malloc(sizeof(*m) + room)))
+            return NULL;
+        m->cls = WC_MSG_CLS_EXACT;
     }
-    if (!m->data) {
-        m->next_free = ep->msg_free;
-        ep->msg_free = m;
-        return NULL;
-    }
+    m->data = m->room;
+    m->data_owned = false;
+    m->bytes = sizeof(*m) + room;
+    ep->unexp_bytes += m->bytes;
     return m;
 }
 
 static void wc_message_put_locked(wc_ep_t *ep, wc_message_t *m)
 {
-    if (m->data_pooled && ep->nbufs < WC_MSG_BUFS)
-        ep->bufs[ep->nbufs++] = m->data;
-    else if (m->data != m->inline_data)
+    ep->unexp_bytes -= m->bytes;
+    if (WU_UNLIKELY(m->data_owned))
         free(m->data);
-    m->next_free = ep->msg_free;
-    ep->msg_free = m;
+    if (m->cls == WC_MSG_CLS_INLINE) {
+        if (ep->msg_nfree < WC_MSG_FREE_INLINE) {
+            m->next_free = ep->msg_free;
+            ep->msg_free = m;
+            ep->msg_nfree++;
+            return;
+        }
+    } else if (m->cls != WC_MSG_CLS_EXACT && ep->cls_nfree[m->cls] < wc_msg_class_keep(m->cls)) {
+        m->next_free = ep->cls_free[m->cls];
+        ep->cls_free[m->cls] = m;
+        ep->cls_nfree[m->cls]++;
+        return;
+    }
+    free(m);
 }
 
 static void wc_message_put(wc_ep_t *ep, wc_message_t *m)
@@ -521,13 +579,38 @@ static void wc_recv_matched_msg(wc_ep_t *ep, wc_request_t *rreq, wc_message_t *m
     wc_message_put(ep, msg);
 }
 
+/* A message cannot be stored: past the budget (WEFT_UNEXPECTED_MAX) or out of memory. The job
+ * cannot go on: the message cannot be dropped, and leaving it in the transport would stall the
+ * sender's other packets behind it, which a receive this rank waits for may be. match_lock held
+ * (the job ends). */
+static WU_NOINLINE void wc_unexpected_fail(wc_ep_t *ep, int src, const wc_hdr_t *hdr, size_t len,
+                                           bool nomem)
+{
+    char msg[640];
+    if (nomem)
+        snprintf(msg, sizeof(msg),
+                 "rank %d: out of memory storing an unexpected message of %zu bytes from rank %d "
+                 "(tag %d), with %zu bytes of unexpected messages already stored",
+                 ep->rank, len, src, (int)hdr->tag, ep->unexp_bytes);
+    else
+        snprintf(msg, sizeof(msg),
+                 "rank %d: unexpected messages (arrived before their receive was posted) exceed "
+                 "the budget of %zu bytes: %zu bytes are stored and a message of %zu bytes from "
+                 "rank %d (tag %d) does not fit; post the receives earlier or raise "
+                 "WEFT_UNEXPECTED_MAX (docs/tuning.md)",
+                 ep->rank, ep->unexp_max, ep->unexp_bytes, len, src, (int)hdr->tag);
+    wc_fatal(WU_ERR_NO_MEMORY, msg);
+}
+
 /* match_lock held. */
 static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_hdr_t *hdr,
                                                 const void *payload, size_t len)
 {
     wc_message_t *msg = wc_message_get(ep, len);   /* EAGER: the data; RTS: the remote key */
-    if (!msg)
-        wu_log_fatal("out of memory storing an unexpected message of %zu bytes", len);
+    if (WU_UNLIKELY(!msg))
+        wc_unexpected_fail(ep, src, hdr, len, true);
+    if (WU_UNLIKELY(ep->unexp_bytes > ep->unexp_max) && ep->unexp_max)
+        wc_unexpected_fail(ep, src, hdr, len, false);
     msg->hdr = *hdr;
     msg->src = src;
     if (len)
@@ -536,7 +619,7 @@ static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_h
     msg->match.src = src;
     msg->match.tag = hdr->tag;
     if (wc_match_unexpected_add(ep->match, &msg->match) != WU_OK)
-        wu_log_fatal("out of memory in the unexpected-message index");
+        wc_unexpected_fail(ep, src, hdr, len, true);
     return msg;
 }
 
@@ -553,7 +636,14 @@ void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *dat
     wt_spin_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
-        wc_unexpected_store_locked(ep, src, hdr, NULL, 0)->data = data;   /* freed with the message */
+        /* the data is freed with the message, and counted while it is stored */
+        wc_message_t *m = wc_unexpected_store_locked(ep, src, hdr, NULL, 0);
+        m->data = data;
+        m->data_owned = true;
+        m->bytes += hdr->len;
+        ep->unexp_bytes += hdr->len;
+        if (WU_UNLIKELY(ep->unexp_bytes > ep->unexp_max) && ep->unexp_max)
+            wc_unexpected_fail(ep, src, hdr, hdr->len, false);
         wt_spin_unlock(&ep->match_lock);
         return;
     }
@@ -646,6 +736,54 @@ static void wc_on_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pa
     wc_recv_frag(hdr, payload, len);
 }
 
+/* CANCEL_REQ (wc_cancel_send): withdraw the sender's message if it still waits unmatched. The
+ * newest of its key with that sender's request is the one: an older one from an earlier use of
+ * the same request object would have been matched before it (messages of one key are matched in
+ * order), so once the cancelled one is matched no message of that key and request is left. */
+static bool wc_msg_of_sreq(wc_match_entry_t *e, void *arg)
+{
+    const wc_message_t *msg = WU_CONTAINER_OF(e, wc_message_t, match);
+    return msg->hdr.sreq == *(const uint64_t *)arg &&
+           (msg->hdr.type == WC_PKT_EAGER || msg->hdr.type == WC_PKT_RTS);
+}
+
+static void wc_on_cancel_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                             size_t len)
+{
+    (void)payload, (void)len;
+    uint64_t sreq = hdr->sreq;
+    wt_spin_lock(&ep->match_lock);
+    wc_match_entry_t *e = wc_match_unexpected_take_newest(ep->match, hdr->ctx, src, hdr->tag,
+                                                          wc_msg_of_sreq, &sreq);
+    if (e)
+        wc_message_put_locked(ep, WU_CONTAINER_OF(e, wc_message_t, match));
+    wt_spin_unlock(&ep->match_lock);
+    wc_hdr_t rep = { .type = WC_PKT_CANCEL_REP, .sreq = sreq,
+                     .flags = (uint8_t)((e ? WC_PKT_FLAG_CANCELLED : 0) |
+                                        (hdr->flags & WC_PKT_FLAG_WAIT)) };
+    wc_pt2pt_send_ctrl_hdr(ep, src, &rep);
+}
+
+/* CANCEL_REP. Withdrawn: nothing else will come for the send (no ACK, CTS or FIN), so this
+ * completes it, cancelled. Not withdrawn: the message was matched; a synchronous or rendezvous
+ * send completes by its protocol (before or after this answer: the request is not touched), a
+ * standard eager send that was complete waits for this answer only (WAIT). */
+static void wc_on_cancel_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                             size_t len)
+{
+    (void)payload, (void)len;
+    if (!(hdr->flags & (WC_PKT_FLAG_CANCELLED | WC_PKT_FLAG_WAIT)))
+        return;
+    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+    WU_TSAN_ACQUIRE(sreq);
+    if (hdr->flags & WC_PKT_FLAG_CANCELLED) {
+        wc_cma_wait_end(sreq);
+        wc_rkey_release(ep, src, sreq);
+        sreq->cancelled = WC_CANCEL_DONE;
+    }
+    wc_request_done(sreq);
+}
+
 static void wc_on_unknown(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
                           size_t len)
 {
@@ -663,6 +801,8 @@ void wc_pt2pt_handlers_init(wc_ep_t *ep)
     wc_handler_register(ep, WC_PKT_ACK, wc_on_ack);
     wc_handler_register(ep, WC_PKT_CTS, wc_on_cts);
     wc_handler_register(ep, WC_PKT_FRAG, wc_on_frag);
+    wc_handler_register(ep, WC_PKT_CANCEL_REQ, wc_on_cancel_req);
+    wc_handler_register(ep, WC_PKT_CANCEL_REP, wc_on_cancel_rep);
 }
 
 wc_request_t *wc_pt2pt_take_posted(wc_ep_t *ep, int src, int tag, uint32_t ctx)
@@ -738,6 +878,7 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
 {
     wc_peer_t *p = &ep->peers[dst];
     req->kind = WC_REQ_SEND;
+    req->cancelled = WC_CANCEL_NONE;
     req->buf = (void *)buf;
     req->len = len;
     req->peer = dst;
@@ -840,6 +981,65 @@ bool wc_cancel_recv(wc_request_t *req)
     return true;
 }
 
+/* Take req's packet back from dst's pending queue if it is still there. Peer lock held. */
+static bool wc_unqueue_locked(wc_ep_t *ep, wc_peer_t *p, wc_request_t *req)
+{
+    for (wu_list_t *e = p->pending.next; e != &p->pending; e = e->next) {
+        if (e != &req->op.link)
+            continue;
+        wu_list_del(e);
+        if (wu_list_empty(&p->pending)) {
+            atomic_fetch_sub_explicit(&ep->npending, 1, memory_order_relaxed);
+            atomic_store_explicit(&p->queued, false, memory_order_relaxed);
+        }
+        return true;
+    }
+    return false;
+}
+
+void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
+{
+    if (req->kind != WC_REQ_SEND || req->cancelled != WC_CANCEL_NONE)
+        return;
+    int dst = req->peer;
+    wc_peer_t *p = &ep->peers[dst];
+    wc_hdr_t h;
+    if (!p->direct) {
+        /* the CTS handler rewrites op.hdr (to FRAG) under this lock */
+        wt_spin_lock(&p->lock);
+        h = req->op.hdr;
+        bool unqueued = (h.type == WC_PKT_EAGER || h.type == WC_PKT_RTS) &&
+                        !wc_request_is_complete(req) && wc_unqueue_locked(ep, p, req);
+        wt_spin_unlock(&p->lock);
+        if (unqueued) {   /* it never left: nothing will answer it */
+            wc_cma_wait_end(req);
+            wc_rkey_release(ep, dst, req);
+            req->cancelled = WC_CANCEL_DONE;
+            wc_request_done(req);
+            return;
+        }
+    } else {
+        h = req->op.hdr;
+    }
+    if (h.type != WC_PKT_EAGER && h.type != WC_PKT_RTS)
+        return;   /* fragments are flowing: the receiver matched it */
+    uint8_t flags = 0;
+    if (h.type == WC_PKT_EAGER && !req->sync) {
+        /* it left the queue: the thread that pushed it completes it outside the lock, at once */
+        while (!wc_request_is_complete(req))
+            sched_yield();
+        flags = WC_PKT_FLAG_WAIT;
+        wc_request_reset(req);   /* complete again on the answer */
+    } else if (wc_request_is_complete(req)) {
+        return;   /* the receiver matched it (ACK, FIN or the last fragment) */
+    }
+    req->cancelled = WC_CANCEL_ASKED;
+    WU_TSAN_RELEASE(req);
+    wc_hdr_t hdr = { .type = WC_PKT_CANCEL_REQ, .flags = flags, .tag = h.tag, .ctx = h.ctx,
+                     .sreq = (uint64_t)(uintptr_t)req };
+    wc_pt2pt_send_ctrl_hdr(ep, dst, &hdr);
+}
+
 static bool wc_iprobe_once(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take,
                            wc_probe_info_t *info_p, wc_message_t **msg_p)
 {
@@ -935,13 +1135,17 @@ void wc_pt2pt_release(wc_ep_t *ep)
     }
     free(ep->peers);
     ep->peers = NULL;
-    while (ep->nbufs)
-        free(ep->bufs[--ep->nbufs]);
-    while (ep->msg_free) {
-        wc_message_t *m = ep->msg_free;
-        ep->msg_free = m->next_free;
-        free(m);
+    for (unsigned c = 0; c <= WC_MSG_CLASSES; c++) {
+        wc_message_t **head = c < WC_MSG_CLASSES ? &ep->cls_free[c] : &ep->msg_free;
+        while (*head) {
+            wc_message_t *m = *head;
+            *head = m->next_free;
+            free(m);
+        }
+        if (c < WC_MSG_CLASSES)
+            ep->cls_nfree[c] = 0;
     }
+    ep->msg_nfree = 0;
 }
 
 /* ---- typed operations ------------------------------------------------------------------------- */

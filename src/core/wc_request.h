@@ -51,7 +51,7 @@ typedef struct wc_request {
     /* Hot: what matching and completion touch, in the first 64 bytes. */
     _Atomic uintptr_t state;
     uint8_t           kind;
-    uint8_t           cancelled;
+    uint8_t           cancelled;     /* WC_CANCEL_*: the operation was cancelled, or asked to */
     uint8_t           sync;          /* send: wait for the receiver's ACK or FIN */
     uint8_t           cma_wait;      /* send: counted in wc_cma_wait_bytes until its FIN or CTS */
     int               error;         /* wu_status_t of the completed operation */
@@ -82,6 +82,12 @@ typedef struct wc_request {
     wc_dtype_cursor_t cur;
 } wc_request_t;
 
+/* wc_request_t.cancelled: set by the thread that cancels (before the request completes again) or
+ * by the completer before its completing swap; read by the owner after completion. */
+#define WC_CANCEL_NONE  0
+#define WC_CANCEL_DONE  1   /* cancelled: the message is not received / nothing was received */
+#define WC_CANCEL_ASKED 2   /* a send's cancel was asked for; it may fail (the message arrives) */
+
 #define WC_REQ_PENDING  ((uintptr_t)0)
 #define WC_REQ_COMPLETE ((uintptr_t)1)
 #define WC_REQ_DETACHED ((uintptr_t)2)
@@ -95,6 +101,12 @@ static inline bool wc_request_is_complete(const wc_request_t *r)
 static inline bool wc_request_is_detached(const wc_request_t *r)
 {
     return atomic_load_explicit(&r->state, memory_order_acquire) == WC_REQ_DETACHED;
+}
+
+/* After completion: did a cancel succeed (MPI_Test_cancelled)? */
+static inline bool wc_request_cancelled(const wc_request_t *r)
+{
+    return r->cancelled == WC_CANCEL_DONE;
 }
 
 static inline void wc_request_reset(wc_request_t *r)

@@ -242,6 +242,20 @@ int wm_error_raise(wm_comm_t *comm, int code)
     _exit(status);
 }
 
+/* wc_fatal_fn (set by MPI_Init): an error the core found inside progress, such as an unexpected
+ * message past WEFT_UNEXPECTED_MAX. No MPI call can return it and the operation cannot go on, so
+ * whatever the error handler the job ends, with the class as its exit status, as
+ * MPI_ERRORS_ARE_FATAL would. */
+void wm_error_fatal_async(wu_status_t st, const char *msg)
+{
+    int cls = wm_status_to_class(st);
+    const char *name = cls == MPI_ERR_NO_MEM ? "MPI_ERR_NO_MEM"
+                       : cls == MPI_ERR_INTERN ? "MPI_ERR_INTERN"
+                                               : "MPI_ERR_OTHER";
+    wu_log_msg("MPI error", "%s (%s): %s (the job is aborted)", name, wm_class_string(cls), msg);
+    wc_abort(cls, msg);
+}
+
 int wm_error(wm_comm_t *comm, int cls, const char *func, const char *fmt, ...)
 {
     va_list ap;

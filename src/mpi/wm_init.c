@@ -39,6 +39,7 @@ static int wm_init_common(const char *fn, int required, int *provided)
     wm_datatype_init();
     wm_bsend_init();
     wm_request_init();
+    wc_fatal_fn = wm_error_fatal_async;
     wu_status_t st = wc_init(required == MPI_THREAD_MULTIPLE);
     if (st != WU_OK) {
         wu_log_error("%s: start-up failed: %s", fn, wu_status_str(st));

@@ -63,6 +63,8 @@ int wm_error_code(int cls, const char *func, const char *fmt, ...) WU_PRINTF(3, 
 /* Hand an existing code to comm's handler. */
 int wm_error_raise(wm_comm_t *comm, int code);
 int wm_status_to_class(wu_status_t st);
+/* wc_fatal_fn of the core: names the class of st, logs msg, ends the job (wm_errors.c). */
+void wm_error_fatal_async(wu_status_t st, const char *msg) __attribute__((noreturn));
 
 /* Checks shared by many calls; each returns MPI_SUCCESS or raises the error. */
 #define WM_CHECK_INIT(func)                                                              \

@@ -281,13 +281,14 @@ void wm_request_status(const wm_request_t *r, MPI_Status *status)
     } else if (r->proc_null) {
         wm_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
     } else if (r->kind == WM_REQ_RECV || r->kind == WM_REQ_PRECV) {
-        if (r->core.cancelled)
+        if (wc_request_cancelled(&r->core))
             wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1);
         else
             wm_status_set(status, wm_comm_peer_rank(r->comm, r->core.st_source), r->core.st_tag,
                           status->MPI_ERROR, (MPI_Count)r->core.st_bytes, 0);
     } else {
-        wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, status->MPI_ERROR, 0, 0);
+        wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, status->MPI_ERROR, 0,
+                      r->kind == WM_REQ_SEND && wc_request_cancelled(&r->core));
     }
 }
 
@@ -722,9 +723,14 @@ WM_API int PMPI_Cancel(MPI_Request *request)
     int rc = wm_req_arg(fn, request, &r);
     if (rc)
         return rc;
-    if (r->kind == WM_REQ_RECV && r->active && !r->proc_null)
-        wc_cancel_recv(&r->core);
-    /* Sends are not cancelled in this version: they complete normally and Test_cancelled says so. */
+    if (r->active && !r->proc_null) {
+        if (r->kind == WM_REQ_RECV)
+            wc_cancel_recv(&r->core);
+        else if (r->kind == WM_REQ_SEND)   /* the answer completes it (wc_cancel_send) */
+            wc_cancel_send(wc_ep_default(), &r->core);
+    }
+    /* Buffered sends (complete at start, the data in the attached buffer) and collectives are not
+     * cancelled: they complete normally and Test_cancelled says so. */
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Cancel)

@@ -52,6 +52,9 @@
       "receive buffers posted to the libfabric endpoint (the peers' credits are computed from it)") \
     X(OFI_TX_BUFS,    INT,  "64",     2, 65536, NULL, RANK,                                        \
       "send bounce buffers of the libfabric transport (none free: the send waits)")                \
+    X(UNEXPECTED_MAX, SIZE, "1g",     0, WU_CONFIG_TIB, NULL, RANK,                                \
+      "bytes a rank may hold in unexpected messages (arrived before their receive); past it the "   \
+      "job aborts with MPI_ERR_NO_MEM naming the sender; 0: no limit")                            \
     X(PROGRESS_IDLE,  BOOL, "1",      0, 1, NULL, RANK,                                            \
       "run ltasks from idle threads (SCHED_IDLE, one per topology node of PROGRESS_IDLE_LEVEL)")   \
     X(PROGRESS_IDLE_LEVEL, STR, "package", 0, 0, "package|l3|core|machine|pu", RANK,               \

@@ -319,6 +319,45 @@ static void test_unexpected_sweep(void)
     wc_match_destroy(m);
 }
 
+/* wc_match_unexpected_take_newest (a send's cancel): the newest message of the exact key that
+ * the predicate picks leaves every view; the others keep their order. */
+static bool pick_reserved(wc_match_entry_t *e, void *arg)
+{
+    return e->reserved == *(const uint32_t *)arg;
+}
+
+static void test_unexpected_take_newest(void)
+{
+    for (int exact = 0; exact < 2; exact++) {
+        uint32_t ctx = exact ? 3 | WC_CTX_EXACT : 3;
+        wc_match_t *m = engine();
+        wc_match_entry_t u[6];
+        for (int i = 0; i < 6; i++) {
+            set(&u[i], ctx, 1, i < 5 ? 4 : 5);
+            u[i].reserved = (i == 1 || i == 3) ? 77 : (uint32_t)i;   /* 1 and 3: the same sender */
+            arrive(m, &u[i]);
+        }
+        uint32_t want = 77, none = 99;
+        CHECK_EQ("take newest: picks the newest of two", 3,
+                 idx(u, wc_match_unexpected_take_newest(m, ctx, 1, 4, pick_reserved, &want)));
+        CHECK_EQ("take newest: unexpected count", 5, wc_match_unexpected_count(m));
+        CHECK_EQ("take newest: no match", -1,
+                 idx(u, wc_match_unexpected_take_newest(m, ctx, 1, 4, pick_reserved, &none)));
+        CHECK_EQ("take newest: other tag", -1,
+                 idx(u, wc_match_unexpected_take_newest(m, ctx, 1, 5, pick_reserved, &want)));
+        CHECK_EQ("take newest: other source", -1,
+                 idx(u, wc_match_unexpected_take_newest(m, ctx, 2, 4, pick_reserved, &want)));
+        static const int order[5] = { 0, 1, 2, 4, 5 };
+        for (int k = 0; k < 5; k++) {
+            int32_t src = exact ? 1 : ANY_SRC, tag = exact ? u[order[k]].tag : ANY_TAG;
+            CHECK_EQ("take newest: the rest in order", order[k],
+                     idx(u, wc_match_unexpected_find(m, ctx, src, tag, true)));
+        }
+        CHECK_EQ("take newest: empty", 0, wc_match_unexpected_count(m));
+        wc_match_destroy(m);
+    }
+}
+
 /* A context is part of every key, wildcards included. */
 static void test_contexts(void)
 {
@@ -771,6 +810,7 @@ int main(void)
     test_cancel();
     test_sweep();
     test_unexpected_sweep();
+    test_unexpected_take_newest();
     test_contexts();
     test_random(200000);
     test_large(e, tags);
