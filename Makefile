@@ -2,6 +2,7 @@
 #   make demo     install what is missing, build, run examples/hello_threads on 4 ranks
 #   make test     install what is missing, build, run every test (default, ASan+UBSan and TSan builds)
 #   make test-net the whole MPI suite across fake hosts (network namespaces, as root; ~40 min)
+#   make test-mpi4py  mpi4py built from PyPI for the standard ABI, its test suite at 1-5 ranks
 #   make install PREFIX=/opt/weft
 #   make bench    run the benchmarks against MPICH and Open MPI (bench/README.md)
 
@@ -12,7 +13,7 @@ DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev libfabric-dev libpm
 TEST_DEPS = mpich python3-venv iproute2 slurmctld slurmd slurm-client munge
 BENCH_DEPS = mpich libmpich-dev openmpi-bin libopenmpi-dev valgrind
 
-.PHONY: all deps build demo test test-default test-asan test-tsan test-net install bench clean
+.PHONY: all deps build demo test test-default test-asan test-tsan test-net test-mpi4py install bench clean
 
 all: build
 
@@ -41,6 +42,13 @@ test-default: build
 test-net: build
 	@./tools/install-deps.sh $(TEST_DEPS)
 	cd $(BUILD) && ctest --output-on-failure -L netsuite
+
+# mpi4py (a real client of the standard ABI): built from its PyPI source with our mpicc, then its own
+# test suite under our mpiexec at 1..5 ranks and an mpi4py.futures pool (tests/mpi4py/run.sh;
+# exclusions with their reasons in tests/mpi4py/exclude.txt).
+test-mpi4py: build
+	@./tools/install-deps.sh $(TEST_DEPS) python3-dev
+	tests/mpi4py/run.sh $(BUILD)
 
 test-asan: deps
 	cmake -S . -B $(BUILD)-asan -G Ninja --preset asan

@@ -2,7 +2,9 @@
  * wc_node_of, which also decides who is reached by shared memory), MPI_COMM_TYPE_HW_GUIDED (info
  * "mpi_hw_resource_type": "mpi_shared_memory", the same as SHARED, or an hwloc object
  * type such as "Package", "NUMANode", "L3Cache", "Core"), MPI_COMM_TYPE_HW_UNGUIDED and
- * MPI_COMM_TYPE_RESOURCE_GUIDED ("mpi_pset_name" "mpi://WORLD" or "mpi://SELF").
+ * MPI_COMM_TYPE_RESOURCE_GUIDED ("mpi_pset_name" "mpi://WORLD" or "mpi://SELF", else
+ * "mpi_hw_resource_type" as HW_GUIDED). MPI_Get_hw_resource_info lists the hardware types that
+ * HW_GUIDED accepts for the calling process.
  *
  * A process belongs to the resource of a type whose CPUs include all the CPUs it may run on (its
  * binding); a process whose binding spans several resources of the type, or a type this machine
@@ -11,6 +13,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -194,6 +197,17 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
     case MPI_COMM_TYPE_SHARED:
         color = node;
         break;
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        /* MPI 4.1: guided by a process set name, or else by a hardware type as HW_GUIDED */
+        wm_info_value(info, "mpi_pset_name", val, sizeof(val));
+        if (val[0]) {
+            if (strcmp(val, "mpi://WORLD") == 0)
+                color = 0;
+            else if (strcmp(val, "mpi://SELF") == 0)
+                color = c->rank;
+            break;
+        }
+        /* fall through */
     case MPI_COMM_TYPE_HW_GUIDED:
         wm_info_value(info, "mpi_hw_resource_type", val, sizeof(val));
         if (strcmp(val, "mpi_shared_memory") == 0) {
@@ -202,13 +216,6 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
             color = wm_hw_guided_color(val, &binds[c->rank]);
             per_node = multi;
         }
-        break;
-    case MPI_COMM_TYPE_RESOURCE_GUIDED:
-        wm_info_value(info, "mpi_pset_name", val, sizeof(val));
-        if (strcmp(val, "mpi://WORLD") == 0)
-            color = 0;
-        else if (strcmp(val, "mpi://SELF") == 0)
-            color = c->rank;
         break;
     case MPI_COMM_TYPE_HW_UNGUIDED:
         /* the largest resource holding only some of c's processes: their node, when they are on
@@ -232,3 +239,40 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Comm_split_type)
+
+/* MPI 4.1: an info object describing the hardware the calling process runs on at the moment of the
+ * call. Key "mpi_hw_resource_type": the values MPI_COMM_TYPE_HW_GUIDED (and RESOURCE_GUIDED) accept
+ * for this process now, comma-separated from the largest resource to the smallest: always
+ * "mpi_shared_memory", then each hwloc type one of whose objects holds every CPU this process may
+ * run on. Callable from any thread. */
+WM_API int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
+{
+    static const char fn[] = "MPI_Get_hw_resource_info";
+    WM_CHECK_INIT(fn);
+    if (!hw_info)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "hw_info is NULL");
+    char types[512] = "mpi_shared_memory";
+    cpu_set_t bind;
+    if (wm_binding(&bind) == 0) {
+        static const char *const names[] = {"Machine", "Package", "Die",     "NUMANode", "L3Cache",
+                                            "L2Cache", "L1Cache", "Core",    "PU"};
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            if (wm_hw_guided_color(names[i], &bind) == MPI_UNDEFINED)
+                continue;
+            size_t used = strlen(types);
+            snprintf(types + used, sizeof(types) - used, ",%s", names[i]);
+        }
+    }
+    MPI_Info in;
+    int rc = PMPI_Info_create(&in);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Info_set(in, "mpi_hw_resource_type", types);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Info_free(&in);
+        return rc;
+    }
+    *hw_info = in;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Get_hw_resource_info)

@@ -1,0 +1,92 @@
+#!/bin/bash
+# mpi4py, a real client of the standard ABI: builds mpi4py from its PyPI source for the MPI 5.0
+# standard ABI with our mpicc (MPI4PY_BUILD_MPIABI=1) in a virtual environment under the build
+# directory, then runs mpi4py's own test suite under our mpiexec at each rank count, and an
+# MPIPoolExecutor (mpi4py.futures) mapping a function over 100 items on 4 workers.
+#
+#   tests/mpi4py/run.sh BUILD_DIR [NP...]      (default NP: 1 2 3 4 5)
+#
+# What is excluded from the suite, and why, is in tests/mpi4py/exclude.txt (one place). A rank
+# count passes when mpiexec exits 0: every rank's unittest run had no failure and no error. The
+# last line per rank count is mpi4py's own summary (tests run, skips). Logs: BUILD/mpi4py/*.log.
+# Needs python3-venv and python3-dev (installed when missing, as root) and PyPI.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=$(cd "${1:?usage: run.sh BUILD_DIR [NP...]}" && pwd)
+shift
+nps=${*:-1 2 3 4 5}
+ver=${MPI4PY_VERSION:-4.1.2}
+work=$build/mpi4py
+venv=$work/venv
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3)
+# Per rank count: mpiexec's own deadline, and a hard stop a little after it.
+limit=${MPI4PY_TIMEOUT:-600}
+
+"$top/tools/install-deps.sh" python3-venv python3-dev || exit 1
+mkdir -p "$work"
+
+# Build mpi4py once per (version, build directory); the stamp says what the venv holds.
+stamp="mpi4py $ver abi $build"
+if [ "$(cat "$work/stamp" 2>/dev/null)" != "$stamp" ]; then
+    rm -rf "$venv" "$work/sdist" "$work/src" "$work/stamp"
+    echo "building mpi4py $ver for the standard ABI with $build/tools/mpicc"
+    "$py" -m venv "$venv" || exit 1
+    # the source distribution: its test/ directory is the suite
+    timeout 900 "$venv/bin/pip" download -q --no-deps --no-binary mpi4py -d "$work/sdist" "mpi4py==$ver" ||
+        { echo "FAIL: cannot download mpi4py $ver from PyPI" >&2; exit 1; }
+    tarball=$(ls "$work"/sdist/mpi4py-"$ver".tar.gz) || exit 1
+    MPI4PY_BUILD_MPIABI=1 MPICC="$build/tools/mpicc" timeout 1800 "$venv/bin/pip" install -q \
+        --no-cache-dir "$tarball" >"$work/build.log" 2>&1 ||
+        { tail -40 "$work/build.log" >&2; echo "FAIL: mpi4py did not build on Weft" >&2; exit 1; }
+    mkdir -p "$work/src" && tar xzf "$tarball" -C "$work/src" --strip-components=1 || exit 1
+    echo "$stamp" >"$work/stamp"
+fi
+
+# The library mpi4py loads must be this build's.
+lib=$("$venv/bin/python" -c 'import mpi4py.MPI as m; print(m.__file__)')
+ldd "$lib" | grep -q "$build/src/libmpi_abi.so" ||
+    { echo "FAIL: $lib is not linked to $build/src/libmpi_abi.so:" >&2; ldd "$lib" >&2; exit 1; }
+
+# exclude.txt: "pattern   # reason" per line. Modules (name.py) go to -e, the rest to --xfile.
+sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$here/exclude.txt" >"$work/excluded"
+grep -v '\.py$' "$work/excluded" >"$work/xfile"
+modules=$(grep '\.py$' "$work/excluded" | sed 's/\./\\./g' | paste -sd'|')
+excl=()
+[ -n "$modules" ] && excl=(-e "^($modules)\$")
+
+export WEFT_WAIT_YIELD=${WEFT_WAIT_YIELD:-auto}
+rc=0
+for np in $nps; do
+    log=$work/suite.np$np.log
+    t0=$(date +%s)
+    timeout -s KILL $((limit + 30)) "$build/tools/mpiexec" -n "$np" --timeout "$limit" \
+        "$venv/bin/python" "$work/src/test/main.py" --xfile "$work/xfile" "${excl[@]}" >"$log" 2>&1
+    r=$?
+    t1=$(date +%s)
+    summary=$(grep -E '^(OK|FAILED)' "$log" | sort | uniq -c | tr -s ' ' | paste -sd';')
+    ran=$(grep -E '^Ran [0-9]+ tests' "$log" | head -1)
+    if [ "$r" = 0 ]; then
+        echo "PASS mpi4py suite np=$np in $((t1 - t0)) s: $ran; per rank: $summary"
+    else
+        echo "FAIL mpi4py suite np=$np (exit $r) in $((t1 - t0)) s: $ran; per rank: $summary"
+        grep -E '^(FAIL|ERROR):' "$log" | sort | uniq | head -40
+        grep -E 'exceeded its timeout|^\[weft' "$log" | head -5
+        rc=1
+    fi
+done
+
+# mpi4py.futures: rank 0 is the client, ranks 1-4 the pool's workers (no spawn needed).
+log=$work/futures.log
+timeout -s KILL 200 "$build/tools/mpiexec" -n 5 --timeout 180 "$venv/bin/python" -m mpi4py.futures \
+    "$here/futures_map.py" >"$log" 2>&1
+r=$?
+if [ "$r" = 0 ] && grep -q '^futures ok' "$log"; then
+    echo "PASS mpi4py.futures: $(grep '^futures ok' "$log")"
+else
+    echo "FAIL mpi4py.futures (exit $r):"
+    tail -20 "$log"
+    rc=1
+fi
+exit $rc
