@@ -39,7 +39,7 @@ static inline int wm_check_source(wm_comm_t *c, const char *fn, int source, int 
 static inline void wm_proc_null_status(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
-        wm_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        wm_status_fill(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
 }
 
 static inline int wm_core_source(const wm_comm_t *c, int source)
@@ -66,8 +66,8 @@ static int wm_recv_finish(wm_comm_t *c, const char *fn, const wc_request_t *r, M
                                wu_status_str((wu_status_t)r->error));
     }
     if (status != MPI_STATUS_IGNORE)
-        wm_status_set(status, wm_comm_peer_rank(c, r->st_source), r->st_tag, rc,
-                      (MPI_Count)r->st_bytes, 0);
+        wm_status_fill(status, wm_comm_peer_rank(c, r->st_source), r->st_tag,
+                       (MPI_Count)r->st_bytes, 0);
     return rc ? wm_error_raise(c, rc) : MPI_SUCCESS;
 }
 
@@ -428,8 +428,8 @@ typedef struct wm_message {
 static void wm_probe_status(wm_comm_t *c, const wc_probe_info_t *info, MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
-        wm_status_set(status, wm_comm_peer_rank(c, info->source), info->tag, MPI_SUCCESS,
-                      (MPI_Count)info->len, 0);
+        wm_status_fill(status, wm_comm_peer_rank(c, info->source), info->tag,
+                       (MPI_Count)info->len, 0);
 }
 
 static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool take, int *flag,

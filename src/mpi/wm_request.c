@@ -271,15 +271,15 @@ void wm_request_status(const wm_request_t *r, MPI_Status *status)
     if (!r->active) {
         wm_status_empty(status);
     } else if (r->proc_null) {
-        wm_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        wm_status_fill(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
     } else if (r->kind == WM_REQ_RECV) {
         if (r->core.cancelled)
-            wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1);
+            wm_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 1);
         else
-            wm_status_set(status, wm_comm_peer_rank(r->comm, r->core.st_source), r->core.st_tag,
-                          status->MPI_ERROR, (MPI_Count)r->core.st_bytes, 0);
+            wm_status_fill(status, wm_comm_peer_rank(r->comm, r->core.st_source), r->core.st_tag,
+                           (MPI_Count)r->core.st_bytes, 0);
     } else {
-        wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, status->MPI_ERROR, 0, 0);
+        wm_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
     }
 }
 
@@ -335,13 +335,11 @@ static int wm_req_arg(const char *fn, const MPI_Request *request, wm_request_t *
     return wm_req_check(fn, *request, r_p);
 }
 
-/* Complete one request that is done: status, error, retire. Returns the MPI error code; the error
- * handler is invoked by the caller. */
+/* Complete one request that is done: status (MPI_ERROR untouched), error, retire. Returns the MPI
+ * error code; the error handler is invoked by the caller. */
 static int wm_complete_one(const char *fn, wm_request_t *r, MPI_Request *h, MPI_Status *status)
 {
     int rc = wm_request_error(r, fn);
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_ERROR = rc;
     wm_request_status(r, status);
     wm_request_retire(r, h);
     return rc;
@@ -434,6 +432,8 @@ static int wm_finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Stat
                 wm_request_status(wm_request_ptr(reqs[i]), st);
             else
                 wm_status_empty(st);
+            if (err && st != MPI_STATUS_IGNORE)
+                st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
         wm_request_t *r = wm_request_ptr(reqs[i]);
@@ -442,7 +442,13 @@ static int wm_finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Stat
         if (rc && !err) {
             err = 1;
             ec = c;
+            /* MPI_ERROR is set only when the call returns MPI_ERR_IN_STATUS: the statuses before
+             * this one succeeded (or were inactive) */
+            for (int j = 0; j < i && st != MPI_STATUS_IGNORE; j++)
+                statuses[j].MPI_ERROR = MPI_SUCCESS;
         }
+        if (err && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = rc;
     }
     if (!err)
         return MPI_SUCCESS;
@@ -586,10 +592,15 @@ static int wm_some(const char *fn, int incount, MPI_Request reqs[], int *outcoun
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
         wm_comm_t *c = wm_request_ptr(reqs[i])->comm;
-        if (wm_complete_one(fn, wm_request_ptr(reqs[i]), &reqs[i], st) && !err) {
+        int rc1 = wm_complete_one(fn, wm_request_ptr(reqs[i]), &reqs[i], st);
+        if (rc1 && !err) {
             err = 1;
             ec = c;
+            for (int j = 0; j < n && st != MPI_STATUS_IGNORE; j++)   /* see wm_finish_all */
+                statuses[j].MPI_ERROR = MPI_SUCCESS;
         }
+        if (err && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = rc1;
         indices[n++] = i;
     }
     *outcount = n;
@@ -692,8 +703,6 @@ WM_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *s
     *flag = wm_request_done(r);
     if (*flag) {
         rc = wm_request_error(r, fn);
-        if (status != MPI_STATUS_IGNORE)
-            status->MPI_ERROR = rc;
         wm_request_status(r, status);
         if (rc)
             return wm_error_raise(r->comm, rc);

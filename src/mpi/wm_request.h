@@ -143,7 +143,20 @@ void wm_bsend_init(void);
 int wm_bsend_post(wm_comm_t *c, const char *fn, const void *buf, MPI_Count count,
                   const struct wm_datatype *ti, int dest, int tag);
 
-/* status helpers: bytes and cancelled flag live in MPI_internal[] */
+/* status helpers: bytes and cancelled flag live in MPI_internal[].
+ * MPI_ERROR belongs to the caller except in the multiple-completion calls (Waitall, Testall,
+ * Waitsome, Testsome, Request_get_status_all/some) when they return MPI_ERR_IN_STATUS (MPI 4.1
+ * sections 3.2.5 and 3.7.5): every other call that fills a status uses wm_status_fill, which
+ * leaves MPI_ERROR untouched. */
+static inline void wm_status_fill(MPI_Status *s, int source, int tag, MPI_Count bytes,
+                                  int cancelled)
+{
+    s->MPI_SOURCE = source;
+    s->MPI_TAG = tag;
+    s->MPI_internal[0] = (int)((uint64_t)bytes & 0xffffffffu);
+    s->MPI_internal[1] = (int)((uint64_t)bytes >> 32);
+    s->MPI_internal[2] = cancelled;
+}
 static inline void wm_status_set(MPI_Status *s, int source, int tag, int error, MPI_Count bytes,
                                  int cancelled)
 {
@@ -162,7 +175,7 @@ static inline MPI_Count wm_status_bytes(const MPI_Status *s)
 static inline void wm_status_empty(MPI_Status *s)
 {
     if (s != MPI_STATUS_IGNORE)
-        wm_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        wm_status_fill(s, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
 }
 
 
