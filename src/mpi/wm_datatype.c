@@ -432,3 +432,14 @@ WM_STATUS_SET(MPI_Status_set_error, MPI_ERROR)
 WM_STATUS_GET(MPI_Status_get_source, MPI_SOURCE)
 WM_STATUS_GET(MPI_Status_get_tag, MPI_TAG)
 WM_STATUS_GET(MPI_Status_get_error, MPI_ERROR)
+
+/* For the query_fn of generalized requests (MPI 4.1 section 13.3): MPI_Test_cancelled then
+ * answers flag. */
+WM_API int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
+    status->MPI_internal[2] = flag != 0;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Status_set_cancelled)

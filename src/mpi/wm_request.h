@@ -17,6 +17,10 @@ typedef enum {
     WM_REQ_RECV,
     WM_REQ_DONE,       /* completed at start: MPI_PROC_NULL */
     WM_REQ_COLL,       /* a collective: core is completed by its schedule (wm_coll.h) */
+    WM_REQ_SENDRECV,   /* MPI_Isendrecv(_replace): core completed when both halves are; its
+                          status fields are the receive's (wm_pt2pt.c) */
+    WM_REQ_GREQ,       /* generalized request: core completed by MPI_Grequest_complete
+                          (wm_greq.c) */
 } wm_req_kind_t;
 
 typedef struct wm_request {
@@ -46,6 +50,9 @@ typedef struct wm_request {
      * freed when it goes back to the pool. NULL: none. Owner only. */
     wm_obj_t     **held;
     uint32_t       nheld;
+    /* The state of the kinds that need more (WM_REQ_SENDRECV: its halves' countdown, also the
+     * outer request of a half; WM_REQ_GREQ: the callbacks); see their files. */
+    void          *ext;
     /* The user objects this request uses (communicator, datatype, op; predefined ones are not
      * named), read by the collector's mark phase from any thread (wm_object.h). Set by the owner
      * while it starts the request, cleared when the request goes back to the pool. */
@@ -125,6 +132,18 @@ static inline void wm_request_invalidate(wm_request_t *r)
 {
     r->gen = (uint8_t)((r->gen + 1) & WM_REQ_GEN_MASK);
 }
+
+/* Generalized requests (wm_greq.c), called by the wait/test family for WM_REQ_GREQ requests. */
+/* Complete a done generalized request as a wait or test does: status from query_fn, then free_fn,
+ * then the request goes (*h = MPI_REQUEST_NULL). Returns the first error code of the two. */
+int wm_greq_finish(wm_request_t *r, MPI_Request *h, MPI_Status *status);
+/* MPI_Request_get_status of a done generalized request: status from query_fn; its error code. */
+int wm_greq_query(wm_request_t *r, MPI_Status *status);
+/* MPI_Request_free of a generalized request: free_fn runs now if it is complete, else when
+ * MPI_Grequest_complete is called. Returns free_fn's error code or MPI_SUCCESS. */
+int wm_greq_free(wm_request_t *r);
+/* MPI_Cancel of a generalized request: calls cancel_fn(extra_state, complete). */
+int wm_greq_cancel(wm_request_t *r);
 
 /* Start (or restart) the operation described by r's arguments. Returns an MPI error code. */
 int wm_request_start(wm_request_t *r, const char *func);
