@@ -107,6 +107,7 @@ static void wm_comm_destroy(wm_obj_t *o)
     wm_errh_unref(c->errh);
     wm_comm_info_drop(c->info);
     c->info = MPI_INFO_NULL;
+    wm_bsend_comm_free(c);
 }
 
 wm_comm_t *wm_comm_new(const wm_comm_t *parent, uint32_t ctx, const int *local, int n,

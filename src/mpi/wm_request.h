@@ -21,6 +21,8 @@ typedef enum {
                           status fields are the receive's (wm_pt2pt.c) */
     WM_REQ_GREQ,       /* generalized request: core completed by MPI_Grequest_complete
                           (wm_greq.c) */
+    WM_REQ_FLUSH,      /* MPI_Buffer_iflush & co: core completed when the buffered messages
+                          it waits for have left (wm_bsend.c) */
 } wm_req_kind_t;
 
 typedef struct wm_request {
@@ -157,6 +159,9 @@ int wm_request_error(const wm_request_t *r, const char *func);
 void wm_request_retire(wm_request_t *r, MPI_Request *h);
 
 void wm_bsend_init(void);
+/* A communicator goes (its destroy): its attached buffer, if any, is forgotten. No message still
+ * uses it (each names the communicator, which keeps it alive until it has left). */
+void wm_bsend_comm_free(wm_comm_t *c);
 /* A buffered send of checked arguments to communicator rank dest (not MPI_PROC_NULL): the data is
  * packed into the attached buffer and leaves from there. Returns an MPI error code (raised). */
 int wm_bsend_post(wm_comm_t *c, const char *fn, const void *buf, MPI_Count count,
