@@ -1,6 +1,7 @@
 /* What a conformance suite found wrong in Weft, each checked against the MPI 4.1 text. One
  * section per run, named by the first argument:
- *   info      MPI_Info_* before MPI_Init and after MPI_Finalize (section 11.4.1), Info_create_env
+ *   info      MPI_Info_* before MPI_Init and after MPI_Finalize (section 11.4.1), Info_create_env,
+ *             MPI_Abi_get_info (MPI 5.0 section 20.3)
  *   keyval    a freed keyval lives while attributes use it; a second free is MPI_ERR_KEYVAL (7.7.2)
  *   names     MPI_Comm_get_name / MPI_Type_get_name of the null handles (7.8, 5.1.15; MPI 4.1
  *             change B.1.2 item 18) and of freed handles (MPI_ERR_COMM / MPI_ERR_TYPE)
@@ -58,6 +59,18 @@ static int run_info(int argc, char **argv)
     expect_value(env, "argv", "info", "MPI_Info_create_env before MPI_Init");
     MT_CALL(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
     MT_TRUE(n >= 1, "MPI_INFO_ENV before MPI_Init expected keys got %d", n);
+    /* MPI_Abi_get_info (MPI 5.0 section 20.3): the sizes of MPI_Aint, MPI_Count, MPI_Offset */
+    MPI_Info abi;
+    char sz[8];
+    MT_CALL(MPI_Abi_get_info(&abi));
+    MT_TRUE(abi != MPI_INFO_NULL, "MPI_Abi_get_info expected an info object");
+    snprintf(sz, sizeof sz, "%d", (int)sizeof(MPI_Aint));
+    expect_value(abi, "mpi_aint_size", sz, "MPI_Abi_get_info");
+    snprintf(sz, sizeof sz, "%d", (int)sizeof(MPI_Count));
+    expect_value(abi, "mpi_count_size", sz, "MPI_Abi_get_info");
+    snprintf(sz, sizeof sz, "%d", (int)sizeof(MPI_Offset));
+    expect_value(abi, "mpi_offset_size", sz, "MPI_Abi_get_info");
+    MT_CALL(MPI_Info_free(&abi));
 
     mt_init(&argc, &argv);
     set_return();
