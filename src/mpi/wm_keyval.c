@@ -8,8 +8,9 @@
  * when the last attribute using it is deleted): its int keeps naming it for getting and deleting
  * those attributes, a second free of it is MPI_ERR_KEYVAL, and no new attribute may use it. The
  * table slot is given up when the last reference goes; every reference taken or dropped through
- * the table's ints does so under wm_kv_lock (wm_keyval_take, wm_keyval_release), so a keyval whose
- * count reached zero is never handed out again. */
+ * the table's ints does so under wm_kv_lock (wm_keyval_take, wm_keyval_release; the last
+ * reference is dropped just after, once its slot is empty), so a keyval whose count reached zero is
+ * never handed out again. */
 #include "mpi/wm_attr.h"
 #include "mpi/wm_internal.h"
 
@@ -92,27 +93,38 @@ wm_keyval_t *wm_keyval_take(int value, wm_kv_kind_t kind, bool for_new_attr)
     return k;
 }
 
-/* Drops one reference, the user's (user) or another; lock held. The last one empties the slot. */
-static void wm_keyval_drop_locked(wm_keyval_t *k, bool user)
+/* Drops one reference, the user's (user) or another, and unlocks wm_kv_lock. Every decrement
+ * happens under the lock, so the count seen here is exact: the last reference empties the slot
+ * (nobody can take a new one) and is dropped after the unlock, since dropping it may destroy the
+ * keyval (wm_keyval_destroy takes the lock; the refcount build destroys at once). */
+static void wm_keyval_drop_unlock(wm_keyval_t *k, bool user)
 {
-    if (atomic_load_explicit(&k->obj.refs, memory_order_relaxed) == 1) {
+    bool last = atomic_load_explicit(&k->obj.refs, memory_order_relaxed) == 1;
+    if (last) {
         int slot = (k->value - WM_KV_BASE) & (WM_KV_SLOTS - 1);
         if (wm_kv_table[slot] == k)
             wm_kv_table[slot] = NULL;
     }
-    if (user)
-        wm_obj_user_free(&k->obj);   /* keyvals are found through the table, not their handle */
-    else
-        wm_obj_release(&k->obj);
+    if (!last) {
+        if (user)
+            wm_obj_user_free(&k->obj);   /* keyvals are found through the table, not their handle */
+        else
+            wm_obj_release(&k->obj);
+    }
+    pthread_mutex_unlock(&wm_kv_lock);
+    if (last) {
+        if (user)
+            wm_obj_user_free(&k->obj);
+        else
+            wm_obj_release(&k->obj);
+    }
 }
 
 void wm_keyval_release(wm_keyval_t *k)
 {
     pthread_mutex_lock(&wm_kv_lock);
-    wm_keyval_drop_locked(k, false);
-    pthread_mutex_unlock(&wm_kv_lock);
+    wm_keyval_drop_unlock(k, false);
 }
-
 
 bool wm_keyval_user_free(int value, wm_kv_kind_t kind)
 {
@@ -121,10 +133,11 @@ bool wm_keyval_user_free(int value, wm_kv_kind_t kind)
     wm_keyval_t *k = slot >= 0 ? wm_kv_table[slot] : NULL;
     if (k && k->freed)
         k = NULL;
-    if (k) {
-        k->freed = true;
-        wm_keyval_drop_locked(k, true);
+    if (!k) {
+        pthread_mutex_unlock(&wm_kv_lock);
+        return false;
     }
-    pthread_mutex_unlock(&wm_kv_lock);
-    return k != NULL;
+    k->freed = true;
+    wm_keyval_drop_unlock(k, true);
+    return true;
 }
