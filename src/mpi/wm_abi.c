@@ -28,14 +28,34 @@ WM_API int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 }
 WM_ALIAS(MPI_Abi_get_version)
 
-/* The standard's answer is a new info object with the keys mpi_aint_size, mpi_count_size and
- * mpi_offset_size. Weft has no info objects yet, so the answer is MPI_INFO_NULL: "nothing beyond
- * what mpi.h says", which a caller must accept anyway. */
+/* A new info object (the caller frees it) with the sizes in bytes, as decimal strings, of the
+ * types the ABI leaves to the platform (MPI 5.0 section 20.3): mpi_aint_size, mpi_count_size,
+ * mpi_offset_size. May be called at any time, before MPI_Init and after MPI_Finalize too. */
 WM_API int PMPI_Abi_get_info(MPI_Info *info)
 {
     if (!info)
         return MPI_ERR_ARG;
-    *info = MPI_INFO_NULL;
+    static const struct {
+        const char *key;
+        size_t size;
+    } sizes[] = {
+        { "mpi_aint_size", sizeof(MPI_Aint) },
+        { "mpi_count_size", sizeof(MPI_Count) },
+        { "mpi_offset_size", sizeof(MPI_Offset) },
+    };
+    MPI_Info in = MPI_INFO_NULL;
+    int rc = PMPI_Info_create(&in);
+    for (size_t i = 0; rc == MPI_SUCCESS && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        char v[8];
+        snprintf(v, sizeof(v), "%zu", sizes[i].size);
+        rc = PMPI_Info_set(in, sizes[i].key, v);
+    }
+    if (rc != MPI_SUCCESS) {
+        if (in != MPI_INFO_NULL)
+            PMPI_Info_free(&in);
+        return rc;
+    }
+    *info = in;
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Abi_get_info)
@@ -102,8 +122,7 @@ WM_API int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, v
 }
 WM_ALIAS(MPI_Abi_get_fortran_booleans)
 
-/* Keeps a duplicate of info (the caller keeps and frees its own). Needs MPI_Info_dup: until info
- * objects exist, that call reports MPI_ERR_UNSUPPORTED_OPERATION and nothing is recorded. */
+/* Keeps a duplicate of info (the caller keeps and frees its own). */
 WM_API int PMPI_Abi_set_fortran_info(MPI_Info info)
 {
     if (info == MPI_INFO_NULL)

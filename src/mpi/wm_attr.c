@@ -109,7 +109,7 @@ int wm_attr_delete_all(wm_obj_t *o)
         pthread_mutex_lock(&wm_attr_lock);
         wm_attr_unlink_locked(o, a);
         pthread_mutex_unlock(&wm_attr_lock);
-        wm_obj_release(&a->kv->obj);
+        wm_keyval_release(a->kv);
         free(a);
     }
 }
@@ -153,7 +153,7 @@ int wm_attr_copy_all(wm_obj_t *src, wm_obj_t *dst)
                 }
             }
         }
-        wm_obj_release(&snap[i].kv->obj);
+        wm_keyval_release(snap[i].kv);
     }
     free(snap);
     if (rc != MPI_SUCCESS)
@@ -218,7 +218,7 @@ static int wm_attr_set(const char *fn, wm_comm_t *c, wm_obj_t *o, wm_kv_kind_t k
 {
     if (wm_attr_key_predefined(key))
         return wm_error(c, MPI_ERR_KEYVAL, fn, "predefined key %d cannot be set", key);
-    wm_keyval_t *kv = wm_keyval_take(key, kind);
+    wm_keyval_t *kv = wm_keyval_take(key, kind, true);
     if (!kv)
         return wm_error(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d", key);
     pthread_mutex_lock(&wm_attr_lock);
@@ -233,12 +233,12 @@ static int wm_attr_set(const char *fn, wm_comm_t *c, wm_obj_t *o, wm_kv_kind_t k
             a->val = val;
             pthread_mutex_unlock(&wm_attr_lock);
         }
-        wm_obj_release(&kv->obj);
+        wm_keyval_release(kv);
         return rc == MPI_SUCCESS ? rc : wm_error_raise(c, rc);
     }
     a = malloc(sizeof(*a));
     if (!a) {
-        wm_obj_release(&kv->obj);
+        wm_keyval_release(kv);
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for an attribute");
     }
     a->kv = kv;   /* the reference taken above is the attribute's */
@@ -263,7 +263,7 @@ static int wm_attr_get(const char *fn, wm_comm_t *c, wm_obj_t *o, wm_kv_kind_t k
         *flag = 1;
         return MPI_SUCCESS;
     }
-    wm_keyval_t *kv = wm_keyval_take(key, kind);
+    wm_keyval_t *kv = wm_keyval_take(key, kind, false);
     if (!kv)
         return wm_error(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d", key);
     pthread_mutex_lock(&wm_attr_lock);
@@ -272,7 +272,7 @@ static int wm_attr_get(const char *fn, wm_comm_t *c, wm_obj_t *o, wm_kv_kind_t k
         *(void **)attribute_val = a->val;
     *flag = a != NULL;
     pthread_mutex_unlock(&wm_attr_lock);
-    wm_obj_release(&kv->obj);
+    wm_keyval_release(kv);
     return MPI_SUCCESS;
 }
 
@@ -281,7 +281,7 @@ static int wm_attr_delete(const char *fn, wm_comm_t *c, wm_obj_t *o, wm_kv_kind_
 {
     if (wm_attr_key_predefined(key))
         return wm_error(c, MPI_ERR_KEYVAL, fn, "predefined key %d cannot be deleted", key);
-    wm_keyval_t *kv = wm_keyval_take(key, kind);
+    wm_keyval_t *kv = wm_keyval_take(key, kind, false);
     if (!kv)
         return wm_error(c, MPI_ERR_KEYVAL, fn, "invalid keyval %d", key);
     pthread_mutex_lock(&wm_attr_lock);
@@ -293,10 +293,10 @@ static int wm_attr_delete(const char *fn, wm_comm_t *c, wm_obj_t *o, wm_kv_kind_
         pthread_mutex_lock(&wm_attr_lock);
         wm_attr_unlink_locked(o, a);
         pthread_mutex_unlock(&wm_attr_lock);
-        wm_obj_release(&a->kv->obj);
+        wm_keyval_release(a->kv);
         free(a);
     }
-    wm_obj_release(&kv->obj);
+    wm_keyval_release(kv);
     return rc == MPI_SUCCESS ? rc : wm_error_raise(c, rc);
 }
 

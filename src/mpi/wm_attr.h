@@ -14,8 +14,8 @@
  *     MPI_COMM_WORLD and of the predefined datatypes.
  *
  * Keyvals are ints (the ABI's type), mapped to WM_OBJ_KEYVAL objects by a table (wm_keyval.c); an
- * attribute keeps a structural reference on its keyval, so MPI_Comm_free_keyval invalidates the
- * int at once while the attributes using it keep working until deleted.
+ * attribute keeps a structural reference on its keyval, so after MPI_Comm_free_keyval the
+ * attributes using it keep working (and the int names them) until deleted.
  *
  * Concurrency contract: one lock guards the table of keyvals and the attribute lists' links;
  * callbacks run without it (they may call attribute functions). The application does not set or
@@ -51,16 +51,21 @@ typedef struct wm_keyval {
     void        (*copy_fn)(void);
     void        (*delete_fn)(void);
     void        *extra_state;
+    bool         freed;        /* wm_kv_lock: the user freed it; attributes may still use it */
 } wm_keyval_t;
 
 /* A new keyval (refs 1: the user's int); its int in *value_p. An MPI error class on failure. */
 int wm_keyval_create(wm_kv_kind_t kind, void (*copy_fn)(void), void (*delete_fn)(void),
                      void *extra_state, int *value_p);
-/* The keyval of the user's int if it is live and of that kind, with a reference the caller
- * drops with wm_obj_release (or hands to an attribute); else NULL. */
-wm_keyval_t *wm_keyval_take(int value, wm_kv_kind_t kind);
-/* MPI_*_free_keyval: the int becomes invalid, the user's reference goes. false: not a live
- * keyval of that kind. */
+/* The keyval of the user's int if it is live and of that kind (and, for_new_attr, not freed by
+ * the user), with a reference the caller drops with wm_keyval_release (or hands to an
+ * attribute); else NULL. */
+wm_keyval_t *wm_keyval_take(int value, wm_kv_kind_t kind, bool for_new_attr);
+/* Drops a reference to a keyval (an attribute's or wm_keyval_take's); the last one frees it and
+ * its int. Any thread, no lock held. */
+void wm_keyval_release(wm_keyval_t *k);
+/* MPI_*_free_keyval: marks the keyval freed and drops the user's reference; its int keeps working
+ * for the attributes still using it. false: not a live keyval of that kind, or freed already. */
 bool wm_keyval_user_free(int value, wm_kv_kind_t kind);
 
 #endif

@@ -107,6 +107,7 @@ static void wm_comm_destroy(wm_obj_t *o)
     wm_errh_unref(c->errh);
     wm_comm_info_drop(c->info);
     c->info = MPI_INFO_NULL;
+    wm_bsend_comm_free(c);
 }
 
 wm_comm_t *wm_comm_new(const wm_comm_t *parent, uint32_t ctx, const int *local, int n,
@@ -311,9 +312,19 @@ WM_API int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 }
 WM_ALIAS(MPI_Comm_set_name)
 
+/* MPI 4.1 (section 7.8, change B.1.2 item 18): MPI_COMM_NULL is a valid argument, named
+ * "MPI_COMM_NULL"; any other invalid handle is MPI_ERR_COMM. */
 WM_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     static const char fn[] = "MPI_Comm_get_name";
+    if (comm == MPI_COMM_NULL) {
+        WM_CHECK_INIT(fn);
+        if (!comm_name || !resultlen)
+            return wm_error(NULL, MPI_ERR_ARG, fn, "%s is NULL", comm_name ? "resultlen" : "comm_name");
+        strcpy(comm_name, "MPI_COMM_NULL");
+        *resultlen = (int)strlen(comm_name);
+        return MPI_SUCCESS;
+    }
     WM_COMM_CHECK(fn, comm, c);
     if (!comm_name || !resultlen)
         return wm_error(c, MPI_ERR_ARG, fn, "%s is NULL", comm_name ? "resultlen" : "comm_name");

@@ -48,6 +48,10 @@ typedef struct wm_comm {
     /* The node-aware layout of c for hierarchical collectives (wm_coll_hier.c): made on first use
      * by any thread (compare-and-swap), freed with c. */
     struct wm_coll_hier *_Atomic coll_hier;
+    /* The buffer of MPI_Comm_attach_buffer (wm_bsend.c), used by buffered sends on c instead of
+     * the process's; NULL: none. Set and cleared by attach and detach (release), read by the
+     * buffered sends (acquire); freed with c. */
+    struct wm_bbuf *_Atomic bbuf;
 } wm_comm_t;
 
 extern wm_comm_t wm_comm_world, wm_comm_self;

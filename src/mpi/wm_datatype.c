@@ -4,6 +4,7 @@
 #include "mpi/wm_type_build.h"
 
 #include <complex.h>
+#include <float.h>
 #include <limits.h>
 #include <stdalign.h>
 #include <stdbool.h>
@@ -38,6 +39,15 @@ static void wm_type_set(MPI_Datatype h, const char *name, size_t extent, size_t 
     wm_obj_init_predefined(&t->obj, WM_OBJ_TYPE, (uintptr_t)h, NULL);
 }
 
+/* The `swap` of a member of C type ctype: its byte-swap unit and its external32 conversion. */
+#define WM_SW(ctype, conv) ((uint32_t)sizeof(ctype) | (uint32_t)(conv) << WM_EXT32_SHIFT)
+#define WM_LONG_CONV (sizeof(long) == 4 ? WM_EXT32_SAME : WM_EXT32_LONG)
+#define WM_ULONG_CONV (sizeof(long) == 4 ? WM_EXT32_SAME : WM_EXT32_ULONG)
+#define WM_WCHAR_CONV (sizeof(wchar_t) == 2 ? WM_EXT32_SAME : WM_EXT32_WCHAR)
+#define WM_LDOUBLE_CONV (LDBL_MANT_DIG == 113 ? WM_EXT32_SAME : WM_EXT32_LDOUBLE)
+#define WM_TX(h, ctype, conv) \
+    wm_type_set(h, #h, sizeof(ctype), alignof(ctype), sizeof(ctype), WM_SW(ctype, conv), 0, 0)
+
 #define WM_T(h, ctype) wm_type_set(h, #h, sizeof(ctype), alignof(ctype), sizeof(ctype), sizeof(ctype), 0, 0)
 #define WM_C(h, ctype) wm_type_set(h, #h, sizeof(ctype), alignof(ctype), sizeof(ctype), sizeof(ctype) / 2, 0, 0)
 #define WM_N(h, n) wm_type_set(h, #h, n, (n) > 8 ? 8 : (n), n, n, 0, 0)
@@ -55,11 +65,11 @@ void wm_datatype_init(void)
     WM_N(MPI_PACKED, 1);
     WM_T(MPI_SHORT, short);
     WM_T(MPI_INT, int);
-    WM_T(MPI_LONG, long);
+    WM_TX(MPI_LONG, long, WM_LONG_CONV);
     WM_T(MPI_LONG_LONG, long long);
     WM_T(MPI_UNSIGNED_SHORT, unsigned short);
     WM_T(MPI_UNSIGNED, unsigned);
-    WM_T(MPI_UNSIGNED_LONG, unsigned long);
+    WM_TX(MPI_UNSIGNED_LONG, unsigned long, WM_ULONG_CONV);
     WM_T(MPI_UNSIGNED_LONG_LONG, unsigned long long);
     WM_T(MPI_FLOAT, float);
     WM_C(MPI_C_FLOAT_COMPLEX, float _Complex);
@@ -73,21 +83,29 @@ void wm_datatype_init(void)
     WM_NC(MPI_COMPLEX, 8);
     WM_N(MPI_DOUBLE_PRECISION, 8);
     WM_NC(MPI_DOUBLE_COMPLEX, 16);
-    WM_T(MPI_LONG_DOUBLE, long double);
-    WM_C(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex);
-    WM_C(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex);
+    WM_TX(MPI_LONG_DOUBLE, long double, WM_LDOUBLE_CONV);
+    wm_type_set(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", sizeof(long double _Complex),
+                alignof(long double _Complex), sizeof(long double _Complex),
+                WM_SW(long double, WM_LDOUBLE_CONV), 0, 0);
+    wm_type_set(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX",
+                sizeof(long double _Complex), alignof(long double _Complex),
+                sizeof(long double _Complex), WM_SW(long double, WM_LDOUBLE_CONV), 0, 0);
     WM_P(MPI_FLOAT_INT, float, int);
     WM_P(MPI_DOUBLE_INT, double, int);
-    WM_P(MPI_LONG_INT, long, int);
+    wm_type_set(MPI_LONG_INT, "MPI_LONG_INT", sizeof(WM_PAIR(long, int)), alignof(WM_PAIR(long, int)),
+                sizeof(long), WM_SW(long, WM_LONG_CONV), offsetof(WM_PAIR(long, int), y), sizeof(int));
     WM_P(MPI_2INT, int, int);
     WM_P(MPI_SHORT_INT, short, int);
-    WM_P(MPI_LONG_DOUBLE_INT, long double, int);
+    wm_type_set(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", sizeof(WM_PAIR(long double, int)),
+                alignof(WM_PAIR(long double, int)), sizeof(long double),
+                WM_SW(long double, WM_LDOUBLE_CONV), offsetof(WM_PAIR(long double, int), y),
+                sizeof(int));
     WM_P2(MPI_2REAL, 4);
     WM_P2(MPI_2DOUBLE_PRECISION, 8);
     WM_P2(MPI_2INTEGER, 4);
     WM_T(MPI_C_BOOL, _Bool);
     WM_T(MPI_CXX_BOOL, _Bool);
-    WM_T(MPI_WCHAR, wchar_t);
+    WM_TX(MPI_WCHAR, wchar_t, WM_WCHAR_CONV);
     WM_N(MPI_INT8_T, 1);
     WM_N(MPI_UINT8_T, 1);
     WM_T(MPI_CHAR, char);
@@ -267,8 +285,19 @@ WM_API int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 }
 WM_ALIAS(MPI_Type_set_name)
 
+/* MPI 4.1 (section 5.1.15, change B.1.2 item 18): MPI_DATATYPE_NULL is a valid argument, named
+ * "MPI_DATATYPE_NULL"; any other invalid handle is MPI_ERR_TYPE. */
 WM_API int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    if (datatype == MPI_DATATYPE_NULL) {
+        WM_CHECK_INIT("MPI_Type_get_name");
+        if (!type_name || !resultlen)
+            return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_get_name", "%s is NULL",
+                            type_name ? "resultlen" : "type_name");
+        strcpy(type_name, "MPI_DATATYPE_NULL");
+        *resultlen = (int)strlen(type_name);
+        return MPI_SUCCESS;
+    }
     WM_TYPE_ARG("MPI_Type_get_name", datatype, ti);
     if (!type_name || !resultlen)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_get_name", "%s is NULL",
@@ -403,3 +432,14 @@ WM_STATUS_SET(MPI_Status_set_error, MPI_ERROR)
 WM_STATUS_GET(MPI_Status_get_source, MPI_SOURCE)
 WM_STATUS_GET(MPI_Status_get_tag, MPI_TAG)
 WM_STATUS_GET(MPI_Status_get_error, MPI_ERROR)
+
+/* For the query_fn of generalized requests (MPI 4.1 section 13.3): MPI_Test_cancelled then
+ * answers flag. */
+WM_API int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return wm_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
+    status->MPI_internal[2] = flag != 0;
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Status_set_cancelled)

@@ -80,6 +80,15 @@ const wm_datatype_t *wm_type_arg(const char *fn, MPI_Datatype t, int *rc_p);
  * cut (MPI_UNDEFINED for MPI_Get_elements). */
 int64_t wm_type_elements(const wm_datatype_t *ti, uint64_t bytes);
 
+/* external32 (MPI 4.1 section 14.5.2) gives long and unsigned long 4 bytes, wchar_t 2 and long
+ * double 16 (IEEE binary128), whatever the platform's sizes: a segment of such elements carries,
+ * above the byte-swap unit in the low 8 bits of its `swap`, how its elements convert
+ * (wm_type_pack.c). WM_EXT32_SAME: the same size, only byte order changes. */
+enum { WM_EXT32_SAME = 0, WM_EXT32_LONG, WM_EXT32_ULONG, WM_EXT32_WCHAR, WM_EXT32_LDOUBLE };
+#define WM_EXT32_SHIFT 8
+#define WM_EXT32_SWAP(swap) ((swap) & 0xffu)
+#define WM_EXT32_CONV(swap) ((swap) >> WM_EXT32_SHIFT)
+
 /* A type of MPI_Type_create_f90_real / _complex / _integer (wm_type_f90.c): predefined in the
  * standard's sense (never freed by the user, committed, reducible with predefined operations) but
  * an object of the arena, one per (combiner, p, r), living until MPI_Finalize. Its contents hold

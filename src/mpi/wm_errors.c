@@ -2,9 +2,10 @@
  *
  * Numbering (every value is a non-negative int):
  *   0 .. MPI_ERR_ABI, MPI_T_ERR_*   the standard's classes, each its own code
- *   MPI_ERR_LASTCODE+1 ..           classes and codes added by MPI_Add_error_class/_code, numbered
- *                                   in the order of creation and never reused (MPI_LASTUSEDCODE
- *                                   is the last class)
+ *   MPI_ERR_LASTCODE+1 ..           classes and codes added by MPI_Add_error_class/_code: the
+ *                                   lowest value removed by MPI_Remove_error_class/_code is reused
+ *                                   first, else the next new one (MPI_LASTUSEDCODE is the largest
+ *                                   class ever added)
  *   WM_ERR_DYN | slot << 7 | class  a code made by wm_error: the class (a standard one, < 128) in
  *                                   the low 7 bits, the slot names one of the last WM_ERR_SLOTS
  *                                   messages, which say which call failed and which argument was
@@ -30,7 +31,7 @@
 #define WM_ERR_CLASS_MASK ((1 << WM_ERR_CLASS_BITS) - 1)
 #define WM_ERR_DYN 0x40000000
 #define WM_ERR_SLOTS 1024
-#define WM_ERR_USER_MAX 4096   /* classes and codes a program may add */
+#define WM_ERR_USER_MAX (1 << 24)   /* classes and codes a program may have at once */
 
 static char wm_err_msgs[WM_ERR_SLOTS][MPI_MAX_ERROR_STRING];
 static int wm_err_codes[WM_ERR_SLOTS];
@@ -46,7 +47,9 @@ typedef struct wm_user_err {
 } wm_user_err_t;
 
 static pthread_mutex_t wm_err_lock = PTHREAD_MUTEX_INITIALIZER;
-static wm_user_err_t wm_user_errs[WM_ERR_USER_MAX];   /* wm_err_lock */
+static wm_user_err_t *wm_user_errs;                   /* wm_err_lock; grows */
+static int wm_user_cap;                               /* wm_err_lock: entries allocated */
+static int wm_user_nfree;                             /* wm_err_lock: removed entries to reuse */
 static _Atomic int wm_user_nerrs;                     /* entries handed out; written under the lock */
 
 static const char *wm_class_string(int cls)
@@ -301,13 +304,26 @@ WM_ALIAS(MPI_Error_class)
 /* A new entry of the given kind; its value, or -1 when the table is full. Lock held. */
 static int wm_user_err_add_locked(uint8_t kind, int cls)
 {
-    int n = atomic_load(&wm_user_nerrs);
-    if (n == WM_ERR_USER_MAX)
+    int n = atomic_load(&wm_user_nerrs), i = n;
+    if (wm_user_nfree > 0) {
+        for (i = 0; i < n && wm_user_errs[i].kind != WM_USER_FREE; i++)
+            ;
+        wm_user_nfree--;
+    } else if (n == WM_ERR_USER_MAX) {
         return -1;
-    int v = MPI_ERR_LASTCODE + 1 + n;
-    wm_user_errs[n] = (wm_user_err_t){ .kind = kind, .cls = kind == WM_USER_CLASS ? v : cls };
-    atomic_store(&wm_user_nerrs, n + 1);
-    if (kind == WM_USER_CLASS)
+    } else if (n == wm_user_cap) {
+        int cap = wm_user_cap ? 2 * wm_user_cap : 256;
+        wm_user_err_t *t = realloc(wm_user_errs, (size_t)cap * sizeof(*t));
+        if (!t)
+            return -1;
+        wm_user_errs = t;
+        wm_user_cap = cap;
+    }
+    int v = MPI_ERR_LASTCODE + 1 + i;
+    wm_user_errs[i] = (wm_user_err_t){ .kind = kind, .cls = kind == WM_USER_CLASS ? v : cls };
+    if (i == n)
+        atomic_store(&wm_user_nerrs, n + 1);
+    if (kind == WM_USER_CLASS && v > wm_err_lastused)
         wm_err_lastused = v;   /* the standard: the largest class, added ones included */
     return v;
 }
@@ -321,8 +337,7 @@ WM_API int PMPI_Add_error_class(int *errorclass)
     int v = wm_user_err_add_locked(WM_USER_CLASS, 0);
     pthread_mutex_unlock(&wm_err_lock);
     if (v < 0)
-        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "all %d added classes and codes are used",
-                        WM_ERR_USER_MAX);
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "no room for another added class or code");
     *errorclass = v;
     return MPI_SUCCESS;
 }
@@ -337,16 +352,16 @@ WM_API int PMPI_Add_error_code(int errorclass, int *errorcode)
     int v = -2;
     wm_user_err_t *c = wm_user_err_locked(errorclass);
     if (wm_class_predefined(errorclass) || (c && c->kind == WM_USER_CLASS)) {
+        bool added = c != NULL;
         v = wm_user_err_add_locked(WM_USER_CODE, errorclass);
-        if (v >= 0 && c)
-            c->ncodes++;
+        if (v >= 0 && added)
+            wm_user_err_locked(errorclass)->ncodes++;   /* the table may have moved */
     }
     pthread_mutex_unlock(&wm_err_lock);
     if (v == -2)
         return wm_error(NULL, MPI_ERR_ARG, fn, "%d is not an error class", errorclass);
     if (v < 0)
-        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "all %d added classes and codes are used",
-                        WM_ERR_USER_MAX);
+        return wm_error(NULL, MPI_ERR_NO_MEM, fn, "no room for another added class or code");
     *errorcode = v;
     return MPI_SUCCESS;
 }
@@ -398,6 +413,7 @@ static int wm_user_err_remove(const char *fn, int v, uint8_t kind)
                 c->ncodes--;
         }
         e->kind = WM_USER_FREE;
+        wm_user_nfree++;
     }
     pthread_mutex_unlock(&wm_err_lock);
     if (why)

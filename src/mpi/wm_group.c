@@ -57,8 +57,14 @@ wm_group_t *wm_group_new(const int *world_ranks, int n)
     if (WU_UNLIKELY(!g))                                                                         \
         return wm_error(NULL, MPI_ERR_GROUP, fn, "invalid group %p (%s)", (void *)(h), argname)
 
+/* A new group of those ranks; no rank at all gives MPI_GROUP_EMPTY itself (MPI 4.1 section 7.3.2:
+ * an empty result is MPI_GROUP_EMPTY), so handle comparisons and MPI_Group_compare agree. */
 static int wm_group_out(const char *fn, const int *ranks, int n, MPI_Group *newgroup)
 {
+    if (n == 0) {
+        *newgroup = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
     wm_group_t *g = wm_group_new(ranks, n);
     if (!g)
         return wm_error(NULL, MPI_ERR_NO_MEM, fn, "no memory for a group of %d", n);

@@ -454,6 +454,10 @@ WM_API int PMPI_Info_free(MPI_Info *info)
         return rc;
     wm_obj_user_free(&in->obj);
     *info = MPI_INFO_NULL;
+    /* Outside MPI_Init..MPI_Finalize no object creation or MPI_Finalize may come to collect it
+     * (and no request can name it): collect now. */
+    if (!wm_state.initialized || wm_state.finalized)
+        wm_gc_collect();
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Info_free)

@@ -246,20 +246,36 @@ void wm_obj_finalize(void)
     wm_gc_collect();
     /* What remains was never freed by the user, or is still named by a request the user never
      * completed: free every object's contents so nothing leaks, without following references
-     * (their targets are in the arena too and get the same treatment). */
+     * (their targets are in the arena too and get the same treatment). Info objects whose user
+     * handle is still valid stay: MPI_Info_* may be called after MPI_Finalize (MPI 4.1 section
+     * 11.4.1). The infos other objects own (a communicator's hints) are user handles of their
+     * owner, which frees them in its destroy: the sweep repeats until it frees nothing. */
     atomic_store(&wm_gc.finalizing, true);
-    for (uintptr_t p = wm_obj_arena_base; p < wm_gc.used; p += WM_OBJ_SLOT) {
-        wm_obj_t *o = (wm_obj_t *)p;
-        if (o->state == WM_OBJ_FREE)
-            continue;
-        atomic_store_explicit(&o->kind, WM_OBJ_NONE, memory_order_relaxed);
-        if (o->destroy)
-            o->destroy(o);
-        o->state = WM_OBJ_FREE;
+    for (bool more = true; more;) {
+        more = false;
+        for (uintptr_t p = wm_obj_arena_base; p < wm_gc.used; p += WM_OBJ_SLOT) {
+            wm_obj_t *o = (wm_obj_t *)p;
+            if (o->state == WM_OBJ_FREE ||
+                atomic_load_explicit(&o->kind, memory_order_relaxed) == WM_OBJ_INFO)
+                continue;
+            if (o->destroy)
+                o->destroy(o);
+            o->state = WM_OBJ_FREE;
+            more = true;
+        }
     }
     wm_gc.free_head = wm_gc.free_tail = NULL;
-    wm_gc.used = wm_obj_arena_base;
     wm_gc.nlive = 0;
+    uintptr_t end = wm_obj_arena_base;
+    for (uintptr_t p = wm_obj_arena_base; p < wm_gc.used; p += WM_OBJ_SLOT)
+        if (((wm_obj_t *)p)->state != WM_OBJ_FREE) {
+            end = p + WM_OBJ_SLOT;
+            wm_gc.nlive++;
+        }
+    for (uintptr_t p = wm_obj_arena_base; p < end; p += WM_OBJ_SLOT)
+        if (((wm_obj_t *)p)->state == WM_OBJ_FREE)
+            wm_slot_put_locked((wm_obj_t *)p);
+    wm_gc.used = end;
     wm_gc.neligible = 0;
     wu_list_init(&wm_gc.eligible);
     atomic_store(&wm_gc.finalizing, false);

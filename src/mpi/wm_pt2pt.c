@@ -40,7 +40,7 @@ static inline int wm_check_source(wm_comm_t *c, const char *fn, int source, int 
 static inline void wm_proc_null_status(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
-        wm_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        wm_status_fill(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
 }
 
 static inline int wm_core_source(const wm_comm_t *c, int source)
@@ -67,8 +67,8 @@ static int wm_recv_finish(wm_comm_t *c, const char *fn, const wc_request_t *r, M
                                wu_status_str((wu_status_t)r->error));
     }
     if (status != MPI_STATUS_IGNORE)
-        wm_status_set(status, wm_comm_peer_rank(c, r->st_source), r->st_tag, rc,
-                      (MPI_Count)r->st_bytes, 0);
+        wm_status_fill(status, wm_comm_peer_rank(c, r->st_source), r->st_tag,
+                       (MPI_Count)r->st_bytes, 0);
     return rc ? wm_error_raise(c, rc) : MPI_SUCCESS;
 }
 
@@ -429,8 +429,8 @@ typedef struct wm_message {
 static void wm_probe_status(wm_comm_t *c, const wc_probe_info_t *info, MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
-        wm_status_set(status, wm_comm_peer_rank(c, info->source), info->tag, MPI_SUCCESS,
-                      (MPI_Count)info->len, 0);
+        wm_status_fill(status, wm_comm_peer_rank(c, info->source), info->tag,
+                       (MPI_Count)info->len, 0);
 }
 
 static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool take, int *flag,
@@ -614,3 +614,211 @@ WM_API int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_
     return wm_imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
 }
 WM_ALIAS(MPI_Imrecv_c)
+
+/* ---- MPI_Isendrecv, MPI_Isendrecv_replace ----
+ *
+ * The request the user gets (kind WM_REQ_SENDRECV) is never given to the core. Each half is a
+ * pooled request of its own (it names the communicator and its datatype, so both live as long as
+ * the half does), detached at once: the core calls the half's callback when it completes, in
+ * whatever thread ran the progress. The receive's callback copies its status fields (source, tag,
+ * bytes, error) into the outer request; the callback that completes the second half completes the
+ * outer request, which wakes its waiter. Concurrency: `left` orders the two callbacks (acq_rel),
+ * so the last one sees what the other wrote; the outer request's owner reads those fields only
+ * after its core state says complete (acquire). */
+typedef struct wm_isr {
+    _Atomic int left;       /* halves not complete */
+    int         send_error; /* wu_status_t of the send half */
+    void       *tmp;        /* _replace: the packed outgoing data, freed with the send half */
+} wm_isr_t;
+
+static void wm_isr_half_done(wm_request_t *outer)
+{
+    wm_isr_t *x = outer->ext;
+    if (atomic_fetch_sub_explicit(&x->left, 1, memory_order_acq_rel) != 1)
+        return;
+    if (outer->core.error == WU_OK && x->send_error != WU_OK)
+        outer->core.error = x->send_error;
+    outer->ext = NULL;
+    free(x);
+    wc_request_done(&outer->core);
+}
+
+static void wm_isr_send_cb(wc_request_t *core)
+{
+    wm_request_t *half = WU_CONTAINER_OF(core, wm_request_t, core), *outer = half->ext;
+    wm_isr_t *x = outer->ext;
+    x->send_error = half->proc_null ? WU_OK : core->error;
+    free(x->tmp);
+    x->tmp = NULL;
+    wm_request_release(half);
+    wm_isr_half_done(outer);
+}
+
+static void wm_isr_recv_cb(wc_request_t *core)
+{
+    wm_request_t *half = WU_CONTAINER_OF(core, wm_request_t, core), *outer = half->ext;
+    if (!half->proc_null) {
+        outer->core.error = core->error;
+        outer->core.st_source = core->st_source;
+        outer->core.st_tag = core->st_tag;
+        outer->core.st_bytes = core->st_bytes;
+        outer->core.msg_len = core->msg_len;
+        outer->core.len = core->len;
+    }
+    wm_request_release(half);
+    wm_isr_half_done(outer);
+}
+
+/* A half of checked arguments, named objects, not started. */
+static wm_request_t *wm_isr_half(wm_comm_t *c, wm_req_kind_t kind, void *buf, MPI_Count count,
+                                 MPI_Datatype type, const wm_datatype_t *ti, int peer, int tag,
+                                 wm_request_t *outer)
+{
+    wm_request_t *h = wm_request_alloc();
+    if (!h)
+        return NULL;
+    h->kind = (uint8_t)kind;
+    h->comm = c;
+    h->ti = ti;
+    wm_request_use(h, WM_REQ_OBJ_COMM, &c->obj);
+    wm_request_use(h, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
+    h->buf = buf;
+    h->count = count;
+    h->type = type;
+    h->peer = peer;
+    h->tag = tag;
+    h->mode = WC_SEND_STANDARD;
+    h->ext = outer;
+    return h;
+}
+
+/* Hands a started half to the core (or completes it now: MPI_PROC_NULL, or it failed to start). */
+static void wm_isr_launch(wm_request_t *h, void (*cb)(wc_request_t *), wu_status_t st)
+{
+    if (st != WU_OK) {
+        h->proc_null = false;
+        h->core.error = st;
+        cb(&h->core);
+    } else if (h->proc_null) {
+        cb(&h->core);
+    } else {
+        wc_request_detach(&h->core, cb);
+    }
+}
+
+/* replace: sendbuf is NULL and the outgoing data is packed from recvbuf first. */
+static int wm_isendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                        MPI_Comm comm, MPI_Request *request, bool replace)
+{
+    WM_COMM_CHECK(fn, comm, c);
+    const wm_datatype_t *sti = NULL, *rti;
+    int rc;
+    if ((rc = wm_check_buffer_args(c, fn, recvbuf, recvcount, recvtype, &rti)) ||
+        (!replace && (rc = wm_check_buffer_args(c, fn, sendbuf, sendcount, sendtype, &sti))) ||
+        (rc = wm_check_dest(c, fn, dest, sendtag)) ||
+        (rc = wm_check_source(c, fn, source, recvtag)))
+        return rc;
+    if (!request)
+        return wm_error(c, MPI_ERR_ARG, fn, "request is NULL");
+    if (replace)
+        sti = rti;
+    size_t bytes = replace && dest != MPI_PROC_NULL ? (size_t)recvcount * rti->layout.size : 0;
+    wm_isr_t *x = calloc(1, sizeof(*x));
+    void *tmp = replace ? malloc(bytes ? bytes : 1) : NULL;
+    wm_request_t *r = x && (tmp || !replace) ? wm_request_alloc() : NULL;
+    wm_request_t *hs = r ? wm_isr_half(c, WM_REQ_SEND, (void *)sendbuf, sendcount, sendtype, sti,
+                                       dest, sendtag, r) : NULL;
+    wm_request_t *hr = hs ? wm_isr_half(c, WM_REQ_RECV, recvbuf, recvcount, recvtype, rti, source,
+                                        recvtag, r) : NULL;
+    if (!hr) {
+        if (hs)
+            wm_request_release(hs);
+        if (r)
+            wm_request_release(r);
+        free(tmp);
+        free(x);
+        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+    }
+    if (bytes && rti->layout.contig) {
+        memcpy(tmp, (char *)recvbuf + rti->layout.contig_off, bytes);
+    } else if (bytes) {
+        wc_dtype_cursor_t cur;
+        wc_dtype_cursor_init(&cur, &rti->layout, recvbuf, (uint64_t)recvcount);
+        wc_dtype_pack(&cur, tmp, bytes);
+    }
+    atomic_init(&x->left, 2);
+    x->tmp = tmp;
+    r->kind = WM_REQ_SENDRECV;
+    r->comm = c;
+    r->ti = rti;
+    wm_request_use(r, WM_REQ_OBJ_COMM, &c->obj);
+    wm_request_use(r, WM_REQ_OBJ_TYPE, (wm_obj_t *)&rti->obj);
+    r->buf = recvbuf;
+    r->count = recvcount;
+    r->type = recvtype;
+    r->peer = source;
+    r->tag = recvtag;
+    r->ext = x;
+    r->active = true;
+    *request = wm_request_handle(r);
+
+    /* the receive first: a message to ourselves finds it posted */
+    hr->active = true;
+    hr->proc_null = source == MPI_PROC_NULL;
+    wu_status_t st = WU_OK;
+    if (!hr->proc_null)
+        st = wc_irecv_dt(wc_ep_default(), &hr->core, recvbuf, (uint64_t)recvcount, &rti->layout,
+                         source == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_peer_world(c, source),
+                         recvtag == MPI_ANY_TAG ? WC_ANY_TAG : recvtag, c->ctx);
+    wm_isr_launch(hr, wm_isr_recv_cb, st);
+    hs->active = true;
+    hs->proc_null = dest == MPI_PROC_NULL;
+    st = WU_OK;
+    if (!hs->proc_null && replace)
+        st = wc_isend_dt(wc_ep_default(), &hs->core, tmp, bytes, &wm_layout_bytes,
+                         wm_comm_peer_world(c, dest), sendtag, c->ctx, WC_SEND_STANDARD);
+    else if (!hs->proc_null)
+        st = wc_isend_dt(wc_ep_default(), &hs->core, sendbuf, (uint64_t)sendcount, &sti->layout,
+                         wm_comm_peer_world(c, dest), sendtag, c->ctx, WC_SEND_STANDARD);
+    wm_isr_launch(hs, wm_isr_send_cb, st);
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                          int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return wm_isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                        recvcount, recvtype, source, recvtag, comm, request, false);
+}
+WM_ALIAS(MPI_Isendrecv)
+
+WM_API int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
+                            MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    return wm_isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                        recvcount, recvtype, source, recvtag, comm, request, false);
+}
+WM_ALIAS(MPI_Isendrecv_c)
+
+WM_API int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                                  int sendtag, int source, int recvtag, MPI_Comm comm,
+                                  MPI_Request *request)
+{
+    return wm_isendrecv("MPI_Isendrecv_replace", NULL, count, datatype, dest, sendtag, buf, count,
+                        datatype, source, recvtag, comm, request, true);
+}
+WM_ALIAS(MPI_Isendrecv_replace)
+
+WM_API int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                    int sendtag, int source, int recvtag, MPI_Comm comm,
+                                    MPI_Request *request)
+{
+    return wm_isendrecv("MPI_Isendrecv_replace_c", NULL, count, datatype, dest, sendtag, buf,
+                        count, datatype, source, recvtag, comm, request, true);
+}
+WM_ALIAS(MPI_Isendrecv_replace_c)

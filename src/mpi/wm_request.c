@@ -279,16 +279,18 @@ void wm_request_status(const wm_request_t *r, MPI_Status *status)
     if (!r->active) {
         wm_status_empty(status);
     } else if (r->proc_null) {
-        wm_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
-    } else if (r->kind == WM_REQ_RECV || r->kind == WM_REQ_PRECV) {
+        wm_status_fill(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
+    } else if (r->kind == WM_REQ_SENDRECV && r->peer == MPI_PROC_NULL) {
+        wm_status_fill(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);   /* received from nobody */
+    } else if (r->kind == WM_REQ_RECV || r->kind == WM_REQ_PRECV || r->kind == WM_REQ_SENDRECV) {
         if (wc_request_cancelled(&r->core))
-            wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 1);
+            wm_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 1);
         else
-            wm_status_set(status, wm_comm_peer_rank(r->comm, r->core.st_source), r->core.st_tag,
-                          status->MPI_ERROR, (MPI_Count)r->core.st_bytes, 0);
+            wm_status_fill(status, wm_comm_peer_rank(r->comm, r->core.st_source), r->core.st_tag,
+                           (MPI_Count)r->core.st_bytes, 0);
     } else {
-        wm_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, status->MPI_ERROR, 0,
-                      r->kind == WM_REQ_SEND && wc_request_cancelled(&r->core));
+        wm_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0,
+                       r->kind == WM_REQ_SEND && wc_request_cancelled(&r->core));
     }
 }
 
@@ -344,13 +346,13 @@ static int wm_req_arg(const char *fn, const MPI_Request *request, wm_request_t *
     return wm_req_check(fn, *request, r_p);
 }
 
-/* Complete one request that is done: status, error, retire. Returns the MPI error code; the error
- * handler is invoked by the caller. */
+/* Complete one request that is done: status (MPI_ERROR untouched), error, retire. Returns the MPI
+ * error code; the error handler is invoked by the caller. */
 static int wm_complete_one(const char *fn, wm_request_t *r, MPI_Request *h, MPI_Status *status)
 {
+    if (WU_UNLIKELY(r->kind == WM_REQ_GREQ))
+        return wm_greq_finish(r, h, status);
     int rc = wm_request_error(r, fn);
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_ERROR = rc;
     wm_request_status(r, status);
     wm_request_retire(r, h);
     return rc;
@@ -443,6 +445,8 @@ static int wm_finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Stat
                 wm_request_status(wm_request_ptr(reqs[i]), st);
             else
                 wm_status_empty(st);
+            if (err && st != MPI_STATUS_IGNORE)
+                st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
         wm_request_t *r = wm_request_ptr(reqs[i]);
@@ -451,7 +455,13 @@ static int wm_finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Stat
         if (rc && !err) {
             err = 1;
             ec = c;
+            /* MPI_ERROR is set only when the call returns MPI_ERR_IN_STATUS: the statuses before
+             * this one succeeded (or were inactive) */
+            for (int j = 0; j < i && st != MPI_STATUS_IGNORE; j++)
+                statuses[j].MPI_ERROR = MPI_SUCCESS;
         }
+        if (err && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = rc;
     }
     if (!err)
         return MPI_SUCCESS;
@@ -595,10 +605,15 @@ static int wm_some(const char *fn, int incount, MPI_Request reqs[], int *outcoun
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
         wm_comm_t *c = wm_request_ptr(reqs[i])->comm;
-        if (wm_complete_one(fn, wm_request_ptr(reqs[i]), &reqs[i], st) && !err) {
+        int rc1 = wm_complete_one(fn, wm_request_ptr(reqs[i]), &reqs[i], st);
+        if (rc1 && !err) {
             err = 1;
             ec = c;
+            for (int j = 0; j < n && st != MPI_STATUS_IGNORE; j++)   /* see wm_finish_all */
+                statuses[j].MPI_ERROR = MPI_SUCCESS;
         }
+        if (err && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = rc1;
         indices[n++] = i;
     }
     *outcount = n;
@@ -623,6 +638,140 @@ WM_API int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outc
                    array_of_statuses, false);
 }
 WM_ALIAS(MPI_Testsome)
+
+/* ---- MPI_Request_get_status_all / _any / _some (MPI 4.1): the test family without freeing ---- */
+
+/* The status of a done request of the array, left active; its MPI error code. */
+static int wm_peek_one(const char *fn, MPI_Request h, MPI_Status *st)
+{
+    wm_request_t *r = wm_request_ptr(h);
+    if (r->kind == WM_REQ_GREQ && r->active)
+        return wm_greq_query(r, st);
+    int rc = wm_request_error(r, fn);
+    wm_request_status(r, st);
+    return rc;
+}
+
+WM_API int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                                       MPI_Status array_of_statuses[])
+{
+    static const char fn[] = "MPI_Request_get_status_all";
+    WM_CHECK_INIT(fn);
+    MPI_Request *reqs = (MPI_Request *)array_of_requests;   /* only read */
+    int rc = wm_check_array(fn, count, reqs);
+    if (rc)
+        return rc;
+    if (!flag)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "flag is NULL");
+    wc_progress();
+    for (int i = 0; i < count; i++)
+        if (wm_slot_active(reqs[i]) && !wm_slot_done(reqs[i])) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    *flag = 1;
+    int err = 0;
+    wm_comm_t *ec = NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                                                  : &array_of_statuses[i];
+        int rc1 = MPI_SUCCESS;
+        if (reqs[i] == MPI_REQUEST_NULL)
+            wm_status_empty(st);
+        else
+            rc1 = wm_peek_one(fn, reqs[i], st);
+        if (rc1 && !err) {
+            err = 1;
+            ec = wm_request_ptr(reqs[i])->comm;
+            for (int j = 0; j < i && st != MPI_STATUS_IGNORE; j++)   /* see wm_finish_all */
+                array_of_statuses[j].MPI_ERROR = MPI_SUCCESS;
+        }
+        if (err && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = rc1;
+    }
+    if (!err)
+        return MPI_SUCCESS;
+    return wm_error_raise(ec, wm_error_code(MPI_ERR_IN_STATUS, fn,
+                                            "a request failed; see the statuses"));
+}
+WM_ALIAS(MPI_Request_get_status_all)
+
+WM_API int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx,
+                                       int *flag, MPI_Status *status)
+{
+    static const char fn[] = "MPI_Request_get_status_any";
+    WM_CHECK_INIT(fn);
+    MPI_Request *reqs = (MPI_Request *)array_of_requests;
+    int rc = wm_check_array(fn, count, reqs);
+    if (rc)
+        return rc;
+    if (!indx || !flag)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "%s is NULL", indx ? "flag" : "indx");
+    int i = wm_find_done(count, reqs);
+    if (i == -1) {
+        wc_progress();
+        i = wm_find_done(count, reqs);
+    }
+    *flag = i != -1;
+    if (i == -1 || i == MPI_UNDEFINED) {
+        *indx = MPI_UNDEFINED;
+        if (i == MPI_UNDEFINED)
+            wm_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    *indx = i;
+    rc = wm_peek_one(fn, reqs[i], status);
+    return rc ? wm_error_raise(wm_request_ptr(reqs[i])->comm, rc) : MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Request_get_status_any)
+
+WM_API int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+                                        int *outcount, int array_of_indices[],
+                                        MPI_Status array_of_statuses[])
+{
+    static const char fn[] = "MPI_Request_get_status_some";
+    WM_CHECK_INIT(fn);
+    MPI_Request *reqs = (MPI_Request *)array_of_requests;
+    int rc = wm_check_array(fn, incount, reqs);
+    if (rc)
+        return rc;
+    if (!outcount || (incount > 0 && !array_of_indices))
+        return wm_error(NULL, MPI_ERR_ARG, fn, "%s is NULL",
+                        outcount ? "array_of_indices" : "outcount");
+    int first = wm_find_done(incount, reqs);
+    if (first == -1) {
+        wc_progress();
+        first = wm_find_done(incount, reqs);
+    }
+    if (first == MPI_UNDEFINED) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    int n = 0, err = 0;
+    wm_comm_t *ec = NULL;
+    for (int i = 0; i < incount && first != -1; i++) {
+        if (!wm_slot_active(reqs[i]) || !wm_slot_done(reqs[i]))
+            continue;
+        MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                                                  : &array_of_statuses[n];
+        int rc1 = wm_peek_one(fn, reqs[i], st);
+        if (rc1 && !err) {
+            err = 1;
+            ec = wm_request_ptr(reqs[i])->comm;
+            for (int j = 0; j < n && st != MPI_STATUS_IGNORE; j++)
+                array_of_statuses[j].MPI_ERROR = MPI_SUCCESS;
+        }
+        if (err && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = rc1;
+        array_of_indices[n++] = i;
+    }
+    *outcount = n;
+    if (!err)
+        return MPI_SUCCESS;
+    return wm_error_raise(ec, wm_error_code(MPI_ERR_IN_STATUS, fn,
+                                            "a request failed; see the statuses"));
+}
+WM_ALIAS(MPI_Request_get_status_some)
 
 /* ---- start, free, cancel, status ---- */
 
@@ -670,11 +819,16 @@ WM_API int PMPI_Request_free(MPI_Request *request)
     int rc = wm_req_arg(fn, request, &r);
     if (rc)
         return rc;
-    if (WU_UNLIKELY(r->persistent && r->active && r->kind >= WM_REQ_COLL))
+    if (WU_UNLIKELY(r->persistent && r->active &&
+                    (r->kind == WM_REQ_COLL || r->kind == WM_REQ_PSEND || r->kind == WM_REQ_PRECV)))
         return wm_error(r->comm, MPI_ERR_REQUEST, fn,
                         "the %s request is active: complete it (MPI_Wait/MPI_Test) before freeing it",
                         r->kind == WM_REQ_COLL ? "persistent collective" : "partitioned");
     *request = MPI_REQUEST_NULL;
+    if (WU_UNLIKELY(r->kind == WM_REQ_GREQ)) {
+        rc = wm_greq_free(r);
+        return rc ? wm_error_raise(NULL, rc) : MPI_SUCCESS;
+    }
     if (!r->active || r->proc_null || r->kind == WM_REQ_DONE) {
         wm_request_release(r);
     } else {
@@ -703,10 +857,12 @@ WM_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *s
     if (!wm_request_done(r))
         wc_progress();
     *flag = wm_request_done(r);
+    if (*flag && r->kind == WM_REQ_GREQ) {
+        rc = wm_greq_query(r, status);
+        return rc ? wm_error_raise(NULL, rc) : MPI_SUCCESS;
+    }
     if (*flag) {
         rc = wm_request_error(r, fn);
-        if (status != MPI_STATUS_IGNORE)
-            status->MPI_ERROR = rc;
         wm_request_status(r, status);
         if (rc)
             return wm_error_raise(r->comm, rc);
@@ -723,6 +879,10 @@ WM_API int PMPI_Cancel(MPI_Request *request)
     int rc = wm_req_arg(fn, request, &r);
     if (rc)
         return rc;
+    if (WU_UNLIKELY(r->kind == WM_REQ_GREQ)) {   /* the user's cancel_fn decides */
+        rc = wm_greq_cancel(r);
+        return rc ? wm_error_raise(NULL, rc) : MPI_SUCCESS;
+    }
     if (r->active && !r->proc_null) {
         if (r->kind == WM_REQ_RECV)
             wc_cancel_recv(&r->core);

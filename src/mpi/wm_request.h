@@ -20,6 +20,12 @@ typedef enum {
                         * `sched` is kept and rerun at every start (wm_coll_persist.c) */
     WM_REQ_PSEND,      /* partitioned send (wm_part.c): `part`; core completed by its task */
     WM_REQ_PRECV,      /* partitioned receive (wm_part.c) */
+    WM_REQ_SENDRECV,   /* MPI_Isendrecv(_replace): core completed when both halves are; its
+                          status fields are the receive's (wm_pt2pt.c) */
+    WM_REQ_GREQ,       /* generalized request: core completed by MPI_Grequest_complete
+                          (wm_greq.c) */
+    WM_REQ_FLUSH,      /* MPI_Buffer_iflush & co: core completed when the buffered messages
+                          it waits for have left (wm_bsend.c) */
 } wm_req_kind_t;
 
 typedef struct wm_request {
@@ -53,6 +59,9 @@ typedef struct wm_request {
      * freed when it goes back to the pool. NULL: none. Owner only. */
     wm_obj_t     **held;
     uint32_t       nheld;
+    /* The state of the kinds that need more (WM_REQ_SENDRECV: its halves' countdown, also the
+     * outer request of a half; WM_REQ_GREQ: the callbacks); see their files. */
+    void          *ext;
     /* The user objects this request uses (communicator, datatype, op; predefined ones are not
      * named), read by the collector's mark phase from any thread (wm_object.h). Set by the owner
      * while it starts the request, cleared when the request goes back to the pool. */
@@ -133,6 +142,18 @@ static inline void wm_request_invalidate(wm_request_t *r)
     r->gen = (uint8_t)((r->gen + 1) & WM_REQ_GEN_MASK);
 }
 
+/* Generalized requests (wm_greq.c), called by the wait/test family for WM_REQ_GREQ requests. */
+/* Complete a done generalized request as a wait or test does: status from query_fn, then free_fn,
+ * then the request goes (*h = MPI_REQUEST_NULL). Returns the first error code of the two. */
+int wm_greq_finish(wm_request_t *r, MPI_Request *h, MPI_Status *status);
+/* MPI_Request_get_status of a done generalized request: status from query_fn; its error code. */
+int wm_greq_query(wm_request_t *r, MPI_Status *status);
+/* MPI_Request_free of a generalized request: free_fn runs now if it is complete, else when
+ * MPI_Grequest_complete is called. Returns free_fn's error code or MPI_SUCCESS. */
+int wm_greq_free(wm_request_t *r);
+/* MPI_Cancel of a generalized request: calls cancel_fn(extra_state, complete). */
+int wm_greq_cancel(wm_request_t *r);
+
 /* Start (or restart) the operation described by r's arguments. Returns an MPI error code. */
 int wm_request_start(wm_request_t *r, const char *func);
 /* Persistent collectives and partitioned requests (wm_coll_persist.c, wm_part.c): start one
@@ -152,12 +173,28 @@ int wm_request_error(const wm_request_t *r, const char *func);
 void wm_request_retire(wm_request_t *r, MPI_Request *h);
 
 void wm_bsend_init(void);
+/* A communicator goes (its destroy): its attached buffer, if any, is forgotten. No message still
+ * uses it (each names the communicator, which keeps it alive until it has left). */
+void wm_bsend_comm_free(wm_comm_t *c);
 /* A buffered send of checked arguments to communicator rank dest (not MPI_PROC_NULL): the data is
  * packed into the attached buffer and leaves from there. Returns an MPI error code (raised). */
 int wm_bsend_post(wm_comm_t *c, const char *fn, const void *buf, MPI_Count count,
                   const struct wm_datatype *ti, int dest, int tag);
 
-/* status helpers: bytes and cancelled flag live in MPI_internal[] */
+/* status helpers: bytes and cancelled flag live in MPI_internal[].
+ * MPI_ERROR belongs to the caller except in the multiple-completion calls (Waitall, Testall,
+ * Waitsome, Testsome, Request_get_status_all/some) when they return MPI_ERR_IN_STATUS (MPI 4.1
+ * sections 3.2.5 and 3.7.5): every other call that fills a status uses wm_status_fill, which
+ * leaves MPI_ERROR untouched. */
+static inline void wm_status_fill(MPI_Status *s, int source, int tag, MPI_Count bytes,
+                                  int cancelled)
+{
+    s->MPI_SOURCE = source;
+    s->MPI_TAG = tag;
+    s->MPI_internal[0] = (int)((uint64_t)bytes & 0xffffffffu);
+    s->MPI_internal[1] = (int)((uint64_t)bytes >> 32);
+    s->MPI_internal[2] = cancelled;
+}
 static inline void wm_status_set(MPI_Status *s, int source, int tag, int error, MPI_Count bytes,
                                  int cancelled)
 {
@@ -176,7 +213,7 @@ static inline MPI_Count wm_status_bytes(const MPI_Status *s)
 static inline void wm_status_empty(MPI_Status *s)
 {
     if (s != MPI_STATUS_IGNORE)
-        wm_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0);
+        wm_status_fill(s, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
 }
 
 

@@ -1,11 +1,13 @@
 /* MPI_Pack / MPI_Unpack / MPI_Pack_size and the external32 forms. Weft's packed format is the
  * layout's packed stream (core/wc_dtype.h) with no header: MPI_Pack_size is count * size.
  * external32 is that stream in big-endian byte order, each basic element swapped (the segments'
- * `swap` unit; a complex is two reals). Weft's basic types already have the external32 sizes except
- * long / unsigned long / wchar_t / long double, which keep their native sizes (a documented
- * difference: docs/datatypes.md). */
+ * `swap` unit; a complex is two reals), and with the sizes of MPI 4.1 section 14.5.2 where the
+ * platform's differ: long and unsigned long 4 bytes (values that do not fit are truncated to
+ * their low 32 bits, as a cast would), wchar_t 2 (the low 16 bits), long double 16 as IEEE
+ * binary128 (converted from and to x87 extended precision; WM_EXT32_* in wm_datatype.h). */
 #include "mpi/wm_internal.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,7 +186,114 @@ static int wm_datarep_check(const char *fn, const char *datarep)
     return MPI_SUCCESS;
 }
 
-/* Byte-swap count elements of ti's packed stream at p to or from big-endian. */
+static void wm_put_be(char *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (char)(v >> (8 * (n - 1 - i)));
+}
+
+static uint64_t wm_get_be(const char *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | (uint8_t)p[i];
+    return v;
+}
+
+/* x87 extended precision (64-bit significand with its integer bit, in the low 10 bytes of a
+ * 16-byte long double, little-endian) to and from IEEE binary128 big-endian: the sign and the
+ * 15-bit biased exponent are the same; binary128 drops the explicit integer bit and has 112
+ * fraction bits, of which the x87's 63 are the top ones. */
+static void wm_x87_to_quad(const char *in, char *out)
+{
+    uint64_t mant;
+    uint16_t se;
+    memcpy(&mant, in, 8);
+    memcpy(&se, in + 8, 2);
+    uint64_t frac = mant & 0x7fffffffffffffffull;
+    wm_put_be(out, (uint64_t)se << 48 | frac >> 15, 8);
+    wm_put_be(out + 8, frac << 49, 8);
+}
+
+static void wm_quad_to_x87(const char *in, char *out)
+{
+    uint64_t hi = wm_get_be(in, 8), lo = wm_get_be(in + 8, 8);
+    uint16_t se = (uint16_t)(hi >> 48);
+    uint64_t frac = (hi & 0xffffffffffffull) << 15 | lo >> 49;
+    uint64_t mant = frac | ((se & 0x7fff) ? 0x8000000000000000ull : 0);
+    memset(out, 0, sizeof(long double));
+    memcpy(out, &mant, 8);
+    memcpy(out + 8, &se, 2);
+}
+
+/* Bytes of ext32 data for `bytes` native bytes of a segment with that swap. */
+static uint64_t wm_ext32_seg_bytes(uint32_t swap, uint64_t bytes)
+{
+    switch (WM_EXT32_CONV(swap)) {
+    case WM_EXT32_LONG:
+    case WM_EXT32_ULONG: return bytes / sizeof(long) * 4;
+    case WM_EXT32_WCHAR: return bytes / sizeof(wchar_t) * 2;
+    default: return bytes;   /* long double: 16 either way */
+    }
+}
+
+/* external32 bytes of one element of ti. */
+static uint64_t wm_ext32_size(const wm_datatype_t *ti)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < ti->layout.nsegs; i++) {
+        const wc_dtype_seg_t *s = &ti->layout.segs[i];
+        n += wm_ext32_seg_bytes(s->swap, s->count * s->blocklen);
+    }
+    return n;
+}
+
+static bool wm_ext32_converts(const wm_datatype_t *ti)
+{
+    for (uint64_t i = 0; i < ti->layout.nsegs; i++)
+        if (WM_EXT32_CONV(ti->layout.segs[i].swap) != WM_EXT32_SAME)
+            return true;
+    return false;
+}
+
+/* Byte-swap n bytes at p in units of w (in place; to or from big-endian). */
+static void wm_swap_units(char *p, uint64_t n, uint32_t w)
+{
+    if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ || w < 2)
+        return;
+    if (w == 2) {
+        for (uint64_t k = 0; k < n; k += 2) {
+            uint16_t v;
+            memcpy(&v, p + k, 2);
+            v = __builtin_bswap16(v);
+            memcpy(p + k, &v, 2);
+        }
+    } else if (w == 4) {
+        for (uint64_t k = 0; k < n; k += 4) {
+            uint32_t v;
+            memcpy(&v, p + k, 4);
+            v = __builtin_bswap32(v);
+            memcpy(p + k, &v, 4);
+        }
+    } else if (w == 8) {
+        for (uint64_t k = 0; k < n; k += 8) {
+            uint64_t v;
+            memcpy(&v, p + k, 8);
+            v = __builtin_bswap64(v);
+            memcpy(p + k, &v, 8);
+        }
+    } else {
+        for (uint64_t k = 0; k < n; k += w)
+            for (uint32_t a = 0, b = w - 1; a < b; a++, b--) {
+                char t = p[k + a];
+                p[k + a] = p[k + b];
+                p[k + b] = t;
+            }
+    }
+}
+
+/* Byte-swap count elements of ti's packed stream at p to or from big-endian, in place (for types
+ * whose external32 sizes are the native ones). */
 static void wm_ext32_swap(const wm_datatype_t *ti, char *p, uint64_t count)
 {
     if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
@@ -193,37 +302,66 @@ static void wm_ext32_swap(const wm_datatype_t *ti, char *p, uint64_t count)
         for (uint64_t i = 0; i < ti->layout.nsegs; i++) {
             const wc_dtype_seg_t *s = &ti->layout.segs[i];
             uint64_t n = s->count * s->blocklen;
-            uint32_t w = s->swap;
-            if (w == 2) {
-                for (uint64_t k = 0; k < n; k += 2) {
-                    uint16_t v;
-                    memcpy(&v, p + k, 2);
-                    v = __builtin_bswap16(v);
-                    memcpy(p + k, &v, 2);
-                }
-            } else if (w == 4) {
-                for (uint64_t k = 0; k < n; k += 4) {
-                    uint32_t v;
-                    memcpy(&v, p + k, 4);
-                    v = __builtin_bswap32(v);
-                    memcpy(p + k, &v, 4);
-                }
-            } else if (w == 8) {
-                for (uint64_t k = 0; k < n; k += 8) {
-                    uint64_t v;
-                    memcpy(&v, p + k, 8);
-                    v = __builtin_bswap64(v);
-                    memcpy(p + k, &v, 8);
-                }
-            } else if (w > 8) {
-                for (uint64_t k = 0; k < n; k += w)
-                    for (uint32_t a = 0, b = w - 1; a < b; a++, b--) {
-                        char t = p[k + a];
-                        p[k + a] = p[k + b];
-                        p[k + b] = t;
-                    }
-            }
+            wm_swap_units(p, n, WM_EXT32_SWAP(s->swap));
             p += n;
+        }
+    }
+}
+
+/* count elements of ti: native packed stream `nat` to external32 `ext` (to_ext) or back. */
+static void wm_ext32_convert(const wm_datatype_t *ti, char *nat, char *ext, uint64_t count,
+                             bool to_ext)
+{
+    for (uint64_t e = 0; e < count; e++) {
+        for (uint64_t i = 0; i < ti->layout.nsegs; i++) {
+            const wc_dtype_seg_t *s = &ti->layout.segs[i];
+            uint64_t n = s->count * s->blocklen, m = wm_ext32_seg_bytes(s->swap, n);
+            int conv = (int)WM_EXT32_CONV(s->swap);
+            if (conv == WM_EXT32_SAME) {
+                if (to_ext) {
+                    memcpy(ext, nat, n);
+                    wm_swap_units(ext, n, WM_EXT32_SWAP(s->swap));
+                } else {
+                    memcpy(nat, ext, n);
+                    wm_swap_units(nat, n, WM_EXT32_SWAP(s->swap));
+                }
+            } else if (conv == WM_EXT32_LONG || conv == WM_EXT32_ULONG) {
+                for (uint64_t k = 0; k < n / sizeof(long); k++) {
+                    char *np = nat + k * sizeof(long), *ep = ext + k * 4;
+                    if (to_ext) {
+                        unsigned long v;
+                        memcpy(&v, np, sizeof v);
+                        wm_put_be(ep, (uint32_t)v, 4);
+                    } else if (conv == WM_EXT32_LONG) {
+                        long v = (int32_t)(uint32_t)wm_get_be(ep, 4);
+                        memcpy(np, &v, sizeof v);
+                    } else {
+                        unsigned long v = (uint32_t)wm_get_be(ep, 4);
+                        memcpy(np, &v, sizeof v);
+                    }
+                }
+            } else if (conv == WM_EXT32_WCHAR) {
+                for (uint64_t k = 0; k < n / sizeof(wchar_t); k++) {
+                    char *np = nat + k * sizeof(wchar_t), *ep = ext + k * 2;
+                    wchar_t v;
+                    if (to_ext) {
+                        memcpy(&v, np, sizeof v);
+                        wm_put_be(ep, (uint16_t)v, 2);
+                    } else {
+                        v = (wchar_t)(uint16_t)wm_get_be(ep, 2);
+                        memcpy(np, &v, sizeof v);
+                    }
+                }
+            } else {   /* WM_EXT32_LDOUBLE: x87 extended in 16 bytes */
+                for (uint64_t k = 0; k < n; k += 16) {
+                    if (to_ext)
+                        wm_x87_to_quad(nat + k, ext + k);
+                    else
+                        wm_quad_to_x87(ext + k, nat + k);
+                }
+            }
+            nat += n;
+            ext += m;
         }
     }
 }
@@ -242,7 +380,7 @@ static int wm_pack_ext_impl(const char *fn, const char *datarep, const void *inb
     const wm_datatype_t *ti = wm_pack_type(fn, NULL, datatype, &rc);
     if (!ti)
         return rc;
-    uint64_t n = (uint64_t)incount * ti->size;
+    uint64_t n = (uint64_t)incount * wm_ext32_size(ti);
     if (*position < 0 || outsize < *position || (uint64_t)(outsize - *position) < n)
         return wm_error(NULL, MPI_ERR_TRUNCATE, fn,
                         "%llu bytes do not fit at position %lld of a %lld-byte buffer",
@@ -250,8 +388,19 @@ static int wm_pack_ext_impl(const char *fn, const char *datarep, const void *inb
     if (n && ((!inbuf && ti->obj.predefined) || !outbuf))
         return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", outbuf ? "inbuf" : "outbuf");
     char *out = (char *)outbuf + *position;
-    wm_pack_bytes(ti, inbuf, (uint64_t)incount, out);
-    wm_ext32_swap(ti, out, (uint64_t)incount);
+    if (!wm_ext32_converts(ti)) {
+        wm_pack_bytes(ti, inbuf, (uint64_t)incount, out);
+        wm_ext32_swap(ti, out, (uint64_t)incount);
+    } else {
+        uint64_t nn = (uint64_t)incount * ti->size;
+        char *tmp = malloc(nn ? nn : 1);
+        if (!tmp)
+            return wm_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory (%llu bytes)",
+                            (unsigned long long)nn);
+        wm_pack_bytes(ti, inbuf, (uint64_t)incount, tmp);
+        wm_ext32_convert(ti, tmp, out, (uint64_t)incount, true);
+        free(tmp);
+    }
     *position += (MPI_Count)n;
     return MPI_SUCCESS;
 }
@@ -270,19 +419,23 @@ static int wm_unpack_ext_impl(const char *fn, const char *datarep, const void *i
     const wm_datatype_t *ti = wm_pack_type(fn, NULL, datatype, &rc);
     if (!ti)
         return rc;
-    uint64_t n = (uint64_t)outcount * ti->size;
+    uint64_t n = (uint64_t)outcount * wm_ext32_size(ti), nn = (uint64_t)outcount * ti->size;
     if (*position < 0 || insize < *position || (uint64_t)(insize - *position) < n)
         return wm_error(NULL, MPI_ERR_TRUNCATE, fn,
                         "%llu bytes wanted at position %lld of a %lld-byte buffer",
                         (unsigned long long)n, (long long)*position, (long long)insize);
     if (n && (!inbuf || (!outbuf && ti->obj.predefined)))
         return wm_error(NULL, MPI_ERR_BUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
-    char *tmp = malloc(n ? n : 1);
+    char *tmp = malloc(nn ? nn : 1);
     if (!tmp)
         return wm_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory (%llu bytes)",
-                        (unsigned long long)n);
-    memcpy(tmp, (const char *)inbuf + *position, n);
-    wm_ext32_swap(ti, tmp, (uint64_t)outcount);
+                        (unsigned long long)nn);
+    if (!wm_ext32_converts(ti)) {
+        memcpy(tmp, (const char *)inbuf + *position, n);
+        wm_ext32_swap(ti, tmp, (uint64_t)outcount);
+    } else {
+        wm_ext32_convert(ti, tmp, (char *)inbuf + *position, (uint64_t)outcount, false);
+    }
     wm_unpack_bytes(ti, outbuf, (uint64_t)outcount, tmp);
     free(tmp);
     *position += (MPI_Count)n;
@@ -346,7 +499,7 @@ static int wm_pack_ext_size_impl(const char *fn, const char *datarep, MPI_Count 
         return rc;
     if (!size_p)
         return wm_error(NULL, MPI_ERR_ARG, fn, "size is NULL");
-    *size_p = incount * (MPI_Count)ti->size;
+    *size_p = incount * (MPI_Count)wm_ext32_size(ti);
     return MPI_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- layout: what the ABI fixes ---- */
@@ -134,7 +135,12 @@ static void check_versions(void)
     CHECK(len > 0 && len == (int)strlen(host), "processor name '%s', resultlen %d", host, len);
 
     MPI_Info info = MPI_INFO_ENV;
-    CHECK(MPI_Abi_get_info(&info) == MPI_SUCCESS, "MPI_Abi_get_info failed");
+    CHECK(MPI_Abi_get_info(&info) == MPI_SUCCESS && info != MPI_INFO_NULL, "MPI_Abi_get_info failed");
+    char val[16];
+    int vlen = (int)sizeof val, flag = 0;
+    CHECK(MPI_Info_get_string(info, "mpi_aint_size", &vlen, val, &flag) == MPI_SUCCESS && flag &&
+          atoi(val) == (int)sizeof(MPI_Aint), "MPI_Abi_get_info: mpi_aint_size");
+    CHECK(MPI_Info_free(&info) == MPI_SUCCESS, "MPI_Info_free of the MPI_Abi_get_info object");
     CHECK(MPI_Abi_get_fortran_info(&info) == MPI_SUCCESS && info == MPI_INFO_NULL,
           "no Fortran info was registered, yet MPI_Abi_get_fortran_info gave one");
 }

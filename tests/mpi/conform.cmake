@@ -1,0 +1,12 @@
+# What a conformance suite found wrong (issue 13 item 10): one section of conform.c per test.
+weft_mpi_program(conform conform.c)
+foreach(section info keyval names f90 ext32 errcode)
+  foreach(np 1 2)
+    weft_mpi_test(NAME conform.${section}.np${np} PROGRAM conform NP ${np} TIMEOUT 60 ARGS ${section})
+  endforeach()
+endforeach()
+foreach(section status group)
+  foreach(np 1 2 4)
+    weft_mpi_test(NAME conform.${section}.np${np} PROGRAM conform NP ${np} TIMEOUT 60 ARGS ${section})
+  endforeach()
+endforeach()
