@@ -268,6 +268,24 @@ static void greq(void)
     MT_CALL(MPI_Request_free(&r[0]));
     MT_EQ("free_fn of Request_free after completion", 1, g[3].frees);
 
+    /* MPI_Cancel calls cancel_fn with complete = whether MPI_Grequest_complete was called; the
+     * request still completes through Grequest_complete and a wait (MPI 4.1 §13.2) */
+    g[3] = (greq_state_t){.id = 3};
+    MT_CALL(MPI_Grequest_start(q_fn, f_fn, c_fn, &g[3], &r[0]));
+    MT_CALL(MPI_Cancel(&r[0]));
+    MT_TRUE(g[3].cancels == 1 && g[3].last_complete == 0,
+            "MPI_Cancel of a pending greq: cancel_fn(complete=0) once expected, got %d calls, "
+            "complete=%d", g[3].cancels, g[3].last_complete);
+    g[3].cancelled = 1;
+    MT_CALL(MPI_Grequest_complete(r[0]));
+    MT_CALL(MPI_Cancel(&r[0]));
+    MT_TRUE(g[3].cancels == 2 && g[3].last_complete == 1,
+            "MPI_Cancel of a completed greq: cancel_fn(complete=1) expected, got %d calls, "
+            "complete=%d", g[3].cancels, g[3].last_complete);
+    MT_CALL(MPI_Wait(&r[0], &st[0]));
+    expect_greq_status(&st[0], 3, 1, "status of a cancelled generalized request");
+    MT_EQ("free_fn of the cancelled greq", 1, g[3].frees);
+
     /* Waitany and Testsome over generalized and point-to-point requests */
     greq_state_t h[3] = {{.id = 5}, {.id = 6}, {.id = 7}};
     for (int i = 0; i < 3; i++)
