@@ -400,13 +400,11 @@ static int wm_user_err_remove(const char *fn, int v, uint8_t kind)
     wm_user_err_t *e = wm_user_err_locked(v);
     if (!e || e->kind != kind)
         why = kind == WM_USER_CLASS ? "not an added error class" : "not an added error code";
-    else if (kind == WM_USER_CODE && e->string)
-        why = "its error string was not removed";
     else if (kind == WM_USER_CLASS && e->ncodes > 0)
         why = "its error codes were not removed";
+    else if (e->string)   /* MPI 4.1: strings go first (MPI_Remove_error_string), for codes and classes */
+        why = "its error string was not removed";
     else {
-        free(e->string);   /* a class's own string goes with it */
-        e->string = NULL;
         if (kind == WM_USER_CODE) {
             wm_user_err_t *c = wm_user_err_locked(e->cls);
             if (c)

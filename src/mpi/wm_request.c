@@ -715,8 +715,13 @@ WM_API int PMPI_Request_get_status_any(int count, const MPI_Request array_of_req
     *flag = i != -1;
     if (i == -1 || i == MPI_UNDEFINED) {
         *indx = MPI_UNDEFINED;
-        if (i == MPI_UNDEFINED)
+        if (i == MPI_UNDEFINED) {
+            /* no active request: the empty status, its MPI_ERROR included (MPICH and Open MPI
+             * write it here, and mpi4py's suite checks it) */
             wm_status_empty(status);
+            if (status != MPI_STATUS_IGNORE)
+                status->MPI_ERROR = MPI_SUCCESS;
+        }
         return MPI_SUCCESS;
     }
     *indx = i;

@@ -226,6 +226,8 @@ static void error_classes(void)
     MT_CALL(MPI_Remove_error_string(k2));
     MT_CALL(MPI_Remove_error_code(k1));
     MT_CALL(MPI_Remove_error_code(k2));
+    if (mt_weft)
+        MT_CLASS_EQ("remove a class with a string", MPI_ERR_ARG, MPI_Remove_error_class(c1));
     MT_CALL(MPI_Remove_error_string(c1));
     MT_CALL(MPI_Remove_error_class(c1));
     MT_CALL(MPI_Remove_error_class(c2));

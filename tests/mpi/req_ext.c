@@ -121,6 +121,18 @@ static void get_status(void)
             "index MPI_UNDEFINED got %d %d", flag, idx);
     MT_CALL(MPI_Request_get_status_some(2, r, &out, ind, st));
     MT_EQ("MPI_Request_get_status_some outcount before the message", 0, out);
+    /* no active request at all: flag true, MPI_UNDEFINED, the empty status (MPI_ERROR too) */
+    {
+        MPI_Request nulls[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        MPI_Status e;
+        e.MPI_SOURCE = e.MPI_TAG = e.MPI_ERROR = 12345;
+        MT_CALL(MPI_Request_get_status_any(2, nulls, &idx, &flag, &e));
+        MT_TRUE(flag == 1 && idx == MPI_UNDEFINED, "get_status_any of null requests expected flag 1 "
+                "index MPI_UNDEFINED got %d %d", flag, idx);
+        MT_TRUE(e.MPI_SOURCE == MPI_ANY_SOURCE && e.MPI_TAG == MPI_ANY_TAG && e.MPI_ERROR == MPI_SUCCESS,
+                "get_status_any of null requests: empty status expected, got source %d tag %d error %d",
+                e.MPI_SOURCE, e.MPI_TAG, e.MPI_ERROR);
+    }
     MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
     MT_CALL(MPI_Send(&a, 1, MPI_INT, right, 21, MPI_COMM_WORLD));
     do
