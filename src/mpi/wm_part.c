@@ -469,8 +469,14 @@ static bool wm_part_arrived(wm_part_t *p, int j)
     if (!p->nreqs)
         return true;   /* failed: the request completes with the error */
     uint64_t rb = p->count * p->ti->layout.size, pb = p->hello.part_bytes;
-    if (rb == 0 || pb == 0)
+    if (rb == 0 || pb == 0) {
+        /* empty partitions: no byte maps one side's partitions onto the other's, so each receive
+         * partition arrives with the last of the sender's (zero-byte) partitions */
+        for (int i = 0; i < p->nreqs; i++)
+            if (!wc_request_is_complete(&p->reqs[i]))
+                return false;
         return true;
+    }
     uint64_t lo = (uint64_t)j * rb / pb, hi = ((uint64_t)(j + 1) * rb - 1) / pb;
     for (uint64_t i = lo; i <= hi && i < (uint64_t)p->nreqs; i++)
         if (!wc_request_is_complete(&p->reqs[i]))

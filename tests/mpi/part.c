@@ -221,6 +221,40 @@ static void test_errors(void)
     MT_CALL(MPI_Comm_free(&c));
 }
 
+/* Empty partitions (count 0) in a ring: a receive partition has not arrived before its sender
+ * started and readied, and has after (mpi4py's suite does this). */
+static void test_empty(void)
+{
+    int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
+    for (int parts = 1; parts <= 3; parts++) {
+        int sb[1], rb[1];
+        MPI_Request s, r;
+        MT_CALL(MPI_Psend_init(sb, parts, 0, MPI_INT, right, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+        MT_CALL(MPI_Precv_init(rb, parts, 0, MPI_INT, left, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        for (int round = 0; round < 3; round++) {
+            int flag = -1;
+            MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            MT_CALL(MPI_Start(&r));
+            for (int i = 0; i < parts; i++) {
+                MT_CALL(MPI_Parrived(r, i, &flag));
+                MT_EQ("MPI_Parrived of an empty partition before the sender started", 0, flag);
+            }
+            MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
+            MT_CALL(MPI_Start(&s));
+            for (int i = 0; i < parts; i++)
+                MT_CALL(MPI_Pready(i, s));
+            for (int i = 0; i < parts; i++)
+                do
+                    MT_CALL(MPI_Parrived(r, i, &flag));
+                while (!flag);
+            MT_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            MT_CALL(MPI_Wait(&s, MPI_STATUS_IGNORE));
+        }
+        MT_CALL(MPI_Request_free(&s));
+        MT_CALL(MPI_Request_free(&r));
+    }
+}
+
 int main(int argc, char **argv)
 {
     long rounds = mt_init_args(argc, argv, 20);
@@ -228,6 +262,7 @@ int main(int argc, char **argv)
     rng += (uint64_t)mt_rank * 7777;
     for (int c = 0; c < (int)(sizeof(pcases) / sizeof(pcases[0])); c++)
         test_case(c, c == 5 ? rounds / 4 + 1 : rounds);
+    test_empty();
     if (mt_weft) {
         test_early();
         test_errors();
