@@ -7,3 +7,14 @@ weft_mpi_program(scale_shm scale_shm.c)
 weft_mpi_test(NAME scale_shm.np256 PROGRAM scale_shm NP 256 TIMEOUT 600 ARGS 1024 --weft
               LABELS scale noasan notsan)
 set_tests_properties(mpi.scale_shm.np256 PROPERTIES RUN_SERIAL TRUE)
+
+# The core's traffic through the shared queues: no per-pair rings at all, or one per receiver
+# (the first sender's; the others share the queue).
+weft_mpi_test(NAME p2p_order.shmqueue.np4 PROGRAM p2p_order NP 4 TIMEOUT 120 ARGS 1 --weft
+              ENV WEFT_SHM_FAST_PATHS=0)
+weft_mpi_test(NAME p2p_flood.shmqueue.np4 PROGRAM p2p_flood NP 4 TIMEOUT 120 ARGS 100000 --weft
+              ENV WEFT_SHM_FAST_PATHS=1)
+weft_mpi_test(NAME p2p_big.shmqueue.np4 PROGRAM p2p_big NP 4 TIMEOUT 120 ARGS 64 --weft
+              ENV WEFT_SHM_FAST_PATHS=1 WEFT_SHM_CMA=0)
+weft_mpi_test(NAME coll_move.shmqueue.np4 PROGRAM coll_move NP 4 TIMEOUT 120 ARGS 1048576 --weft
+              ENV WEFT_SHM_FAST_PATHS=1)

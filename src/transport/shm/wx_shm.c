@@ -29,7 +29,6 @@
 #define WX_SHM_QUEUE_BATCH  64                    /* the same for the shared queue */
 #define WX_SHM_RING_DEFAULT ((size_t)512 << 10)   /* per ring, up to 8 ranks */
 #define WX_SHM_INBOX_BUDGET ((size_t)4 << 20)     /* rings per receiver, when every pair has one */
-#define WX_SHM_POOL_BUDGET  ((size_t)1 << 20)     /* rings per receiver, beside a shared queue */
 #define WX_SHM_QUEUE_DEFAULT ((size_t)512 << 10)
 #define WX_SHM_RING_MAX     ((size_t)1 << 30)     /* offsets are 32-bit */
 #define WX_SHM_PAYLOAD_MAX  ((size_t)64 << 20)
@@ -126,8 +125,8 @@ static size_t wx_shm_ring_choose(int n, int nfast, size_t max_payload)
             r = min;
         }
     } else {
-        size_t budget = nfast == n - 1 ? WX_SHM_INBOX_BUDGET : WX_SHM_POOL_BUDGET;
-        r = (budget / (size_t)nfast) & ~(page - 1);
+        /* beside a shared queue (a large job), rings of the minimum size */
+        r = nfast == n - 1 ? (WX_SHM_INBOX_BUDGET / (size_t)nfast) & ~(page - 1) : min;
         if (r > WX_SHM_RING_DEFAULT)
             r = WX_SHM_RING_DEFAULT;
         if (r < min)
@@ -550,6 +549,11 @@ void wx_shm_finalize(void)
 {
     if (wx_shm.ready)
         wx_shm_teardown();
+}
+
+size_t wx_shm_seg_bytes(int n)
+{
+    return n < 2 ? 0 : wx_shm_layout_choose(n, wx_shm_max_payload()).seg_bytes;
 }
 
 size_t wx_shm_max_payload(void)

@@ -38,6 +38,10 @@ void wx_shm_finalize(void);
  * will touch. */
 void wx_shm_set_prefetch(wx_prefetch_fn_t fn);
 
+/* Bytes of /dev/shm the segment of a job of n ranks on one node takes with this process's
+ * WEFT_SHM_* settings (0 for one rank): what rank 0 would create. */
+size_t wx_shm_seg_bytes(int n);
+
 /* Largest payload one packet may carry (at least WEFT_SHM_EAGER_MAX and WEFT_SHM_FRAG_SIZE). */
 size_t wx_shm_max_payload(void);
 

@@ -61,9 +61,9 @@ typedef struct wx_shm_rank_info {
     uint64_t probe_addr;     /* address of a word in this process, for the CMA probe (fence 2) */
     uint64_t probe_val;      /* the value that word holds */
     int32_t cma_ok;          /* 1: this rank could read its probe peer (fence 3, auto mode) */
-    wx_shm_doorbell_t db;    /* shared by every rank at any time, see above */
     _Atomic uint32_t claimed;   /* rings of this rank's pool taken so far (may exceed nfast):
                                  * fetch-and-add by each sender on its first packet to this rank */
+    wx_shm_doorbell_t db;    /* shared by every rank at any time, see above */
 } WU_ALIGNED(WU_CACHELINE) wx_shm_rank_info_t;
 
 /* Process-wide state. Written by wx_shm_init/finalize only; read by the other calls, which the
