@@ -166,6 +166,7 @@ static int run_procs(const char *name, int nprod, uint32_t size, uint32_t count)
     qsize = size;
     per_src = count;
     pid_t pid[MAXP];
+    fflush(stdout);                  /* the children must not print our buffer again */
     for (int i = 0; i < nprod; i++) {
         pid[i] = fork();
         if (pid[i] == 0) {
