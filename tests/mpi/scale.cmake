@@ -18,3 +18,9 @@ weft_mpi_test(NAME p2p_big.shmqueue.np4 PROGRAM p2p_big NP 4 TIMEOUT 120 ARGS 64
               ENV WEFT_SHM_FAST_PATHS=1 WEFT_SHM_CMA=0)
 weft_mpi_test(NAME coll_move.shmqueue.np4 PROGRAM coll_move NP 4 TIMEOUT 120 ARGS 1048576 --weft
               ENV WEFT_SHM_FAST_PATHS=1)
+
+# No room in /dev/shm: MPI_Init fails with advice that helps (docs/shm.md).
+add_test(NAME mpi.scale_shm.noroom
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/shm_noroom.sh ${WEFT_MPIEXEC} $<TARGET_FILE:scale_shm>)
+set_tests_properties(mpi.scale_shm.noroom PROPERTIES LABELS "mpi;scale" TIMEOUT 120 SKIP_RETURN_CODE 77
+                     RUN_SERIAL TRUE)
