@@ -2,11 +2,12 @@
 # Start-up time: wall time of a job that only calls MPI_Init and MPI_Finalize (bench/startup.c), for
 # Weft, MPICH (mpiexec.mpich) and Open MPI (mpiexec.openmpi --oversubscribe --mca btl self,vader),
 # implementations alternating within each round.
-# usage: bench/run_startup.sh WEFT_BUILD OUT_FILE [ROUNDS] [NPS]   (NPS default "64 256")
+# usage: bench/run_startup.sh WEFT_BUILD OUT_FILE [ROUNDS] [NPS]   (NPS default "64 256"; each run
+# is stopped after STARTUP_TIMEOUT seconds, default 300, and counted as failed)
 # OUT_FILE gets one line per run "impl np round seconds status" and, at the end, the medians.
 # The load average is recorded per run: the figures mean something only on an idle machine.
 set -u
-build=$1 out=$2 rounds=${3:-3} nps=${4:-"64 256"}
+build=$1 out=$2 rounds=${3:-3} nps=${4:-"64 256"} limit=${STARTUP_TIMEOUT:-300}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/weft-startup-XXXXXX) || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -28,7 +29,7 @@ for np in $nps; do
             esac
             l=$(cut -d' ' -f1 /proc/loadavg)
             t0=$(date +%s.%N)
-            timeout 300 "${cmd[@]}" >"$tmp/log" 2>&1
+            timeout "$limit" "${cmd[@]}" >"$tmp/log" 2>&1
             st=$?
             t1=$(date +%s.%N)
             echo "$impl $np $r $(echo "$t1 - $t0" | bc) $st load=$l" >>"$out"
