@@ -6,7 +6,10 @@
 weft_mpi_program(scale_shm scale_shm.c)
 weft_mpi_test(NAME scale_shm.np256 PROGRAM scale_shm NP 256 TIMEOUT 600 ARGS 1024 --weft
               LABELS scale noasan notsan)
-set_tests_properties(mpi.scale_shm.np256 PROPERTIES RUN_SERIAL TRUE)
+# 64 ranks with no per-pair rings: everything through the shared queues, 63 producers each
+weft_mpi_test(NAME scale_shm.queue.np64 PROGRAM scale_shm NP 64 TIMEOUT 300 ARGS 1024 --weft
+              ENV WEFT_SHM_FAST_PATHS=0 LABELS scale noasan notsan)
+set_tests_properties(mpi.scale_shm.np256 mpi.scale_shm.queue.np64 PROPERTIES RUN_SERIAL TRUE)
 
 # The core's traffic through the shared queues: no per-pair rings at all, or one per receiver
 # (the first sender's; the others share the queue).

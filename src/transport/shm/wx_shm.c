@@ -27,7 +27,7 @@
 
 #define WX_SHM_BATCH        16                    /* packets delivered per ring per progress call */
 #define WX_SHM_QUEUE_BATCH  64                    /* the same for the shared queue */
-#define WX_SHM_RING_DEFAULT ((size_t)512 << 10)   /* per ring, up to 8 ranks */
+#define WX_SHM_RING_DEFAULT ((size_t)512 << 10)   /* per ring, when every pair has one */
 #define WX_SHM_INBOX_BUDGET ((size_t)4 << 20)     /* rings per receiver, when every pair has one */
 #define WX_SHM_QUEUE_DEFAULT ((size_t)512 << 10)
 #define WX_SHM_RING_MAX     ((size_t)1 << 30)     /* offsets are 32-bit */
