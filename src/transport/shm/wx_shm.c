@@ -344,9 +344,10 @@ static WU_NOINLINE void wx_shm_route(int dst)
         tx->size = (uint32_t)wx_shm.ring_size;
         tx->tail = tx->head_cache = 0;
         tx->off = 0;
+        /* owner first: the receiver activates its rings in claim order, later claims wait for it */
+        __atomic_store_n(&tx->ctl->owner, (uint32_t)wx_shm.rank + 1, __ATOMIC_RELEASE);
         wx_shm_populate(tx->ctl, sizeof(*tx->ctl));
         wx_shm_populate(tx->data, wx_shm.ring_size);
-        __atomic_store_n(&tx->ctl->owner, (uint32_t)wx_shm.rank + 1, __ATOMIC_RELEASE);
         tx->route = WX_SHM_ROUTE_RING;
     } else {
         tx->mpq = wx_shm_queue_ctl(dst);
