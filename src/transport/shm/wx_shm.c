@@ -314,6 +314,7 @@ static void wx_shm_rings_setup(void)
     int me = wx_shm.rank;
     wx_shm.next = wx_shm.nfast ? wx_shm_ring_ctl(me, 0) : NULL;
     wx_shm.nactive = 0;
+    wx_shm.poll_more = wx_shm.next || wx_shm.queue_size;
     if (wx_shm.queue_size) {
         wx_shm_rx_t *q = &wx_shm.rxq;
         q->data = wx_shm_queue_data(me);
@@ -377,6 +378,7 @@ static WU_NOINLINE void wx_shm_activate(void)
         wx_shm.nactive = ++slot;
         wx_shm.next = slot < wx_shm.nfast ? wx_shm_ring_ctl(me, slot) : NULL;
     }
+    wx_shm.poll_more = wx_shm.queue_size != 0;
 }
 
 typedef enum { WX_SHM_CMA_OFF, WX_SHM_CMA_ON, WX_SHM_CMA_AUTO } wx_shm_cma_mode_t;
@@ -731,10 +733,15 @@ static void wx_shm_prefetch_batch(const wx_shm_rx_t *rx)
                             recs[j]->hdr, stage);
 }
 
-/* Deliver a batch from this rank's shared queue. */
-static WU_NOINLINE int wx_shm_queue_progress(void)
+/* What progress looks at besides the active rings: rings of our pool newly claimed (a claim's
+ * owner store is the only write to that line), then a batch from our shared queue. */
+static WU_NOINLINE int wx_shm_progress_more(void)
 {
+    if (wx_shm.next && __atomic_load_n(&wx_shm.next->owner, __ATOMIC_RELAXED) != 0)
+        wx_shm_activate();
     wx_shm_rx_t *rx = &wx_shm.rxq;
+    if (!rx->data)
+        return 0;
     int k;
     if (wx_shm.prefetch && rx->backlog)
         wx_shm_prefetch_batch(rx);
@@ -755,11 +762,8 @@ static inline int wx_shm_progress_inl(void)
     if (WU_UNLIKELY(wx_shm.in_progress))
         return 0;
     wx_shm.in_progress = true;
-    /* a ring of our pool newly claimed: its owner's store is the only write to that line */
-    if (WU_UNLIKELY(wx_shm.next != NULL) &&
-        __atomic_load_n(&wx_shm.next->owner, __ATOMIC_RELAXED) != 0)
-        wx_shm_activate();
-    int delivered = 0, nrings = wx_shm.nactive;
+    int delivered = WU_UNLIKELY(wx_shm.poll_more) ? wx_shm_progress_more() : 0;
+    int nrings = wx_shm.nactive;
     for (int i = 0; i < nrings; i++) {
         wx_shm_rx_t *rx = &wx_shm.rx[i];
         int k;
@@ -778,8 +782,6 @@ static inline int wx_shm_progress_inl(void)
         rx->backlog = k > 1;
         delivered += k;
     }
-    if (wx_shm.rxq.data)
-        delivered += wx_shm_queue_progress();
     wx_shm.in_progress = false;
     return delivered;
 }

@@ -84,6 +84,8 @@ typedef struct wx_shm_state {
     int nfast;                       /* rings per receiver */
     int nactive;                     /* rings of this rank's pool activated so far (rx[0..)) */
     wx_shm_ring_ctl_t *next;         /* the ring of this rank's pool to activate next; NULL: all */
+    bool poll_more;                  /* next != NULL or a queue: progress has more to look at than
+                                      * its active rings (false in a small job once all are active) */
     size_t max_payload;
     wx_shm_rank_info_t *info;        /* [size], in the segment */
     wx_shm_tx_t *tx;                 /* [size], indexed by destination rank; tx[rank] unused */
