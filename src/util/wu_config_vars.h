@@ -20,6 +20,12 @@
       "largest message sent eagerly through the shared-memory ring")                               \
     X(SHM_RING_SIZE,  SIZE, "0",      0, WU_CONFIG_GIB, NULL, RANK,                                \
       "bytes of each per-pair ring; 0 picks by job size (rank 0's value is used)")                 \
+    X(SHM_FAST_PATHS, INT,  "8",      0, 65536, NULL, RANK,                                        \
+      "per-pair rings each rank offers its first senders; later senders share its queue "          \
+      "(rank 0's value is used)")                                                                  \
+    X(SHM_QUEUE_SIZE, SIZE, "0",      0, WU_CONFIG_GIB, NULL, RANK,                                \
+      "bytes of each rank's shared receive queue (rounded up to a power of two); 0: 512 KiB "      \
+      "(rank 0's value is used)")                                                                  \
     X(SHM_CMA,        STR,  "auto",   0, 0, "auto|1|0", JOB,                                       \
       "single-copy rendezvous by process_vm_readv: auto, 1 or 0")                                  \
     X(SHM_CMA_MIN,    SIZE, "0",      0, WU_CONFIG_TIB, NULL, JOB,                                 \

@@ -1,5 +1,7 @@
-/* shm transport, all rings at once: every rank sends to every other rank, interleaved, while
- * receiving; each receiver checks per-source order and the contents of every packet. */
+/* shm transport, all paths at once: every rank sends to every other rank, interleaved, while
+ * receiving; each receiver checks per-source order and the contents of every packet. Also with
+ * fewer rings than senders (the rest through the receivers' shared queues, several producers
+ * contending for one) and with the queues alone. */
 #include "test_shm_boot.h"
 
 #define PER_PEER 3000
@@ -93,5 +95,14 @@ int main(void)
     /* the smallest ring that holds four 32 KiB packets */
     static const char *const small_ring[] = { "WEFT_SHM_RING_SIZE=132k", NULL };
     failed |= tb_run("alltoall: 4 procs, smallest ring", 4, small_ring, body, NULL, 30);
+    /* one ring per receiver, taken by its first sender: the others share its queue */
+    static const char *const one_ring[] = { "WEFT_SHM_FAST_PATHS=1", NULL };
+    failed |= tb_run("alltoall: 4 procs, 1 ring + queue", 4, one_ring, body, NULL, 30);
+    static const char *const queue_only[] = { "WEFT_SHM_FAST_PATHS=0", NULL };
+    failed |= tb_run("alltoall: 8 procs, queue only", 8, queue_only, body, NULL, 60);
+    /* the smallest queue (4 packets of 32 KiB, rounded up to 256 KiB): producers contend for it */
+    static const char *const small_queue[] = { "WEFT_SHM_FAST_PATHS=2", "WEFT_SHM_QUEUE_SIZE=4k",
+                                               "WEFT_SHM_RING_SIZE=132k", NULL };
+    failed |= tb_run("alltoall: 8 procs, 2 rings + smallest queue", 8, small_queue, body, NULL, 60);
     return failed;
 }

@@ -1,7 +1,8 @@
 /* shm transport, one ring at a time: per-pair ordering and integrity for payload sizes from 0 to
  * the maximum, many wrap-arounds of a small ring, payloads forged to look like later records'
  * stamps, and a full ring (WU_ERR_AGAIN, nothing written, space back after the receiver's
- * progress). Also: the segment is gone from /dev/shm once init returns. */
+ * progress). Also: the segment is gone from /dev/shm once init returns. The same with
+ * WEFT_SHM_FAST_PATHS=0, where every packet goes through the receiver's shared queue instead. */
 #include "test_shm_boot.h"
 #include "transport/shm/wx_shm_priv.h"
 
@@ -69,6 +70,20 @@ static uint32_t size_of(uint64_t i, size_t max)
     return (uint32_t)((k * 2654435761u) % (max + 1) >> ((k & 3) * 3));
 }
 
+/* The size of the path to a peer: the ring when the job has rings, else the shared queue. */
+static uint64_t path_size(void)
+{
+    return wx_shm.nfast ? wx_shm.ring_size : wx_shm.queue_size;
+}
+
+/* Bytes ever produced into the path to dst (for a queue: by all its producers). */
+static uint64_t path_tail(const wx_shm_tx_t *tx)
+{
+    if (tx->route == WX_SHM_ROUTE_QUEUE)
+        return __atomic_load_n(&tx->mpq->tail, __ATOMIC_RELAXED);
+    return tx->tail;
+}
+
 static int init_checked(const wx_bootstrap_t *bs)
 {
     wu_status_t s = wx_shm_init(bs, check_cb, NULL);
@@ -100,7 +115,7 @@ static int body_stream(const wx_bootstrap_t *bs, void *arg)
     TB_PROGRESS_UNTIL(received == (long)count, 5.0);
     TB_CHECK("bad packets", 0, errors);
     TB_CHECK("last sequence from the left", count, next_seq[left]);
-    uint64_t laps = wx_shm.tx[right].tail / wx_shm.ring_size;
+    uint64_t laps = path_tail(&wx_shm.tx[right]) / path_size();
     if (laps < a->min_laps) {
         fprintf(stderr, "rank %d: ring wrapped %llu times, expected at least %llu\n", bs->rank,
                 (unsigned long long)laps, (unsigned long long)a->min_laps);
@@ -130,9 +145,10 @@ static int body_full(const wx_bootstrap_t *bs, void *arg)
         }
         fill_packet(&h, n, len, 0);
         TB_CHECK("second send into a full ring", WU_ERR_AGAIN, wx_shm_send(1, &h, payload_buf, len));
-        uint64_t rec = WX_SHM_REC_BYTES(len), ring = wx_shm.ring_size;
+        uint64_t rec = WX_SHM_REC_BYTES(len), ring = path_size();
+        uint64_t slack = wx_shm.nfast ? WX_SHM_RING_SLACK : 0;   /* the queue needs none */
         /* at most ring - slack bytes are in use; at least that minus one record and the padding */
-        if (n * rec > ring - WX_SHM_RING_SLACK || n * rec + 2 * rec + WX_SHM_RING_SLACK < ring) {
+        if (n * rec > ring - slack || n * rec + 2 * rec + slack < ring) {
             fprintf(stderr, "rank 0: ring of %llu bytes took %llu records of %llu bytes\n",
                     (unsigned long long)ring, (unsigned long long)n, (unsigned long long)rec);
             return 1;
@@ -166,9 +182,10 @@ static void poison_cb(int src, const void *hdr, const void *payload, size_t len,
 {
     uint64_t h[5];
     memcpy(h, hdr, sizeof(h));
-    uint64_t seq = h[0], start = h[1], ring = wx_shm.ring_size;
+    uint64_t seq = h[0], start = h[1], ring = path_size();
     const unsigned char *p = payload;
-    int bad = seq != next_seq[src] || h[2] != len || start != wx_shm.rx[0].head;
+    uint64_t head = wx_shm.nfast ? wx_shm.rx[0].head : wx_shm.rxq.head;
+    int bad = seq != next_seq[src] || h[2] != len || start != head;
     for (size_t j = 0; !bad && j < len; j++) {
         uint64_t pos = start + WX_SHM_REC_OVERHEAD + j;
         if (pos % 64 == 0 && j + 8 <= len) {
@@ -192,13 +209,14 @@ static int body_poison(const wx_bootstrap_t *bs, void *arg)
     uint64_t count = (uint64_t)(uintptr_t)arg;
     TB_CHECK("wx_shm_init", WU_OK, wx_shm_init(bs, poison_cb, NULL));
     size_t max = wx_shm_max_payload();
-    uint64_t ring = wx_shm.ring_size;
+    uint64_t ring = path_size();
     if (bs->rank == 0) {
         for (uint64_t i = 0; i < count; i++) {
             uint32_t len = (uint32_t)((i * 2654435761u >> 7) % (max + 1));
             const wx_shm_tx_t *tx = &wx_shm.tx[1];
             uint64_t rec = WX_SHM_REC_BYTES(len);
-            uint64_t start = tx->off + rec > ring ? tx->tail + ring - tx->off : tx->tail;
+            uint64_t tail = path_tail(tx), off = tail % ring;
+            uint64_t start = off + rec > ring ? tail + ring - off : tail;
             for (size_t j = 0; j < len; j++)
                 payload_buf[j] = pat(i, j, 0);
             for (size_t j = 0; j + 8 <= len; j++) {
@@ -239,5 +257,18 @@ int main(void)
     failed |= tb_run("ring: full ring, 1000-byte packets", 2, NULL, body_full, (void *)(uintptr_t)1000, 20);
     failed |= tb_run("ring: full ring, 0-byte packets", 2, NULL, body_full, (void *)(uintptr_t)0, 20);
     failed |= tb_run("ring: full ring, largest packets", 2, NULL, body_full, (void *)(uintptr_t)32768, 20);
+
+    /* the same through the shared queue (no rings) */
+    static const char *const q[] = { "WEFT_SHM_FAST_PATHS=0", NULL };
+    failed |= tb_run("queue: order, sizes 0..max, 2 procs", 2, q, body_stream, &every_size, 20);
+    failed |= tb_run("queue: order, sizes 0..max, 4 procs", 4, q, body_stream, &every_size4, 20);
+    static const char *const qsmall[] = { "WEFT_SHM_EAGER_MAX=1024", "WEFT_SHM_FRAG_SIZE=1024",
+                                          "WEFT_SHM_QUEUE_SIZE=8k", "WEFT_SHM_FAST_PATHS=0", NULL };
+    failed |= tb_run("queue: wrap-around, 8 KiB queue", 2, qsmall, body_stream, &many, 20);
+    failed |= tb_run("queue: stale stamps in old payload", 2, qsmall, body_poison,
+                     (void *)(uintptr_t)60000, 20);
+    failed |= tb_run("queue: full, 1000-byte packets", 2, q, body_full, (void *)(uintptr_t)1000, 20);
+    failed |= tb_run("queue: full, 0-byte packets", 2, q, body_full, (void *)(uintptr_t)0, 20);
+    failed |= tb_run("queue: full, largest packets", 2, q, body_full, (void *)(uintptr_t)32768, 20);
     return failed;
 }

@@ -1,5 +1,6 @@
 /* Shared-memory transport: the segment (setup and teardown), send and progress over the per-pair
- * rings of wx_shm_ring_inl.h. Layout of the segment: wx_shm_priv.h. CMA: wx_shm_cma.c. */
+ * rings of wx_shm_ring_inl.h and the per-receiver queues of wx_shm_mpq_inl.h. Layout of the
+ * segment and the choice between ring and queue: wx_shm_priv.h. CMA: wx_shm_cma.c. */
 #include "transport/shm/wx_shm_priv.h"
 #include "transport/shm/wx_shm_stale.h"
 
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -25,8 +27,10 @@
 #endif
 
 #define WX_SHM_BATCH        16                    /* packets delivered per ring per progress call */
-#define WX_SHM_RING_DEFAULT ((size_t)512 << 10)   /* per ring, up to 8 ranks */
-#define WX_SHM_INBOX_BUDGET ((size_t)4 << 20)     /* per receiver, beyond 8 ranks */
+#define WX_SHM_QUEUE_BATCH  64                    /* the same for the shared queue */
+#define WX_SHM_RING_DEFAULT ((size_t)512 << 10)   /* per ring, when every pair has one */
+#define WX_SHM_INBOX_BUDGET ((size_t)4 << 20)     /* rings per receiver, when every pair has one */
+#define WX_SHM_QUEUE_DEFAULT ((size_t)512 << 10)
 #define WX_SHM_RING_MAX     ((size_t)1 << 30)     /* offsets are 32-bit */
 #define WX_SHM_PAYLOAD_MAX  ((size_t)64 << 20)
 #define WX_SHM_KEY          "wx-shm-seg"
@@ -34,8 +38,11 @@
 wx_shm_state_t wx_shm;
 
 typedef struct {
+    int nfast;             /* rings per inbox block */
+    size_t ring_size;
+    size_t queue_size;     /* 0: no queue */
     size_t hdr_bytes;      /* segment header and rank info, page aligned */
-    size_t ctl_bytes;      /* the ring controls of one inbox block, page aligned */
+    size_t ctl_bytes;      /* the ring and queue controls of one inbox block, page aligned */
     size_t block_bytes;    /* one inbox block */
     size_t seg_bytes;
 } wx_shm_layout_t;
@@ -45,26 +52,43 @@ static size_t wx_shm_page(void)
     return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-static wx_shm_layout_t wx_shm_layout(int n, size_t ring_size)
+static wx_shm_layout_t wx_shm_layout(int n, int nfast, size_t ring_size, size_t queue_size)
 {
     size_t page = wx_shm_page();
     wx_shm_layout_t l;
+    l.nfast = nfast;
+    l.ring_size = ring_size;
+    l.queue_size = queue_size;
     l.hdr_bytes = WU_ALIGN_UP(sizeof(wx_shm_seg_hdr_t) + (size_t)n * sizeof(wx_shm_rank_info_t), page);
-    l.ctl_bytes = WU_ALIGN_UP((size_t)(n - 1) * sizeof(wx_shm_ring_ctl_t), page);
-    l.block_bytes = l.ctl_bytes + (size_t)(n - 1) * ring_size;
+    l.ctl_bytes = WU_ALIGN_UP((size_t)nfast * sizeof(wx_shm_ring_ctl_t) + sizeof(wx_shm_mpq_ctl_t), page);
+    l.block_bytes = l.ctl_bytes + queue_size + (size_t)nfast * ring_size;
     l.seg_bytes = l.hdr_bytes + (size_t)n * l.block_bytes;
     return l;
 }
 
-static char *wx_shm_block(const wx_shm_layout_t *l, int receiver)
+static char *wx_shm_block(int receiver)
 {
-    return wx_shm.seg + l->hdr_bytes + (size_t)receiver * l->block_bytes;
+    return wx_shm.seg + wx_shm.hdr_bytes + (size_t)receiver * wx_shm.block_bytes;
 }
 
-/* Index of sender's ring in receiver's inbox block. */
-static int wx_shm_ring_index(int sender, int receiver)
+static wx_shm_ring_ctl_t *wx_shm_ring_ctl(int receiver, int slot)
 {
-    return sender < receiver ? sender : sender - 1;
+    return (wx_shm_ring_ctl_t *)wx_shm_block(receiver) + slot;
+}
+
+static char *wx_shm_ring_data(int receiver, int slot)
+{
+    return wx_shm_block(receiver) + wx_shm.ctl_bytes + wx_shm.queue_size + (size_t)slot * wx_shm.ring_size;
+}
+
+static wx_shm_mpq_ctl_t *wx_shm_queue_ctl(int receiver)
+{
+    return (wx_shm_mpq_ctl_t *)(wx_shm_ring_ctl(receiver, wx_shm.nfast));
+}
+
+static char *wx_shm_queue_data(int receiver)
+{
+    return wx_shm_block(receiver) + wx_shm.ctl_bytes;
 }
 
 static size_t wx_shm_payload_limit(void)
@@ -82,15 +106,18 @@ static size_t wx_shm_payload_limit(void)
     return (size_t)m;
 }
 
-/* Ring size for a job of n ranks (decided by rank 0, read from the segment by the others).
- * Never below four of the largest records, so a fragment pipeline always has room. */
-static size_t wx_shm_ring_choose(int n, size_t max_payload)
+/* Ring size for a job of n ranks with nfast rings per receiver (decided by rank 0, read from the
+ * segment by the others). Never below four of the largest records, so a fragment pipeline always
+ * has room. */
+static size_t wx_shm_ring_choose(int n, int nfast, size_t max_payload)
 {
     size_t page = wx_shm_page();
     size_t min = WU_ALIGN_UP(4 * WX_SHM_REC_BYTES(max_payload) + WX_SHM_RING_SLACK, page);
     long want = wu_config_int(WU_CONFIG_SHM_RING_SIZE);
     size_t r;
 
+    if (nfast == 0)
+        return 0;
     if (want > 0) {
         r = WU_ALIGN_UP((size_t)want, page);
         if (r < min) {
@@ -99,7 +126,8 @@ static size_t wx_shm_ring_choose(int n, size_t max_payload)
             r = min;
         }
     } else {
-        r = n <= 8 ? WX_SHM_RING_DEFAULT : (WX_SHM_INBOX_BUDGET / (size_t)(n - 1)) & ~(page - 1);
+        /* beside a shared queue (a large job), rings of the minimum size */
+        r = nfast == n - 1 ? (WX_SHM_INBOX_BUDGET / (size_t)nfast) & ~(page - 1) : min;
         if (r > WX_SHM_RING_DEFAULT)
             r = WX_SHM_RING_DEFAULT;
         if (r < min)
@@ -108,10 +136,71 @@ static size_t wx_shm_ring_choose(int n, size_t max_payload)
     return r > WX_SHM_RING_MAX ? WX_SHM_RING_MAX : r;
 }
 
-/* Rank 0: create, size and map the segment, write its header. Unlinks what it created on failure. */
-static wu_status_t wx_shm_seg_create(const char *name, int n, size_t ring_size, int *fd_p)
+/* Shared-queue size: a power of two of at least four of the largest records; 0 when every pair
+ * has a ring. */
+static size_t wx_shm_queue_choose(int n, int nfast, size_t max_payload)
 {
-    wx_shm_layout_t l = wx_shm_layout(n, ring_size);
+    if (nfast == n - 1)
+        return 0;
+    size_t min = 4 * WX_SHM_REC_BYTES(max_payload);
+    long want = wu_config_int(WU_CONFIG_SHM_QUEUE_SIZE);
+    size_t q = want > 0 ? (size_t)want : WX_SHM_QUEUE_DEFAULT;
+    if (q < min) {
+        if (want > 0)
+            wu_log_warn("WEFT_SHM_QUEUE_SIZE=%ld is below 4 packets of %zu bytes; using more",
+                        want, max_payload);
+        q = min;
+    }
+    size_t p = wx_shm_page();
+    while (p < q)
+        p <<= 1;
+    return p;
+}
+
+static wx_shm_layout_t wx_shm_layout_choose(int n, size_t max_payload)
+{
+    long k = wu_config_int(WU_CONFIG_SHM_FAST_PATHS);
+    int nfast = k < n - 1 ? (int)k : n - 1;
+    return wx_shm_layout(n, nfast, wx_shm_ring_choose(n, nfast, max_payload),
+                         wx_shm_queue_choose(n, nfast, max_payload));
+}
+
+/* What to do when /dev/shm cannot hold the segment: said once, where it is decided. */
+static void wx_shm_advise(const char *what, int n, const wx_shm_layout_t *l, int err)
+{
+    struct statvfs vfs;
+    char avail[64] = "unknown";
+    if (statvfs("/dev/shm", &vfs) == 0)
+        snprintf(avail, sizeof(avail), "%.1f MiB", (double)vfs.f_bavail * (double)vfs.f_frsize / 1048576.0);
+    wu_log_error("%s: %s. The shared-memory segment of this node's %d ranks needs %.1f MiB of /dev/shm "
+                 "(%.1f MiB per rank: %d rings of %zu bytes (WEFT_SHM_FAST_PATHS, WEFT_SHM_RING_SIZE) "
+                 "and a shared queue of %zu bytes (WEFT_SHM_QUEUE_SIZE)); /dev/shm has %s free. "
+                 "Free or enlarge /dev/shm (remove stale files there, or mount -o remount,size=... "
+                 "/dev/shm; in a container, --shm-size), run fewer ranks per node, or lower "
+                 "WEFT_SHM_FAST_PATHS / WEFT_SHM_RING_SIZE / WEFT_SHM_QUEUE_SIZE",
+                 what, strerror(err), n, (double)l->seg_bytes / 1048576.0,
+                 (double)l->block_bytes / 1048576.0, l->nfast, l->ring_size, l->queue_size, avail);
+}
+
+static void wx_shm_layout_use(const wx_shm_layout_t *l)
+{
+    wx_shm.nfast = l->nfast;
+    wx_shm.ring_size = l->ring_size;
+    wx_shm.queue_size = l->queue_size;
+    wx_shm.hdr_bytes = l->hdr_bytes;
+    wx_shm.ctl_bytes = l->ctl_bytes;
+    wx_shm.block_bytes = l->block_bytes;
+}
+
+/* Rank 0: create, size and map the segment, write its header. Unlinks what it created on failure. */
+static wu_status_t wx_shm_seg_create(const char *name, int n, int *fd_p)
+{
+    wx_shm_layout_t l = wx_shm_layout_choose(n, wx_shm.max_payload);
+    struct statvfs vfs;
+    if (statvfs("/dev/shm", &vfs) == 0 && (double)vfs.f_bavail * (double)vfs.f_frsize < (double)l.seg_bytes) {
+        wx_shm_advise("cannot create the shared-memory segment", n, &l, ENOSPC);
+        return WU_ERR_IO;
+    }
     int fd = wx_shm_stale_create(name);   /* locked while the name lives: wx_shm_stale.h */
     if (fd < 0 && errno == EEXIST) {
         /* job ids are unique: a segment of this name is left over from a job that died early */
@@ -124,7 +213,7 @@ static wu_status_t wx_shm_seg_create(const char *name, int n, size_t ring_size, 
         return WU_ERR_IO;
     }
     if (ftruncate(fd, (off_t)l.seg_bytes) != 0) {
-        wu_log_error("ftruncate(/dev/shm%s, %zu): %s", name, l.seg_bytes, strerror(errno));
+        wx_shm_advise("ftruncate of the shared-memory segment", n, &l, errno);
         goto err_unlink;
     }
     void *seg = mmap(NULL, l.seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -134,12 +223,14 @@ static wu_status_t wx_shm_seg_create(const char *name, int n, size_t ring_size, 
     }
     wx_shm_seg_hdr_t *h = seg;
     h->seg_bytes = l.seg_bytes;
-    h->ring_size = ring_size;
+    h->ring_size = l.ring_size;
+    h->queue_size = l.queue_size;
     h->nranks = (uint32_t)n;
+    h->nfast = (uint32_t)l.nfast;
     __atomic_store_n(&h->magic, WX_SHM_MAGIC, __ATOMIC_RELEASE);
     wx_shm.seg = seg;
     wx_shm.seg_bytes = l.seg_bytes;
-    wx_shm.ring_size = ring_size;
+    wx_shm_layout_use(&l);
     *fd_p = fd;
     return WU_OK;
 
@@ -168,10 +259,18 @@ static wu_status_t wx_shm_attach(const char *name, int n, int *fd_p)
         goto err_close;
     }
     const wx_shm_seg_hdr_t *h = seg;
-    size_t ring_size = h->ring_size;
-    if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != WX_SHM_MAGIC || h->nranks != (uint32_t)n ||
-        h->seg_bytes != (size_t)st.st_size || ring_size < 2 * WX_SHM_REC_BYTES(wx_shm.max_payload) +
-        WX_SHM_RING_SLACK || wx_shm_layout(n, ring_size).seg_bytes != h->seg_bytes) {
+    size_t rec_max = WX_SHM_REC_BYTES(wx_shm.max_payload);
+    bool ok = __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == WX_SHM_MAGIC &&
+              h->nranks == (uint32_t)n && h->seg_bytes == (size_t)st.st_size && h->nfast < (uint32_t)n;
+    wx_shm_layout_t l = { 0 };
+    if (ok) {
+        l = wx_shm_layout(n, (int)h->nfast, h->ring_size, h->queue_size);
+        ok = l.seg_bytes == h->seg_bytes &&
+             (l.nfast == 0 || l.ring_size >= 2 * rec_max + WX_SHM_RING_SLACK) &&
+             (l.nfast == n - 1 ? l.queue_size == 0 : l.queue_size >= 2 * rec_max &&
+              (l.queue_size & (l.queue_size - 1)) == 0);
+    }
+    if (!ok) {
         wu_log_error("shared-memory segment /dev/shm%s does not match this job (%d ranks, packets of "
                      "%zu bytes): check that every rank has the same WEFT_SHM_* settings",
                      name, n, wx_shm.max_payload);
@@ -180,7 +279,7 @@ static wu_status_t wx_shm_attach(const char *name, int n, int *fd_p)
     }
     wx_shm.seg = seg;
     wx_shm.seg_bytes = (size_t)st.st_size;
-    wx_shm.ring_size = ring_size;
+    wx_shm_layout_use(&l);
     *fd_p = fd;
     return WU_OK;
 
@@ -191,52 +290,96 @@ err_close:
 
 /* Allocate this rank's inbox block now, from this process (first touch: pages land on our NUMA
  * node), so a full /dev/shm is an error here and not a SIGBUS later. */
-static bool wx_shm_inbox_allocate(int fd, const wx_shm_layout_t *l)
+static bool wx_shm_inbox_allocate(int fd)
 {
-    off_t off = (off_t)(l->hdr_bytes + (size_t)wx_shm.rank * l->block_bytes);
-    int err = fallocate(fd, 0, off, (off_t)l->block_bytes);
+    off_t off = (off_t)(wx_shm.hdr_bytes + (size_t)wx_shm.rank * wx_shm.block_bytes);
+    int err = fallocate(fd, 0, off, (off_t)wx_shm.block_bytes);
     if (err == 0)
         return true;
     if (errno == EOPNOTSUPP) {
         size_t page = wx_shm_page();
-        volatile char *p = (volatile char *)wx_shm_block(l, wx_shm.rank);
-        for (size_t i = 0; i < l->block_bytes; i += page)
+        volatile char *p = (volatile char *)wx_shm_block(wx_shm.rank);
+        for (size_t i = 0; i < wx_shm.block_bytes; i += page)
             p[i] = 0;
         return true;
     }
-    wu_log_error("cannot allocate %zu bytes of /dev/shm for the shared-memory inbox: %s; lower "
-                 "WEFT_SHM_RING_SIZE (now %zu bytes per ring)", l->block_bytes, strerror(errno),
-                 wx_shm.ring_size);
+    wx_shm_layout_t l = wx_shm_layout(wx_shm.size, wx_shm.nfast, wx_shm.ring_size, wx_shm.queue_size);
+    wx_shm_advise("cannot allocate this rank's shared-memory inbox", wx_shm.size, &l, errno);
     return false;
 }
 
-static void wx_shm_rings_setup(const wx_shm_layout_t *l)
+/* This rank's view of its own inbox; the routes to the others are chosen on first contact
+ * (wx_shm_route). */
+static void wx_shm_rings_setup(void)
 {
-    int me = wx_shm.rank, n = wx_shm.size;
-    size_t page = wx_shm_page();
+    int me = wx_shm.rank;
+    wx_shm.next = wx_shm.nfast ? wx_shm_ring_ctl(me, 0) : NULL;
+    wx_shm.nactive = 0;
+    wx_shm.poll_more = wx_shm.next || wx_shm.queue_size;
+    if (wx_shm.queue_size) {
+        wx_shm_rx_t *q = &wx_shm.rxq;
+        q->data = wx_shm_queue_data(me);
+        q->pub = &wx_shm_queue_ctl(me)->head;
+        q->size = (uint32_t)wx_shm.queue_size;
+        q->src = -1;
+    }
+    madvise(wx_shm_block(me), wx_shm.block_bytes, MADV_POPULATE_WRITE);
+}
 
-    for (int d = 0; d < n; d++) {
-        if (d == me)
-            continue;
-        int j = wx_shm_ring_index(me, d);
-        char *block = wx_shm_block(l, d);
-        wx_shm_tx_t *tx = &wx_shm.tx[d];
-        tx->ctl = (wx_shm_ring_ctl_t *)block + j;
-        tx->data = block + l->ctl_bytes + (size_t)j * wx_shm.ring_size;
+/* Map the pages [p, p + len) now (rounded out to pages) rather than fault them in on the send path. */
+static void wx_shm_populate(void *p, size_t len)
+{
+    size_t page = wx_shm_page();
+    uintptr_t a = (uintptr_t)p & ~(page - 1);
+    madvise((void *)a, WU_ALIGN_UP((uintptr_t)p + len, page) - a, MADV_POPULATE_WRITE);
+}
+
+/* First packet to dst: take a ring of dst's pool if one is left, else dst's shared queue. Once;
+ * the route never changes (wx_shm_priv.h). The madvise calls happen once per destination. */
+static WU_NOINLINE void wx_shm_route(int dst)
+{
+    wx_shm_tx_t *tx = &wx_shm.tx[dst];
+    uint32_t slot = atomic_fetch_add_explicit(&wx_shm.info[dst].claimed, 1, memory_order_relaxed);
+    if (slot < (uint32_t)wx_shm.nfast) {
+        tx->ctl = wx_shm_ring_ctl(dst, (int)slot);
+        tx->data = wx_shm_ring_data(dst, (int)slot);
         tx->size = (uint32_t)wx_shm.ring_size;
-        /* map our pages of the peer's block now rather than fault them in on the send path */
-        madvise((char *)((uintptr_t)tx->ctl & ~(page - 1)), page, MADV_POPULATE_WRITE);
-        madvise(tx->data, wx_shm.ring_size, MADV_POPULATE_WRITE);
+        tx->tail = tx->head_cache = 0;
+        tx->off = 0;
+        /* owner first: the receiver activates its rings in claim order, later claims wait for it */
+        __atomic_store_n(&tx->ctl->owner, (uint32_t)wx_shm.rank + 1, __ATOMIC_RELEASE);
+        wx_shm_populate(tx->ctl, sizeof(*tx->ctl));
+        wx_shm_populate(tx->data, wx_shm.ring_size);
+        tx->route = WX_SHM_ROUTE_RING;
+    } else {
+        tx->mpq = wx_shm_queue_ctl(dst);
+        tx->data = wx_shm_queue_data(dst);
+        tx->size = (uint32_t)wx_shm.queue_size;
+        tx->head_cache = 0;
+        wx_shm_populate(tx->mpq, sizeof(*tx->mpq));
+        wx_shm_populate(tx->data, wx_shm.queue_size);
+        tx->route = WX_SHM_ROUTE_QUEUE;
     }
-    char *block = wx_shm_block(l, me);
-    for (int j = 0; j < n - 1; j++) {
-        wx_shm_rx_t *rx = &wx_shm.rx[j];
-        rx->ctl = (wx_shm_ring_ctl_t *)block + j;
-        rx->data = block + l->ctl_bytes + (size_t)j * wx_shm.ring_size;
+}
+
+/* Receiver: rings of our pool whose owners have appeared become active, in claim order. */
+static WU_NOINLINE void wx_shm_activate(void)
+{
+    int me = wx_shm.rank;
+    while (wx_shm.next) {
+        uint32_t owner = __atomic_load_n(&wx_shm.next->owner, __ATOMIC_ACQUIRE);
+        if (!owner)
+            return;
+        int slot = wx_shm.nactive;
+        wx_shm_rx_t *rx = &wx_shm.rx[slot];
+        rx->data = wx_shm_ring_data(me, slot);
+        rx->pub = &wx_shm.next->head;
         rx->size = (uint32_t)wx_shm.ring_size;
-        rx->src = j < me ? j : j + 1;
+        rx->src = (int)owner - 1;
+        wx_shm.nactive = ++slot;
+        wx_shm.next = slot < wx_shm.nfast ? wx_shm_ring_ctl(me, slot) : NULL;
     }
-    madvise(block, l->block_bytes, MADV_POPULATE_WRITE);
+    wx_shm.poll_more = wx_shm.queue_size != 0;
 }
 
 typedef enum { WX_SHM_CMA_OFF, WX_SHM_CMA_ON, WX_SHM_CMA_AUTO } wx_shm_cma_mode_t;
@@ -290,19 +433,19 @@ static void wx_shm_teardown(void)
 
 /* Between fence 1 and fence 2, on a rank that mapped the segment: descriptors, inbox pages, pid.
  * Success is announced by info[rank].ok, read by every rank after fence 2. */
-static void wx_shm_join(int fd, const wx_shm_layout_t *l)
+static void wx_shm_join(int fd)
 {
-    int n = wx_shm.size;
+    int n = wx_shm.size, nrx = wx_shm.nfast ? wx_shm.nfast : 1;
     wx_shm.info = (wx_shm_rank_info_t *)(wx_shm.seg + sizeof(wx_shm_seg_hdr_t));
     wx_shm.tx = aligned_alloc(WU_CACHELINE, (size_t)n * sizeof(wx_shm_tx_t));
-    wx_shm.rx = aligned_alloc(WU_CACHELINE, (size_t)(n - 1) * sizeof(wx_shm_rx_t));
+    wx_shm.rx = aligned_alloc(WU_CACHELINE, (size_t)nrx * sizeof(wx_shm_rx_t));
     if (!wx_shm.tx || !wx_shm.rx) {
         wu_log_error("out of memory for %d shared-memory ring descriptors", n);
         return;
     }
     memset(wx_shm.tx, 0, (size_t)n * sizeof(wx_shm_tx_t));
-    memset(wx_shm.rx, 0, (size_t)(n - 1) * sizeof(wx_shm_rx_t));
-    if (!wx_shm_inbox_allocate(fd, l))
+    memset(wx_shm.rx, 0, (size_t)nrx * sizeof(wx_shm_rx_t));
+    if (!wx_shm_inbox_allocate(fd))
         return;
     wx_shm_rank_info_t *mine = &wx_shm.info[wx_shm.rank];
     mine->pid = (int32_t)getpid();
@@ -338,7 +481,7 @@ wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg)
 
     /* 1. Rank 0 creates the segment and says whether it could; after fence 1 the others map it. */
     if (me == 0) {
-        wu_status_t created = wx_shm_seg_create(name, n, wx_shm_ring_choose(n, wx_shm.max_payload), &fd);
+        wu_status_t created = wx_shm_seg_create(name, n, &fd);
         s = bs->put(WX_SHM_KEY, created == WU_OK ? "1" : "0");
         if (s == WU_OK)
             s = bs->fence();
@@ -363,9 +506,8 @@ wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg)
     }
 
     /* 2. Every rank that mapped the segment joins; after fence 2 rank 0 unlinks it. */
-    wx_shm_layout_t l = wx_shm_layout(n, wx_shm.ring_size);
     if (wx_shm.seg)
-        wx_shm_join(fd, &l);
+        wx_shm_join(fd);
     wu_status_t fenced = bs->fence();
     if (me == 0)
         shm_unlink(name);
@@ -390,10 +532,11 @@ wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg)
     if (s != WU_OK)
         goto err_teardown;
 
-    wx_shm_rings_setup(&l);
+    wx_shm_rings_setup();
     wx_shm.ready = true;
-    wu_debug("shm: %d ranks, rings of %zu bytes, segment of %zu bytes, packets up to %zu bytes, CMA %s",
-             n, wx_shm.ring_size, wx_shm.seg_bytes, wx_shm.max_payload, wx_shm.cma ? "on" : "off");
+    wu_debug("shm: %d ranks, %d rings of %zu bytes and a queue of %zu bytes per rank, segment of %zu "
+             "bytes, packets up to %zu bytes, CMA %s", n, wx_shm.nfast, wx_shm.ring_size,
+             wx_shm.queue_size, wx_shm.seg_bytes, wx_shm.max_payload, wx_shm.cma ? "on" : "off");
     return WU_OK;
 
 err_unlink:
@@ -410,6 +553,11 @@ void wx_shm_finalize(void)
 {
     if (wx_shm.ready)
         wx_shm_teardown();
+}
+
+size_t wx_shm_seg_bytes(int n)
+{
+    return n < 2 ? 0 : wx_shm_layout_choose(n, wx_shm_max_payload()).seg_bytes;
 }
 
 size_t wx_shm_max_payload(void)
@@ -429,6 +577,39 @@ static WU_NOINLINE wu_status_t wx_shm_send_invalid(int dst, size_t len)
     return WU_ERR_INVALID;
 }
 
+/* Send through the shared queue of dst, or choose the route on first contact (then send by it).
+ * payload, or fill(arg, ...) when fill is set, provides the len payload bytes. */
+static WU_NOINLINE wu_status_t wx_shm_send_slow(int dst, const void *hdr, const void *payload,
+                                                size_t len, wx_fill_fn_t fill, void *arg)
+{
+    wx_shm_tx_t *tx = &wx_shm.tx[dst];
+    if (tx->route == WX_SHM_ROUTE_NONE)
+        wx_shm_route(dst);
+    if (tx->route == WX_SHM_ROUTE_RING) {
+        wx_shm_rec_t *rec = wx_shm_tx_reserve(tx, (uint32_t)len);
+        if (!rec)
+            return WU_ERR_AGAIN;
+        if (fill)
+            fill(arg, rec->payload, len);
+        else if (len)
+            memcpy(rec->payload, payload, len);
+        wx_shm_tx_commit(tx, rec, hdr, (uint32_t)len);
+    } else {
+        uint64_t pos;
+        wx_shm_rec_t *rec = wx_shm_mpq_reserve(tx, (uint32_t)len, &pos);
+        if (!rec)
+            return WU_ERR_AGAIN;
+        if (fill)
+            fill(arg, rec->payload, len);
+        else if (len)
+            memcpy(rec->payload, payload, len);
+        wx_shm_mpq_commit(rec, pos, hdr, (uint32_t)len, (uint32_t)wx_shm.rank);
+    }
+    if (atomic_load_explicit(&wx_shm.info[dst].db.armed, memory_order_relaxed))
+        wx_shm_doorbell_ring(dst);
+    return WU_OK;
+}
+
 /* The bodies of send, send_fill and progress are inlined into both their plain forms (the shm unit
  * tests) and their operations-table forms (wx_shm_tl_*, wx_shm_priv.h): the core's one indirect
  * call lands in the ring code, with no wrapper in between. */
@@ -437,7 +618,10 @@ static inline wu_status_t wx_shm_send_inl(int dst, const void *hdr, const void *
     if (WU_UNLIKELY((unsigned)dst >= (unsigned)wx_shm.size || dst == wx_shm.rank ||
                     len > wx_shm.max_payload))
         return wx_shm_send_invalid(dst, len);
-    if (!wx_shm_tx_push(&wx_shm.tx[dst], hdr, payload, (uint32_t)len))
+    wx_shm_tx_t *tx = &wx_shm.tx[dst];
+    if (WU_UNLIKELY(tx->route != WX_SHM_ROUTE_RING))
+        return wx_shm_send_slow(dst, hdr, payload, len, NULL, NULL);
+    if (!wx_shm_tx_push(tx, hdr, payload, (uint32_t)len))
         return WU_ERR_AGAIN;
     /* A plain load of a line that stays shared while the receiver is awake: ~free. No fence: a
      * receiver that armed just as we pushed re-polls after a short first sleep (wx_shm_doorbell). */
@@ -464,6 +648,8 @@ static inline wu_status_t wx_shm_send_fill_inl(int dst, const void *hdr, size_t 
                     len > wx_shm.max_payload))
         return wx_shm_send_invalid(dst, len);
     wx_shm_tx_t *tx = &wx_shm.tx[dst];
+    if (WU_UNLIKELY(tx->route != WX_SHM_ROUTE_RING))
+        return wx_shm_send_slow(dst, hdr, NULL, len, fill, arg);
     wx_shm_rec_t *rec = wx_shm_tx_reserve(tx, (uint32_t)len);
     if (!rec)
         return WU_ERR_AGAIN;
@@ -544,7 +730,32 @@ static void wx_shm_prefetch_batch(const wx_shm_rx_t *rx)
         return;
     for (int stage = 0; stage < WX_PREFETCH_STAGES; stage++)
         for (int j = 0; j < n; j++)
-            wx_shm.prefetch(wx_shm.cb_arg, rx->src, recs[j]->hdr, stage);
+            wx_shm.prefetch(wx_shm.cb_arg, rx->src >= 0 ? rx->src : (int)recs[j]->spare,
+                            recs[j]->hdr, stage);
+}
+
+/* What progress looks at besides the active rings: rings of our pool newly claimed (a claim's
+ * owner store is the only write to that line), then a batch from our shared queue. */
+static WU_NOINLINE int wx_shm_progress_more(void)
+{
+    if (wx_shm.next && __atomic_load_n(&wx_shm.next->owner, __ATOMIC_RELAXED) != 0)
+        wx_shm_activate();
+    wx_shm_rx_t *rx = &wx_shm.rxq;
+    if (!rx->data)
+        return 0;
+    int k;
+    if (wx_shm.prefetch && rx->backlog)
+        wx_shm_prefetch_batch(rx);
+    for (k = 0; k < WX_SHM_QUEUE_BATCH; k++) {
+        wx_shm_rec_t *rec = wx_shm_mpq_peek(rx);
+        if (!rec)
+            break;
+        wx_shm.cb((int)rec->spare, rec->hdr, rec->payload, rec->len, wx_shm.cb_arg);
+        wx_shm_mpq_advance(rx, rec);
+    }
+    wx_shm_rx_publish(rx, k < WX_SHM_QUEUE_BATCH);
+    rx->backlog = k > 1;
+    return k;
 }
 
 static inline int wx_shm_progress_inl(void)
@@ -552,8 +763,9 @@ static inline int wx_shm_progress_inl(void)
     if (WU_UNLIKELY(wx_shm.in_progress))
         return 0;
     wx_shm.in_progress = true;
-    int delivered = 0, npeers = wx_shm.size - 1;
-    for (int i = 0; i < npeers; i++) {
+    int delivered = WU_UNLIKELY(wx_shm.poll_more) ? wx_shm_progress_more() : 0;
+    int nrings = wx_shm.nactive;
+    for (int i = 0; i < nrings; i++) {
         wx_shm_rx_t *rx = &wx_shm.rx[i];
         int k;
         /* Look ahead only behind a backlog: reading the next record's stamp when the ring holds one

@@ -1,20 +1,25 @@
 /* Shared-memory transport, its own interface (the shm unit tests and wx_shm_tl.c, which puts it
- * behind the operations table of wx_transport.h; the core sees only that table): per-pair single-producer single-consumer rings in one segment shared by
- * all ranks of the job (a rank's inbox is the set of rings whose consumer it is), plus single-copy
- * reads of a peer's memory (process_vm_readv) for the rendezvous protocol.
- * Ring and record layout: wx_shm_ring_inl.h; segment layout and setup: wx_shm_priv.h, wx_shm.c.
+ * behind the operations table of wx_transport.h; the core sees only that table): one segment
+ * shared by all ranks of the job, linear in their number. A rank's inbox is a pool of per-pair
+ * single-producer single-consumer rings, each taken by a sender on its first packet, and one
+ * multi-producer queue shared by the senders that found the pool empty; plus single-copy reads of
+ * a peer's memory (process_vm_readv) for the rendezvous protocol. Memory formula: docs/shm.md.
+ * Ring and record layout: wx_shm_ring_inl.h; queue: wx_shm_mpq_inl.h; segment layout, routes and
+ * setup: wx_shm_priv.h, wx_shm.c.
  *
  * Concurrency contract: see wx_transport.h. wx_shm_send is called by the sending rank only;
- * wx_shm_progress by the receiving rank only; no locks inside, correctness comes from the SPSC
- * ring protocol (release store of the record stamp, acquire load by the consumer). Neither
- * allocates nor makes a system call.
+ * wx_shm_progress by the receiving rank only; no locks inside, correctness comes from the ring and
+ * queue protocols (release store of the record stamp, acquire load by the consumer; reservation
+ * in the queue by compare-and-swap). Neither allocates nor makes a system call, except a sender's
+ * first packet to a destination, which chooses the route once (and maps its pages).
  *
  * The receive callback (wx_recv_fn_t), called from wx_shm_progress in the calling thread:
  *  - hdr and payload point into the ring (shared memory), read-only, 8-byte aligned, valid only
  *    until the callback returns; copy what must outlive it. The space is handed back to the sender
  *    after the callback, so a slow callback holds the sender up, and a rank that stops calling
  *    wx_shm_progress makes its senders' wx_shm_send return WU_ERR_AGAIN.
- *  - Packets from one source arrive in the order sent; no order between sources.
+ *  - Packets from one source arrive in the order sent (a source uses one channel, ring or queue,
+ *    to a receiver for the whole job); no order between sources.
  *  - It may call wx_shm_send (to any rank, the source included) and must handle WU_ERR_AGAIN there
  *    by queueing, not by waiting: it must not call wx_shm_progress (a nested call returns 0 and
  *    delivers nothing) nor wx_shm_finalize.
@@ -37,6 +42,10 @@ void wx_shm_finalize(void);
  * every packet's header for stage 0, then for stage 1, so the receiver can prefetch what delivery
  * will touch. */
 void wx_shm_set_prefetch(wx_prefetch_fn_t fn);
+
+/* Bytes of /dev/shm the segment of a job of n ranks on one node takes with this process's
+ * WEFT_SHM_* settings (0 for one rank): what rank 0 would create. */
+size_t wx_shm_seg_bytes(int n);
 
 /* Largest payload one packet may carry (at least WEFT_SHM_EAGER_MAX and WEFT_SHM_FRAG_SIZE). */
 size_t wx_shm_max_payload(void);

@@ -3,12 +3,25 @@
  *
  * Segment layout ("/<job_id>-shm", created by rank 0, unlinked once every rank has mapped it):
  *   [0, hdr_bytes)       wx_shm_seg_hdr_t, then one wx_shm_rank_info_t per rank
- *   per receiver r:      an inbox block, page aligned:
- *                          (size-1) wx_shm_ring_ctl_t, padded to a page
- *                          (size-1) ring data areas of ring_size bytes each
- *                        ring j of r's block carries sender s = (j < r ? j : j + 1).
- * The receiver allocates (first-touch, by fallocate) its own inbox block, so on a NUMA machine
- * its rings live next to the core that polls them.
+ *   per receiver r:      an inbox block of block_bytes, page aligned:
+ *                          nfast wx_shm_ring_ctl_t, then one wx_shm_mpq_ctl_t, padded to a page
+ *                          the shared queue's data, queue_size bytes (0 when nfast = n - 1)
+ *                          nfast ring data areas of ring_size bytes each
+ * so the segment grows linearly with the ranks n (not with the pairs):
+ *   seg_bytes = hdr_bytes + n * (ctl_bytes + queue_size + nfast * ring_size),
+ *   nfast = min(n - 1, WEFT_SHM_FAST_PATHS).
+ *
+ * Routes. The rings of r's block are a pool of fast paths: a sender's first packet to r takes the
+ * next ring (fetch-and-add on r's `claimed` counter) and writes its rank into the ring's owner;
+ * when the pool is empty the sender uses r's shared queue (wx_shm_mpq_inl.h). Either choice is
+ * final (wx_shm_tx_t.route), so the packets of one source to r travel one FIFO path and arrive in
+ * order. A job of at most nfast + 1 ranks (2 ranks, or a ring pattern) has a ring for every pair
+ * and no queue at all; an all-to-all of 1000 ranks has 8 rings per receiver and the queue.
+ * The receiver activates its rings in claim order as their owners appear (wx_shm_state_t.next).
+ *
+ * The receiver allocates (first touch, by fallocate) its own inbox block, so on a NUMA machine its
+ * rings live next to the core that polls them, and a full /dev/shm is an error at start-up, not a
+ * SIGBUS later. A sender maps its pages of a peer's ring or queue on first contact.
  */
 #ifndef WX_SHM_PRIV_H
 #define WX_SHM_PRIV_H
@@ -18,15 +31,18 @@
 #include <sys/types.h>
 #include "transport/shm/wx_shm.h"
 #include "transport/shm/wx_shm_ring_inl.h"
+#include "transport/shm/wx_shm_mpq_inl.h"
 
-#define WX_SHM_MAGIC 0x5745465453484d31ull   /* "WEFTSHM1" */
+#define WX_SHM_MAGIC 0x5745465453484d32ull   /* "WEFTSHM2" */
 
 /* Written by rank 0 before the first fence, read-only afterwards. */
 typedef struct wx_shm_seg_hdr {
     uint64_t magic;
     uint64_t seg_bytes;
     uint64_t ring_size;
+    uint64_t queue_size;     /* 0: no shared queues (every pair has a ring) */
     uint32_t nranks;
+    uint32_t nfast;          /* rings per receiver */
 } WU_ALIGNED(WU_CACHELINE) wx_shm_seg_hdr_t;
 
 /* A rank's doorbell: how a sleeping receiver is woken by its senders. The receiver sets `armed`
@@ -45,6 +61,8 @@ typedef struct wx_shm_rank_info {
     uint64_t probe_addr;     /* address of a word in this process, for the CMA probe (fence 2) */
     uint64_t probe_val;      /* the value that word holds */
     int32_t cma_ok;          /* 1: this rank could read its probe peer (fence 3, auto mode) */
+    _Atomic uint32_t claimed;   /* rings of this rank's pool taken so far (may exceed nfast):
+                                 * fetch-and-add by each sender on its first packet to this rank */
     wx_shm_doorbell_t db;    /* shared by every rank at any time, see above */
 } WU_ALIGNED(WU_CACHELINE) wx_shm_rank_info_t;
 
@@ -61,10 +79,18 @@ typedef struct wx_shm_state {
     char *seg;
     size_t seg_bytes;
     size_t ring_size;
+    size_t queue_size;               /* 0: no queues */
+    size_t hdr_bytes, block_bytes, ctl_bytes;   /* the inbox block layout, wx_shm.c */
+    int nfast;                       /* rings per receiver */
+    int nactive;                     /* rings of this rank's pool activated so far (rx[0..)) */
+    wx_shm_ring_ctl_t *next;         /* the ring of this rank's pool to activate next; NULL: all */
+    bool poll_more;                  /* next != NULL or a queue: progress has more to look at than
+                                      * its active rings (false in a small job once all are active) */
     size_t max_payload;
     wx_shm_rank_info_t *info;        /* [size], in the segment */
     wx_shm_tx_t *tx;                 /* [size], indexed by destination rank; tx[rank] unused */
-    wx_shm_rx_t *rx;                 /* [size - 1], the inbox, in sender order */
+    wx_shm_rx_t *rx;                 /* [nfast], the inbox rings, in claim order */
+    wx_shm_rx_t rxq;                 /* the inbox's shared queue (data NULL: none) */
 } wx_shm_state_t;
 
 extern wx_shm_state_t wx_shm;

@@ -1,9 +1,13 @@
-/* One single-producer single-consumer ring of variable-size records: the unit of the shm transport,
- * one per ordered pair of ranks (sender -> receiver).
+/* One single-producer single-consumer ring of variable-size records: the fast path of the shm
+ * transport between an ordered pair of ranks (sender -> receiver), taken by the sender from the
+ * receiver's pool on first contact (wx_shm_priv.h). The record format is shared with the
+ * receiver's multi-producer queue (wx_shm_mpq_inl.h), which carries the other senders.
  *
  * In the shared segment a ring is a control block and a data area:
- *   wx_shm_ring_ctl_t  128 bytes holding `head`, the only field of the ring both sides look at.
- *                      Two lines, so the adjacent-line prefetcher never couples it to a neighbour.
+ *   wx_shm_ring_ctl_t  128 bytes: `head`, the only field of the ring both sides look at while it
+ *                      carries packets, and (second line) `owner`, written once when a sender
+ *                      claims the ring. Two lines, so the adjacent-line prefetcher never couples
+ *                      head to a neighbour.
  *   data               `size` bytes (a multiple of 64), records back to back.
  * Everything else (the producer's tail, its cached copy of head, the consumer's read position) is
  * private to one process and lives in its own memory (wx_shm_tx_t, wx_shm_rx_t), so the producer
@@ -62,31 +66,44 @@ typedef struct wx_shm_rec {
 _Static_assert(sizeof(wx_shm_rec_t) == WX_SHM_REC_OVERHEAD, "record header layout");
 
 /* In the shared segment. head: written by the consumer only (release store), read by the producer
- * (acquire load) when the ring looks full. */
+ * (acquire load) when the ring looks full. owner: 0 while the ring is free; the rank of its
+ * producer + 1, stored once (release) by the sender that claimed the ring, read (acquire) by the
+ * consumer until it is set; on its own line so it never disturbs head. */
 typedef struct wx_shm_ring_ctl {
     uint64_t head;
-    char pad[2 * WU_CACHELINE - sizeof(uint64_t)];
+    char pad[WU_CACHELINE - sizeof(uint64_t)];
+    uint32_t owner;
+    char pad2[WU_CACHELINE - sizeof(uint32_t)];
 } WU_ALIGNED(WU_CACHELINE) wx_shm_ring_ctl_t;
 
-/* Producer's private view of one ring (process-local memory). */
+struct wx_shm_mpq_ctl;
+
+/* How a sender reaches one destination, chosen on first contact and never changed afterwards (so
+ * the packets of one source to one receiver all travel one FIFO path, in order). */
+enum { WX_SHM_ROUTE_NONE, WX_SHM_ROUTE_RING, WX_SHM_ROUTE_QUEUE };
+
+/* Producer's private view of one destination (process-local memory): a per-pair ring
+ * (route RING: data, ctl, tail, off) or the destination's shared queue (route QUEUE: data, mpq). */
 typedef struct wx_shm_tx {
     char *data;
     wx_shm_ring_ctl_t *ctl;
     uint64_t tail;           /* bytes ever produced; the next record starts at position tail */
-    uint64_t head_cache;     /* last value read from ctl->head; <= the consumer's real head */
+    uint64_t head_cache;     /* last value read from head; <= the consumer's real head */
     uint32_t off;            /* tail % size */
     uint32_t size;
+    struct wx_shm_mpq_ctl *mpq;
+    uint8_t route;           /* WX_SHM_ROUTE_* */
 } WU_ALIGNED(WU_CACHELINE) wx_shm_tx_t;
 
-/* Consumer's private view of one ring (process-local memory). */
+/* Consumer's private view of one ring or of the shared queue (process-local memory). */
 typedef struct wx_shm_rx {
     char *data;
-    wx_shm_ring_ctl_t *ctl;
+    uint64_t *pub;           /* where head is published: the ring's ctl->head or the queue's head */
     uint64_t head;           /* bytes consumed; the next record starts at position head */
     uint64_t published;      /* last value stored to ctl->head */
     uint32_t off;            /* head % size */
     uint32_t size;
-    int src;                 /* rank of the producer */
+    int src;                 /* rank of the producer; -1 for the queue (the record's spare says) */
     bool backlog;            /* the last poll found more than one record */
 } WU_ALIGNED(WU_CACHELINE) wx_shm_rx_t;
 
@@ -208,7 +225,7 @@ static inline void wx_shm_rx_publish(wx_shm_rx_t *rx, bool drained)
 {
     uint64_t due = rx->head - rx->published;
     if (due && (drained || due >= rx->size / 4)) {
-        __atomic_store_n(&rx->ctl->head, rx->head, __ATOMIC_RELEASE);
+        __atomic_store_n(rx->pub, rx->head, __ATOMIC_RELEASE);
         rx->published = rx->head;
     }
 }
