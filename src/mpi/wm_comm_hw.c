@@ -85,7 +85,7 @@ static int wm_hw_guided_color(const char *name, const cpu_set_t *bind)
 /* Unguided: the largest resource holding this process that holds only some of the n processes
  * (their bindings in binds[]), walking down from the machine. Every process inside that resource
  * makes the same walk above it, so they agree. */
-static int wm_hw_unguided_color(const cpu_set_t *binds, int n, int me)
+static int wm_hw_unguided_color(const cpu_set_t *binds, int n, int me, const char **type)
 {
     pthread_once(&wm_hw_once, wm_hw_load);
     if (!wm_hw_ok)
@@ -111,8 +111,10 @@ static int wm_hw_unguided_color(const cpu_set_t *binds, int n, int me)
         int inside = 0;
         for (int i = 0; i < n; i++)
             inside += !hwloc_bitmap_iszero(bs[i]) && hwloc_bitmap_isincluded(bs[i], o->cpuset);
-        if (inside < n)
+        if (inside < n) {
             color = (int)(o->depth * 65536 + o->logical_index);
+            *type = hwloc_obj_type_string(o->type);
+        }
     }
 out:
     for (int i = 0; i < n; i++)
@@ -127,7 +129,7 @@ static int wm_hw_guided_color(const char *name, const cpu_set_t *bind)
     (void)bind;
     return strcmp(name, "Machine") == 0 ? 0 : MPI_UNDEFINED;
 }
-static int wm_hw_unguided_color(const cpu_set_t *binds, int n, int me)
+static int wm_hw_unguided_color(const cpu_set_t *binds, int n, int me, const char **type)
 {
     return MPI_UNDEFINED;
 }
@@ -144,6 +146,49 @@ static void wm_info_value(MPI_Info info, const char *key, char *val, int len)
         val[0] = '\0';
 }
 
+/* An intercommunicator: each process's color from what it knows alone (its node, its own
+ * binding, a pset name), then MPI_Comm_split's intercommunicator form, which pairs equal colors of
+ * the two groups. HW_UNGUIDED, which compares the bindings of a whole group, is intracommunicator
+ * only. */
+static int wm_split_type_inter(wm_comm_t *c, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char fn[] = "MPI_Comm_split_type";
+    int node = wc_node_of(wm_comm_world_rank(c, c->rank));
+    int color = MPI_UNDEFINED;
+    char val[256];
+    cpu_set_t bind;
+    switch (split_type) {
+    case MPI_UNDEFINED:
+        break;
+    case MPI_COMM_TYPE_SHARED:
+        color = node;
+        break;
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
+    case MPI_COMM_TYPE_HW_GUIDED:
+        wm_info_value(info, "mpi_pset_name", val, sizeof(val));
+        if (split_type == MPI_COMM_TYPE_RESOURCE_GUIDED && val[0]) {
+            color = strcmp(val, "mpi://WORLD") == 0 ? 0 : MPI_UNDEFINED;
+            break;
+        }
+        wm_info_value(info, "mpi_hw_resource_type", val, sizeof(val));
+        if (strcmp(val, "mpi_shared_memory") == 0)
+            color = node;
+        else if (val[0] && wm_binding(&bind) == 0 &&
+                 (color = wm_hw_guided_color(val, &bind)) != MPI_UNDEFINED)
+            color = node * 65536 + color;   /* hwloc's indices are per node */
+        break;
+    default:
+        return wm_error(c, MPI_ERR_ARG, fn, "split_type %d is not available on intercommunicator %s",
+                        split_type, c->name);
+    }
+    wm_comm_t *d = NULL;
+    int rc = wm_comm_split(c, color, key, &d);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *newcomm = d ? wm_comm_handle(d) : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
 WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_split_type";
@@ -151,7 +196,7 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
     if (!newcomm)
         return wm_error(c, MPI_ERR_ARG, fn, "newcomm is NULL");
     if (c->inter)
-        return wm_error(c, MPI_ERR_COMM, fn, "%s is an intercommunicator", c->name);
+        return wm_split_type_inter(c, split_type, key, info, newcomm);
     if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
         split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
         split_type != MPI_COMM_TYPE_RESOURCE_GUIDED)
@@ -192,6 +237,7 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
         multi = wc_node_of(wm_comm_world_rank(c, i)) != node;
     bool per_node = false;
     int color = MPI_UNDEFINED;
+    const char *unguided_type = NULL;
     char val[256];
     switch (split_type) {
     case MPI_COMM_TYPE_SHARED:
@@ -220,7 +266,12 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
     case MPI_COMM_TYPE_HW_UNGUIDED:
         /* the largest resource holding only some of c's processes: their node, when they are on
          * several */
-        color = multi ? node : wm_hw_unguided_color(binds, c->size, c->rank);
+        if (multi) {
+            color = node;
+            unguided_type = "mpi_shared_memory";
+        } else {
+            color = wm_hw_unguided_color(binds, c->size, c->rank, &unguided_type);
+        }
         break;
     default:   /* MPI_UNDEFINED */
         break;
@@ -235,6 +286,9 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
         wm_obj_user_free(&t->obj);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* MPI 4.0 (HW_UNGUIDED): the info argument, if any, learns the resource the split followed */
+    if (d && unguided_type && info != MPI_INFO_NULL)
+        PMPI_Info_set(info, "mpi_hw_resource_type", unguided_type);
     *newcomm = d ? wm_comm_handle(d) : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -130,6 +130,54 @@ static void check_resource_guided(void)
     MT_CALL(MPI_Comm_free(&shared));
 }
 
+/* HW_UNGUIDED names the resource it followed in the info argument (MPI 4.0); split_type works on
+ * intercommunicators (SHARED and UNDEFINED). */
+static void check_unguided_and_inter(void)
+{
+    MPI_Info info;
+    MT_CALL(MPI_Info_create(&info));
+    MPI_Comm sub;
+    MT_CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, mt_rank, info, &sub));
+    if (sub != MPI_COMM_NULL) {
+        char val[256];
+        int len = (int)sizeof(val), flag = 0, n = 0;
+        MT_CALL(MPI_Info_get_string(info, "mpi_hw_resource_type", &len, val, &flag));
+        MT_TRUE(flag && val[0], "HW_UNGUIDED gave a communicator but no mpi_hw_resource_type in info");
+        MT_CALL(MPI_Comm_size(sub, &n));
+        MT_TRUE(n < mt_size, "HW_UNGUIDED communicator of %d ranks is not smaller than %d", n, mt_size);
+        MT_CALL(MPI_Comm_free(&sub));
+    }
+    MT_CALL(MPI_Info_free(&info));
+    if (mt_size < 2)
+        return;
+    /* an intercommunicator between the even and the odd ranks */
+    MPI_Comm half, inter;
+    MT_CALL(MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &half));
+    MT_CALL(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, mt_rank % 2 ? 0 : 1, 77, &inter));
+    MT_CALL(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &sub));
+    MT_TRUE(sub != MPI_COMM_NULL, "split_type SHARED of an intercommunicator on one node gave MPI_COMM_NULL");
+    int is_inter = 0, lsize = 0, rsize = 0, hsize = 0;
+    MT_CALL(MPI_Comm_test_inter(sub, &is_inter));
+    MT_EQ("split_type of an intercommunicator is an intercommunicator", 1, is_inter);
+    MT_CALL(MPI_Comm_size(sub, &lsize));
+    MT_CALL(MPI_Comm_remote_size(sub, &rsize));
+    MT_CALL(MPI_Comm_size(half, &hsize));
+    MT_EQ("local size (all on one node)", hsize, lsize);
+    MT_EQ("remote size (all on one node)", mt_size - hsize, rsize);
+    int v = mt_rank, got = -1;   /* a message over it: local rank 0 of each side swap */
+    int lr;
+    MT_CALL(MPI_Comm_rank(sub, &lr));
+    if (lr == 0) {
+        MT_CALL(MPI_Sendrecv(&v, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, sub, MPI_STATUS_IGNORE));
+        MT_EQ("rank 0 of the other side", mt_rank % 2 ? 0 : 1, got);
+    }
+    MT_CALL(MPI_Comm_free(&sub));
+    MT_CALL(MPI_Comm_split_type(inter, MPI_UNDEFINED, 0, MPI_INFO_NULL, &sub));
+    MT_TRUE(sub == MPI_COMM_NULL, "split_type MPI_UNDEFINED of an intercommunicator gave a communicator");
+    MT_CALL(MPI_Comm_free(&inter));
+    MT_CALL(MPI_Comm_free(&half));
+}
+
 int main(int argc, char **argv)
 {
     mt_init_args(argc, argv, 0);
@@ -137,5 +185,6 @@ int main(int argc, char **argv)
     check_alloc();
     check_hw_info();
     check_resource_guided();
+    check_unguided_and_inter();
     return mt_finish("mem_hw");
 }

@@ -26,7 +26,9 @@ static long long shm_bytes(int *found_p, long long *size_p)
     long long best = 0, size = 0;
     *found_p = 0;
     while (f && fgets(line, sizeof(line), f)) {
-        if (!strstr(line, "/dev/shm/") || !strstr(line, "-shm (deleted)") || !strstr(line, " rw-s "))
+        /* the job's segment: shared, writable, unlinked; rank 0 made it as an O_TMPFILE
+         * ("/dev/shm/#<inode>"), the others opened it by name ("...-shm") */
+        if (!strstr(line, "/dev/shm/") || !strstr(line, " (deleted)") || !strstr(line, " rw-s "))
             continue;
         unsigned long a, b;
         if (sscanf(line, "%lx-%lx", &a, &b) != 2)
