@@ -1,6 +1,7 @@
 # Entry points that work on a fresh Debian 12 machine as root (see README.md).
 #   make demo     install what is missing, build, run examples/hello_threads on 4 ranks
-#   make test     install what is missing, build, run every test (default, ASan+UBSan and TSan builds)
+#   make test     install what is missing, build, run every test (default build, mpi4py's suite, ASan+UBSan
+#                 and TSan builds)
 #   make test-net the whole MPI suite across fake hosts (network namespaces, as root; ~40 min)
 #   make test-mpi4py  mpi4py built from PyPI for the standard ABI, its test suite at 1-5 ranks
 #   make install PREFIX=/opt/weft
@@ -30,6 +31,7 @@ demo: build
 test: deps
 	@./tools/install-deps.sh $(TEST_DEPS)
 	$(MAKE) --no-print-directory test-default
+	$(MAKE) --no-print-directory test-mpi4py
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-tsan
 
