@@ -37,12 +37,7 @@
 #include "util/wu_config.h"
 #include "util/wu_log.h"
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
+#include "transport/ofi/wx_ofi_fabric.h"   /* libfabric, loaded on demand */
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -706,6 +701,8 @@ static struct fi_info *wx_ofi_hints(bool rma)
 /* libfabric's offers: with RMA when some provider has it, else message-only. */
 static int wx_ofi_getinfo(struct fi_info **list_p)
 {
+    if (wx_ofi_fabric_load() != WU_OK)
+        return -FI_ENOSYS;
     int r = -FI_ENODATA;
     for (int rma = 1; rma >= 0 && r; rma--) {
         struct fi_info *h = wx_ofi_hints(rma);
