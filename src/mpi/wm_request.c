@@ -574,8 +574,12 @@ WM_API int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, 
 }
 WM_ALIAS(MPI_Testany)
 
+static int wm_peek_one(const char *fn, MPI_Request h, MPI_Status *st);
+
+/* Waitsome, Testsome (block: wait for one), and Request_get_status_some (peek: statuses of the
+ * completed requests, which stay as they are). */
 static int wm_some(const char *fn, int incount, MPI_Request reqs[], int *outcount, int indices[],
-                   MPI_Status statuses[], bool block)
+                   MPI_Status statuses[], bool block, bool peek)
 {
     WM_CHECK_INIT(fn);
     int rc = wm_check_array(fn, incount, reqs);
@@ -604,8 +608,9 @@ static int wm_some(const char *fn, int incount, MPI_Request reqs[], int *outcoun
         if (!wm_slot_active(reqs[i]) || !wm_slot_done(reqs[i]))
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        wm_comm_t *c = wm_request_ptr(reqs[i])->comm;
-        int rc1 = wm_complete_one(fn, wm_request_ptr(reqs[i]), &reqs[i], st);
+        wm_comm_t *c = wm_request_ptr(reqs[i])->comm;   /* before completion frees it */
+        int rc1 = peek ? wm_peek_one(fn, reqs[i], st)
+                       : wm_complete_one(fn, wm_request_ptr(reqs[i]), &reqs[i], st);
         if (rc1 && !err) {
             err = 1;
             ec = c;
@@ -627,7 +632,7 @@ WM_API int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outc
                          int array_of_indices[], MPI_Status array_of_statuses[])
 {
     return wm_some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
-                   array_of_statuses, true);
+                   array_of_statuses, true, false);
 }
 WM_ALIAS(MPI_Waitsome)
 
@@ -635,7 +640,7 @@ WM_API int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outc
                          int array_of_indices[], MPI_Status array_of_statuses[])
 {
     return wm_some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
-                   array_of_statuses, false);
+                   array_of_statuses, false, false);
 }
 WM_ALIAS(MPI_Testsome)
 
@@ -734,47 +739,8 @@ WM_API int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_
                                         int *outcount, int array_of_indices[],
                                         MPI_Status array_of_statuses[])
 {
-    static const char fn[] = "MPI_Request_get_status_some";
-    WM_CHECK_INIT(fn);
-    MPI_Request *reqs = (MPI_Request *)array_of_requests;
-    int rc = wm_check_array(fn, incount, reqs);
-    if (rc)
-        return rc;
-    if (!outcount || (incount > 0 && !array_of_indices))
-        return wm_error(NULL, MPI_ERR_ARG, fn, "%s is NULL",
-                        outcount ? "array_of_indices" : "outcount");
-    int first = wm_find_done(incount, reqs);
-    if (first == -1) {
-        wc_progress();
-        first = wm_find_done(incount, reqs);
-    }
-    if (first == MPI_UNDEFINED) {
-        *outcount = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    int n = 0, err = 0;
-    wm_comm_t *ec = NULL;
-    for (int i = 0; i < incount && first != -1; i++) {
-        if (!wm_slot_active(reqs[i]) || !wm_slot_done(reqs[i]))
-            continue;
-        MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                                                  : &array_of_statuses[n];
-        int rc1 = wm_peek_one(fn, reqs[i], st);
-        if (rc1 && !err) {
-            err = 1;
-            ec = wm_request_ptr(reqs[i])->comm;
-            for (int j = 0; j < n && st != MPI_STATUS_IGNORE; j++)
-                array_of_statuses[j].MPI_ERROR = MPI_SUCCESS;
-        }
-        if (err && st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = rc1;
-        array_of_indices[n++] = i;
-    }
-    *outcount = n;
-    if (!err)
-        return MPI_SUCCESS;
-    return wm_error_raise(ec, wm_error_code(MPI_ERR_IN_STATUS, fn,
-                                            "a request failed; see the statuses"));
+    return wm_some("MPI_Request_get_status_some", incount, (MPI_Request *)array_of_requests,
+                   outcount, array_of_indices, array_of_statuses, false, true);
 }
 WM_ALIAS(MPI_Request_get_status_some)
 
