@@ -18,7 +18,10 @@ void wx_protocol_error(int src, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof(msg), "protocol error: malformed packet from rank %d: %s", src, what);
+    char from[32] = "an unknown rank";
+    if (src >= 0)
+        snprintf(from, sizeof(from), "rank %d", src);
+    snprintf(msg, sizeof(msg), "protocol error: malformed packet from %s: %s", from, what);
     if (wx_fatal_fn)
         wx_fatal_fn(msg);
     wu_log_error("%s", msg);

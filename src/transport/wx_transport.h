@@ -176,7 +176,7 @@ wu_status_t wx_mem_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *r
 
 /* A packet from peer src that breaks the transport's own format (shm: a ring record longer than
  * its ring, a sender rank out of range), found on the receive path before anything reads past it.
- * The job cannot go on: wx_protocol_error formats "protocol error: ..." and calls wx_fatal_fn,
+ * src is the sender's job rank, or -1 when the bad field is what names it. The job cannot go on: wx_protocol_error formats "protocol error: ..." and calls wx_fatal_fn,
  * which ends the job (the core sets it in wc_ep_init to its wc_fatal: MPI_ERR_INTERN, the job
  * aborted through the launcher), else logs and exits with status 1. Never returns. wx_fatal_fn is
  * written at set-up, before any packet arrives, and read-only afterwards. */

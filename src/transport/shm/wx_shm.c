@@ -743,7 +743,8 @@ void wx_shm_rx_corrupt(const wx_shm_rx_t *rx, const wx_shm_rec_t *rec)
 {
     uint32_t len = rec->len, spare = rec->spare;
     const char *where = rx->src >= 0 ? "per-pair ring" : "shared queue";
-    int src = rx->src >= 0 ? rx->src : spare < (uint32_t)wx_shm.size ? (int)spare : -1;
+    int src = rx->src >= 0 ? rx->src : spare < (uint32_t)wx_shm.size && spare != (uint32_t)wx_shm.rank
+                                           ? (int)spare : -1;
     if (wx_shm_world && src >= 0)
         src = wx_shm_world[src];
     if (!wx_shm_rec_fits(rx, rx->off, len))
@@ -751,7 +752,7 @@ void wx_shm_rx_corrupt(const wx_shm_rx_t *rx, const wx_shm_rec_t *rec)
                           "with its header, but only %u bytes of the %u-byte data area are left",
                           where, rx->off, len, (unsigned long long)WX_SHM_REC_BYTES(len),
                           rx->size - rx->off, rx->size);
-    wx_protocol_error(src, "%s record at offset %u names sender rank %u (field spare; the job "
+    wx_protocol_error(-1, "%s record at offset %u names sender rank %u (field spare; the job "
                       "has %d ranks, this one is %d)", where, rx->off, spare, wx_shm.size,
                       wx_shm.rank);
 }
