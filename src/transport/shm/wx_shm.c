@@ -725,7 +725,8 @@ static void wx_shm_prefetch_batch(const wx_shm_rx_t *rx)
     uint32_t off = rx->off;
     int n = 0;
     const wx_shm_rec_t *rec;
-    while (n < WX_SHM_BATCH && (rec = wx_shm_rx_peek_at(rx, &head, &off, (uint32_t)wx_shm.size)) != NULL) {
+    uint32_t nranks = (uint32_t)wx_shm.size;
+    while (n < WX_SHM_BATCH && (rec = wx_shm_rx_peek_at(rx, &head, &off, nranks)) != NULL) {
         recs[n++] = rec;
         wx_shm_rx_cursor_next(rx, rec, &head, &off);
     }
@@ -743,8 +744,8 @@ void wx_shm_rx_corrupt(const wx_shm_rx_t *rx, const wx_shm_rec_t *rec)
 {
     uint32_t len = rec->len, spare = rec->spare;
     const char *where = rx->src >= 0 ? "per-pair ring" : "shared queue";
-    int src = rx->src >= 0 ? rx->src : spare < (uint32_t)wx_shm.size && spare != (uint32_t)wx_shm.rank
-                                           ? (int)spare : -1;
+    bool spare_ok = spare < (uint32_t)wx_shm.size && spare != (uint32_t)wx_shm.rank;
+    int src = rx->src >= 0 ? rx->src : spare_ok ? (int)spare : -1;
     if (wx_shm_world && src >= 0)
         src = wx_shm_world[src];
     if (!wx_shm_rec_fits(rx, rx->off, len))
