@@ -27,6 +27,10 @@ T_NAME="net.suite.${H}x${P}${SUITE_TAG}"
 
 net_test_setup
 
+# Ranks on several hosts need the ofi transport: a Weft built without libfabric refuses them.
+"$BUILD/tools/weft-info" 2>/dev/null | grep -Eq '^ *ofi: +yes' ||
+    skip "this Weft was built without libfabric (weft-info: ofi: no): ranks on several hosts cannot run"
+
 LAUNCHER=${SUITE_LAUNCHER:-weft}
 [ "$LAUNCHER" != hydra ] || command -v mpiexec.mpich >/dev/null ||
     skip "MPICH's Hydra (mpiexec.mpich) is not installed"
