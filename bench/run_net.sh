@@ -39,6 +39,9 @@
 #   BENCH_NET_TIMEOUT=120          seconds allowed for one run
 #   BENCH_QUICK=1                  smoke configuration (under a minute): 1 round, budgets of 0.05-0.2 s
 #   BENCH_OUT=dir                  where to write instead of bench/results/net-<timestamp>
+#   BENCH_NET_WEFT_ENV="V=x ..."   extra environment for Weft's jobs only (recorded in meta.txt), e.g.
+#                                  FI_PROVIDER=net: libfabric 1.17's native tcp RDM endpoint instead of the
+#                                  default choice tcp;ofi_rxm (docs/ofi.md, "Provider: net or tcp;ofi_rxm")
 set -u
 
 if [ $# -ne 1 ]; then
@@ -128,7 +131,8 @@ launch() {
     fi
     case $impl in
     weft)
-        net_exec h1 timeout -k 5 "$t" "$build/tools/mpiexec" -launcher rsh -launcher-exec "$rsh" \
+        # shellcheck disable=SC2086  # BENCH_NET_WEFT_ENV: words VAR=value
+        net_exec h1 env ${BENCH_NET_WEFT_ENV:-} timeout -k 5 "$t" "$build/tools/mpiexec" -launcher rsh -launcher-exec "$rsh" \
             --bind-to none --timeout "$t" -hosts "$hosts" -ppn "$ppn" -n "$n" "$exe" "$@" ;;
     mpich)
         net_exec h1 env UCX_TLS=tcp,self,sm UCX_NET_DEVICES=eth0 MPIEXEC_TIMEOUT="$t" \
@@ -178,7 +182,7 @@ done
     echo "ipc_namespaces: weft-h1 $(net_exec h1 readlink /proc/self/ns/ipc), weft-h2 $(net_exec h2 readlink /proc/self/ns/ipc), machine $(readlink /proc/self/ns/ipc)"
     echo "dev_shm: weft-h1 $(net_exec h1 stat -c %d:%i /dev/shm), weft-h2 $(net_exec h2 stat -c %d:%i /dev/shm) (device:inode)"
     echo "hosts: weft-h1, weft-h2 (tests/net/netns.sh: network namespaces on one machine, veth + bridge, own UTS, IPC, /dev/shm, PIDs); launchers run in weft-h1, remote ranks started through tests/net/rsh"
-    echo "config_weft: mpiexec -launcher rsh --bind-to none -hosts $hosts -ppn P; WEFT_TRANSPORTS=${WEFT_TRANSPORTS:-auto (default)}: ofi (libfabric tcp) between hosts, shm within one"
+    echo "config_weft: mpiexec -launcher rsh --bind-to none -hosts $hosts -ppn P; WEFT_TRANSPORTS=${WEFT_TRANSPORTS:-auto (default)}: ofi (libfabric tcp) between hosts, shm within one${BENCH_NET_WEFT_ENV:+; environment $BENCH_NET_WEFT_ENV}"
     echo "config_mpich: Hydra -launcher ssh -launcher-exec tests/net/rsh -bind-to none; ch4:ucx, UCX_TLS=tcp,self,sm UCX_NET_DEVICES=eth0 (the hosts' IPC and /dev/shm are separate: UCX's sm transports cannot reach the other host, tcp carries it); ucp_disconnect_nb stubbed (bench/ucx_finalize_fix.c)"
     echo "config_openmpi: --mca plm_rsh_agent tests/net/rsh --bind-to none --mca pml ob1 --mca btl self,tcp,vader --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0"
     if [ "$bind" = core ]; then

@@ -11,7 +11,9 @@
 #   tests of 1 and 2 ranks exactly as 2 hosts x 2 ranks does: one rank a host).
 #   SUITE_JOBS (default 2): tests run at once. SUITE_TIME_SCALE (default 2): each test's own
 #   --timeout, and the --deadline=S of the multithreaded programs, times this (tcp between fake
-#   hosts sharing 2 cores is slower than one host's shared memory); a SIGKILL 30 s after it. Prints PASS/FAIL/SKIP per test, the output of each
+#   hosts sharing 2 cores is slower than one host's shared memory); a SIGKILL 30 s after it.
+#   SUITE_TAG (default empty): appended to the test's name in the summary and its file (.reduced).
+#   Prints PASS/FAIL/SKIP per test, the output of each
 #   failure, and a summary; writes the summary to BUILD_DIR/Testing/net-suite-HxP.txt too.
 NET_SRC=$(cd "$(dirname "$0")" && pwd)
 . "$NET_SRC/../launcher/lib.sh"
@@ -20,9 +22,14 @@ NET_SRC=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(realpath "$1") MPIEXEC=$(realpath "$2") H=$3 P=$4 MIN_NP=${5:-1} PICK=${6:-}
 JOBS=${SUITE_JOBS:-2}
 SCALE=${SUITE_TIME_SCALE:-2}
-T_NAME="net.suite.${H}x${P}"
+SUITE_TAG=${SUITE_TAG:-}   # set by a reduced run (e.g. .reduced): names its summary apart
+T_NAME="net.suite.${H}x${P}${SUITE_TAG}"
 
 net_test_setup
+
+# Ranks on several hosts need the ofi transport: a Weft built without libfabric refuses them.
+"$BUILD/tools/weft-info" 2>/dev/null | grep -Eq '^ *ofi: +yes' ||
+    skip "this Weft was built without libfabric (weft-info: ofi: no): ranks on several hosts cannot run"
 
 LAUNCHER=${SUITE_LAUNCHER:-weft}
 [ "$LAUNCHER" != hydra ] || command -v mpiexec.mpich >/dev/null ||
@@ -95,5 +102,5 @@ summary="$T_NAME: $pass passed, ${#failed[@]} failed, $skipped skipped of $i tes
 echo "$summary"
 for f in "${failed[@]}"; do echo "  failed: $f"; done
 mkdir -p "$BUILD/Testing" && { echo "$summary"; printf '  failed: %s\n' "${failed[@]}"; } \
-    >"$BUILD/Testing/net-suite-${H}x${P}.txt"
+    >"$BUILD/Testing/net-suite-${H}x${P}${SUITE_TAG}.txt"
 [ ${#failed[@]} -eq 0 ] || exit 1

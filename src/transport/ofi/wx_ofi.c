@@ -126,6 +126,13 @@ typedef struct wx_ofi {
     int nrx, ntx;
     wx_ofi_buf_t *repost;          /* progress only: receive buffers the provider refused */
 
+    /* Transmit operations posted with a completion (bounce-buffer sends, reads) not yet reaped:
+     * raised before the post by its poster, lowered by the reaper. Progress reads the transmit CQ
+     * only while it is above 0: with injected packets (no completion) nothing is to be reaped, and
+     * every fi_cq_read runs the provider's progress engine (a poll or epoll_wait, and for
+     * tcp;ofi_rxm a signal read) although reading the receive CQ has just run it for the whole
+     * endpoint. A stale 0 seen by progress only delays reaping to its next call. */
+    _Atomic int tx_out;
     wt_spinlock_t tx_lock;
     wx_ofi_buf_t *tx_free;         /* tx_lock */
     int tx_nfree;                  /* tx_lock */
@@ -254,9 +261,12 @@ static wu_status_t wx_ofi_send(wx_tl_t *tl, int dst, const void *hdr, const void
         return WU_ERR_AGAIN;
     uint32_t give = wx_ofi_head(o, dst, b->data, 0, hdr);
     memcpy(b->data + WX_OFI_HEAD, payload, len);
+    atomic_fetch_add_explicit(&o->tx_out, 1, memory_order_relaxed);
     ssize_t r = fi_send(o->ep, b->data, total, o->tx_desc, o->addr[dst], &b->ctx);
-    if (r)
+    if (r) {
+        atomic_fetch_sub_explicit(&o->tx_out, 1, memory_order_relaxed);
         wx_ofi_tx_put(o, b);
+    }
     return wx_ofi_posted(o, dst, r, "fi_send", give);
 }
 
@@ -282,9 +292,12 @@ static wu_status_t wx_ofi_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_
         return WU_ERR_AGAIN;
     uint32_t give = wx_ofi_head(o, dst, b->data, 0, hdr);
     fill(arg, b->data + WX_OFI_HEAD, len);
+    atomic_fetch_add_explicit(&o->tx_out, 1, memory_order_relaxed);
     ssize_t r = fi_send(o->ep, b->data, total, o->tx_desc, o->addr[dst], &b->ctx);
-    if (r)
+    if (r) {
+        atomic_fetch_sub_explicit(&o->tx_out, 1, memory_order_relaxed);
         wx_ofi_tx_put(o, b);
+    }
     return wx_ofi_posted(o, dst, r, "fi_send", give);
 }
 
@@ -310,6 +323,7 @@ static int wx_ofi_tx_poll(wx_ofi_t *o)
     struct fi_cq_entry e[WX_OFI_CQ_BATCH];
     ssize_t n = fi_cq_read(o->txcq, e, WX_OFI_CQ_BATCH);
     if (n > 0) {
+        atomic_fetch_sub_explicit(&o->tx_out, (int)n, memory_order_relaxed);
         for (ssize_t i = 0; i < n; i++) {
             wx_ofi_buf_t *b = e[i].op_context;
             if (b->kind == WX_OFI_OP_READ)
@@ -322,6 +336,7 @@ static int wx_ofi_tx_poll(wx_ofi_t *o)
     if (n == -FI_EAVAIL) {
         struct fi_cq_err_entry err = { 0 };
         if (fi_cq_readerr(o->txcq, &err, 0) > 0) {
+            atomic_fetch_sub_explicit(&o->tx_out, 1, memory_order_relaxed);
             wx_ofi_buf_t *b = err.op_context;
             if (b && b->kind == WX_OFI_OP_READ) {
                 wx_ofi_read_end((wx_ofi_read_t *)b, err.err ? err.err : EIO);
@@ -524,7 +539,8 @@ static int wx_ofi_progress(wx_tl_t *tl)
 {
     wx_ofi_t *o = tl->priv;
     int did = wx_ofi_rx_poll(o, true);
-    did += wx_ofi_tx_poll(o);
+    if (atomic_load_explicit(&o->tx_out, memory_order_relaxed) > 0)
+        did += wx_ofi_tx_poll(o);
     if (WU_UNLIKELY(o->repost != NULL))
         wx_ofi_rx_repost_pending(o);
     if (WU_UNLIKELY(o->ncredit_retry))
@@ -592,10 +608,12 @@ static wu_status_t wx_ofi_read(wx_ofi_t *o, int src, void *buf, size_t len, uint
     wx_ofi_read_t rd = { .op = { .kind = WX_OFI_OP_READ } };
     atomic_init(&rd.done, 0);
     ssize_t r;
+    atomic_fetch_add_explicit(&o->tx_out, 1, memory_order_relaxed);
     while ((r = fi_read(o->ep, buf, len, NULL, o->addr[src], raddr, key, &rd.op.ctx)) ==
            -FI_EAGAIN)
         wx_ofi_tx_poll(o);
     if (r) {
+        atomic_fetch_sub_explicit(&o->tx_out, 1, memory_order_relaxed);
         wu_log_error("ofi: fi_read of %zu bytes from rank %d: %s", len, src, fi_strerror((int)-r));
         return WU_ERR_IO;
     }
@@ -640,10 +658,12 @@ static wu_status_t wx_ofi_get_start(wx_tl_t *tl, int src, void *buf, const wx_rk
         return WU_ERR_AGAIN;
     *rd = (wx_ofi_read_t){ .op = { .kind = WX_OFI_OP_READ }, .cb = done, .cb_arg = arg,
                            .len = len, .src = src };
+    atomic_fetch_add_explicit(&o->tx_out, 1, memory_order_relaxed);
     ssize_t r = fi_read(o->ep, buf, len, NULL, o->addr[src], rkey->addr + off, rkey->key,
                         &rd->op.ctx);
     if (r == 0)
         return WU_OK;
+    atomic_fetch_sub_explicit(&o->tx_out, 1, memory_order_relaxed);
     free(rd);
     if (r == -FI_EAGAIN)
         return WU_ERR_AGAIN;
@@ -969,10 +989,12 @@ static void wx_ofi_flush(wx_ofi_t *o)
             if (b) {
                 uint32_t give = wx_ofi_head(o, dst, b->data, WX_OFI_F_FLUSH, NULL);
                 (void)give;   /* nobody sends to us any more */
+                atomic_fetch_add_explicit(&o->tx_out, 1, memory_order_relaxed);
                 if (fi_send(o->ep, b->data, WX_OFI_PREFIX, o->tx_desc, o->addr[dst], &b->ctx) == 0) {
                     o->tx_seq[dst]++;
                     break;
                 }
+                atomic_fetch_sub_explicit(&o->tx_out, 1, memory_order_relaxed);
                 wx_ofi_tx_put(o, b);
             }
             wx_ofi_poll_quiet(o);
@@ -1078,6 +1100,7 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     o->cb = cb;
     o->cb_arg = cb_arg;
     atomic_init(&o->dropped, 0);
+    atomic_init(&o->tx_out, 0);
 
     size_t eager = (size_t)wu_config_int(WU_CONFIG_OFI_EAGER_MAX);
     size_t frag = (size_t)wu_config_int(WU_CONFIG_OFI_FRAG_SIZE);
