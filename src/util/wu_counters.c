@@ -2,6 +2,7 @@
 #include "util/wu_log.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -421,6 +421,7 @@ static void check_unexpected(void)
     T_ERR("pvar_write of a read-only variable", MPI_T_ERR_PVAR_NO_WRITE, MPI_T_pvar_write(s, hwm, &v));
     T_ERR("pvar_readreset of a read-only variable", MPI_T_ERR_PVAR_NO_WRITE,
           MPI_T_pvar_readreset(s, hwm, &v));
+    /* after this barrier only rank 0 sends to rank 1, until rank 1 says it is done */
     MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
     int x = 0;
     if (mt_rank == 0) {
@@ -441,7 +442,13 @@ static void check_unexpected(void)
         MT_EQ("weft_unexpected_msgs once received", 0, v);
         T_CALL(MPI_T_pvar_read(s, hwm, &v));
         MT_TRUE(v >= 5, "weft_unexpected_msgs_hwm stays >= 5, got %llu", v);
+        for (int r = 0; r < mt_size; r++)
+            if (r != 1)
+                MT_CALL(MPI_Send(&x, 1, MPI_INT, r, 11, MPI_COMM_WORLD));
     }
+    /* nobody sends rank 1 anything (the next barrier's messages) until it has counted */
+    if (mt_rank != 1)
+        MT_CALL(MPI_Recv(&x, 1, MPI_INT, 1, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     T_CALL(MPI_T_pvar_session_free(&s));
 }
 
