@@ -382,8 +382,9 @@ static inline void wc_recv_status(wc_request_t *rreq, int src, const wc_hdr_t *h
     }
     rreq->st_bytes = n;
     rreq->msg_len = hdr->len;
-    wu_count(WU_COUNT_RECV_MSGS, 1);
-    wu_count(WU_COUNT_RECV_BYTES, n);
+    wu_counters_t *c = wu_counters_get();
+    wu_counter_add(c, WU_COUNT_RECV_MSGS, 1);
+    wu_counter_add(c, WU_COUNT_RECV_BYTES, n);
     *n_p = n;
 }
 
@@ -900,8 +901,9 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     req->cma_wait = 0;
     req->dt = dt;
     wc_request_reset(req);
-    wu_count(WU_COUNT_SEND_MSGS, 1);
-    wu_count(WU_COUNT_SEND_BYTES, len);
+    wu_counters_t *c = wu_counters_get();
+    wu_counter_add(c, WU_COUNT_SEND_MSGS, 1);
+    wu_counter_add(c, WU_COUNT_SEND_BYTES, len);
 
     wc_sendop_t *op = &req->op;
     op->req = req;

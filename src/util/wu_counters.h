@@ -54,13 +54,24 @@ typedef struct wu_counters {
 extern __thread wu_counters_t *wu_counters_mine;
 wu_counters_t *wu_counters_attach(void);   /* slow path: the thread's first count */
 
-static inline void wu_count(wu_counter_t id, uint64_t n)
+/* The calling thread's block, for a path that counts twice (one TLS load). */
+static inline wu_counters_t *wu_counters_get(void)
 {
     wu_counters_t *c = wu_counters_mine;
     if (WU_UNLIKELY(!c))
         c = wu_counters_attach();
+    return c;
+}
+
+static inline void wu_counter_add(wu_counters_t *c, wu_counter_t id, uint64_t n)
+{
     __atomic_store_n(&c->v[id], __atomic_load_n(&c->v[id], __ATOMIC_RELAXED) + n,
                      __ATOMIC_RELAXED);
+}
+
+static inline void wu_count(wu_counter_t id, uint64_t n)
+{
+    wu_counter_add(wu_counters_get(), id, n);
 }
 
 /* The sum of counter id over every thread that ever counted. */
