@@ -462,6 +462,26 @@ static void check_cvar_write(void)
     T_CALL(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
     v = -1;
     T_ERR("cvar_write out of range", MPI_T_ERR_INVALID, MPI_T_cvar_write(h, &v));
+    /* waiters poll without yielding (WEFT_WAIT_YIELD=0, an enumeration's item): on a loaded
+     * machine yields make the polls before the first sleep take longer than the wait */
+    int iy = cvar_index("WEFT_WAIT_YIELD"), yield_env, item = -1, len;
+    MPI_T_enum en;
+    MPI_T_cvar_handle hy;
+    T_CALL(MPI_T_cvar_get_info(iy, NULL, NULL, NULL, NULL, &en, NULL, NULL, NULL, NULL));
+    T_CALL(MPI_T_cvar_handle_alloc(iy, NULL, &hy, &count));
+    T_CALL(MPI_T_cvar_read(hy, &yield_env));
+    int nitems;
+    T_CALL(MPI_T_enum_get_info(en, &nitems, NULL, NULL));
+    for (int k = 0; k < nitems; k++) {
+        char w[16];
+        int value;
+        len = sizeof(w);
+        T_CALL(MPI_T_enum_get_item(en, k, &value, w, &len));
+        if (!strcmp(w, "0"))
+            item = value;
+    }
+    MT_TRUE(item >= 0, "WEFT_WAIT_YIELD's enumeration has the item \"0\"");
+    T_CALL(MPI_T_cvar_write(hy, &item));
     counters_t c;
     counters_open(&c);
     T_CALL(MPI_T_pvar_start(c.s, c.h[SLEEPS]));
@@ -490,6 +510,10 @@ static void check_cvar_write(void)
     v = atoi(getenv("WEFT_SPIN_US"));
     T_CALL(MPI_T_cvar_write(h, &v));
     T_CALL(MPI_T_cvar_handle_free(&h));
+    T_CALL(MPI_T_cvar_write(hy, &yield_env));
+    T_CALL(MPI_T_cvar_read(hy, &v));
+    MT_EQ("WEFT_WAIT_YIELD restored", yield_env, v);
+    T_CALL(MPI_T_cvar_handle_free(&hy));
     T_CALL(MPI_T_pvar_session_free(&c.s));
 }
 
