@@ -1,9 +1,20 @@
 # The tool information interface (MPI_T, docs/mpit.md).
 weft_mpi_program(tool_mpit tool_mpit.c)
+set(tool_env WEFT_SPIN_US=37 WEFT_SHM_EAGER_MAX=8k WEFT_WAIT_YIELD=1)
 foreach(np 2 4)
   weft_mpi_test(NAME tool_mpit.np${np} PROGRAM tool_mpit NP ${np} TIMEOUT 120 ARGS --weft
-    ENV WEFT_SPIN_US=37 WEFT_SHM_EAGER_MAX=8k WEFT_WAIT_YIELD=1)
+    ENV ${tool_env})
 endforeach()
+# The rendezvous counters name the protocol the settings choose: the pipelined copy (CMA off),
+# shm's single copy (every rendezvous by CMA), libfabric's RMA read.
+weft_mpi_test(NAME tool_mpit.pipeline.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
+  ARGS --weft --rndv=pipeline ENV ${tool_env} WEFT_SHM_CMA=0)
+weft_mpi_test(NAME tool_mpit.cma.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
+  ARGS --weft --rndv=get ENV ${tool_env} WEFT_SHM_CMA_MIN=1)
+if(WEFT_OFI)
+  weft_mpi_test(NAME tool_mpit.ofi.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
+    ARGS --weft --rndv=get_async ENV ${tool_env} WEFT_TRANSPORTS=self,ofi LABELS ofi)
+endif()
 
 # weft-info and MPI_T agree: the same control and performance variables, in the same order.
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/check_weft_info_mpit.cmake [=[

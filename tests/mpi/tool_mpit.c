@@ -2,7 +2,9 @@
  * performance variables with sessions and handles, categories, enumerations, event sources and
  * events, error codes, and use before MPI_Init, after MPI_Finalize and from several threads.
  *
- *   tool_mpit [--weft]      2 or more ranks; ranks 0 and 1 exchange a known pattern
+ *   tool_mpit [--weft] [--rndv=pipeline|get|get_async]
+ *                           2 or more ranks; ranks 0 and 1 exchange a known pattern (whose one
+ *                           rendezvous message takes the protocol named, if one is)
  *   tool_mpit --list        1 rank, no MPI_Init: print "cvar NAME" and "pvar NAME CLASS" lines
  *                           (compared with weft-info by tools.weft_info_mpit)
  * With --weft the checks that name Weft's variables run too; the test sets WEFT_SPIN_US=37,
@@ -318,6 +320,9 @@ static unsigned long long rd(counters_t *c, int k)
     return v;
 }
 
+/* --rndv=pipeline|get|get_async: the protocol the test's settings make the rendezvous take */
+static int rndv_expect = -1;
+
 #define NMSG 10
 #define BIG (1 << 20)
 
@@ -368,6 +373,8 @@ static void check_sessions(void)
         MT_EQ("rank 1 weft_recv_bytes", bytes, rb);
         MT_EQ("rank 1 weft_send_msgs", 0, sm);
         MT_EQ("rank 1 rendezvous receives (pipeline + get + async get)", 1, rndv);
+        if (rndv_expect >= 0)
+            MT_EQ(counter_names[rndv_expect], 1, rd(&c, rndv_expect));
     } else {
         MT_EQ("idle rank weft_send_msgs", 0, sm);
     }
@@ -564,6 +571,14 @@ static void check_threads(void)
 int main(int argc, char **argv)
 {
     int list = argc > 1 && !strcmp(argv[1], "--list");
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--rndv=pipeline"))
+            rndv_expect = RNDV_PIPE;
+        else if (!strcmp(argv[i], "--rndv=get"))
+            rndv_expect = RNDV_GET;
+        else if (!strcmp(argv[i], "--rndv=get_async"))
+            rndv_expect = RNDV_ASYNC;
+    }
     mt_init_args(argc, argv, 0);
     int provided, x;
     /* before MPI_T_init_thread: nothing but init works */
