@@ -179,6 +179,7 @@ static inline wu_status_t wc_op_send(int dst, const wc_peer_t *p, wc_sendop_t *o
 /* Queue op behind dst's pending packets. Peer lock held. */
 static inline void wc_queue_locked(wc_ep_t *ep, wc_peer_t *p, wc_sendop_t *op)
 {
+    wu_count(WU_COUNT_SEND_QUEUED, 1);
     if (wu_list_empty(&p->pending)) {
         atomic_fetch_add_explicit(&ep->npending, 1, memory_order_relaxed);
         atomic_store_explicit(&p->queued, true, memory_order_relaxed);

@@ -28,6 +28,9 @@
                 "(shm: process_vm_readv)")                                                         \
     X(RNDV_GET_ASYNC, "rendezvous receives by a single-copy read the transport completes in the "  \
                       "background (ofi: RMA read)")                                                \
+    X(SEND_QUEUED, "packets (of messages and control) that found no room in their transport (a "   \
+                   "full shm ring or queue, no libfabric credit or buffer) and waited in the "       \
+                   "peer's send queue")                                                           \
     X(LTASK_EXPLICIT, "ltask runs that found work, run at explicit polling points in MPI calls")   \
     X(LTASK_IDLE, "ltask runs that found work, run by idle threads")                               \
     X(LTASK_TIMER, "ltask runs that found work, run by the timer thread")                          \

@@ -11,6 +11,8 @@ weft_mpi_test(NAME tool_mpit.pipeline.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
   ARGS --weft --rndv=pipeline ENV ${tool_env} WEFT_SHM_CMA=0)
 weft_mpi_test(NAME tool_mpit.cma.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
   ARGS --weft --rndv=get ENV ${tool_env} WEFT_SHM_CMA_MIN=1)
+weft_mpi_test(NAME tool_mpit.queued.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
+  ARGS --weft --queued ENV ${tool_env} WEFT_PROGRESS_IDLE=0 WEFT_PROGRESS_TIMER=0)
 if(WEFT_OFI)
   weft_mpi_test(NAME tool_mpit.ofi.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
     ARGS --weft --rndv=get_async ENV ${tool_env} WEFT_TRANSPORTS=self,ofi LABELS ofi)

@@ -5,6 +5,8 @@
  *   tool_mpit [--weft] [--rndv=pipeline|get|get_async]
  *                           2 or more ranks; ranks 0 and 1 exchange a known pattern (whose one
  *                           rendezvous message takes the protocol named, if one is)
+ *   tool_mpit --queued      also: sends that find the transport full are counted (run it without
+ *                           idle and timer threads, so the receiver drains nothing while away)
  *   tool_mpit --list        1 rank, no MPI_Init: print "cvar NAME" and "pvar NAME CLASS" lines
  *                           (compared with weft-info by tools.weft_info_mpit)
  * With --weft the checks that name Weft's variables run too; the test sets WEFT_SPIN_US=37,
@@ -524,6 +526,43 @@ static void check_cvar_write(void)
     T_CALL(MPI_T_pvar_session_free(&c.s));
 }
 
+/* --queued (run without idle and timer threads): rank 1 stays out of MPI while rank 0 sends it 8
+ * MiB in eager messages, which cannot all fit in the transport, so some wait in the send queue. */
+#define QN 2048
+#define QLEN 4096
+static void check_queued(void)
+{
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h;
+    int count;
+    unsigned long long v = 0;
+    T_CALL(MPI_T_pvar_session_create(&s));
+    T_CALL(MPI_T_pvar_handle_alloc(s, pvar_index("weft_send_queued", MPI_T_PVAR_CLASS_COUNTER),
+                                   NULL, &h, &count));
+    char *buf = mt_malloc((size_t)QN * QLEN);
+    MPI_Request *rq = mt_malloc(sizeof(MPI_Request) * QN);
+    MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
+    T_CALL(MPI_T_pvar_start(s, h));
+    if (mt_rank == 0) {
+        for (int i = 0; i < QN; i++)
+            MT_CALL(MPI_Isend(buf + (size_t)i * QLEN, QLEN, MPI_CHAR, 1, 12, MPI_COMM_WORLD, &rq[i]));
+        T_CALL(MPI_T_pvar_read(s, h, &v));
+        MT_TRUE(v > 0, "weft_send_queued after %d MiB sent to a rank outside MPI: expected > 0 "
+                "got %llu", QN * QLEN >> 20, v);
+        MT_CALL(MPI_Waitall(QN, rq, MPI_STATUSES_IGNORE));
+    } else if (mt_rank == 1) {
+        mt_sleep_ms(500);
+        for (int i = 0; i < QN; i++)
+            MT_CALL(MPI_Recv(buf + (size_t)i * QLEN, QLEN, MPI_CHAR, 0, 12, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE));
+        T_CALL(MPI_T_pvar_read(s, h, &v));
+        MT_EQ("weft_send_queued on the receiver (it sent nothing)", 0, v);
+    }
+    T_CALL(MPI_T_pvar_session_free(&s));
+    free(rq);
+    free(buf);
+}
+
 /* Threads reading the same counter while the main thread sends: every read is between the
  * previous one and the final count. */
 #define READERS 4
@@ -571,6 +610,7 @@ static void check_threads(void)
 int main(int argc, char **argv)
 {
     int list = argc > 1 && !strcmp(argv[1], "--list");
+    int queued = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--rndv=pipeline"))
             rndv_expect = RNDV_PIPE;
@@ -578,6 +618,8 @@ int main(int argc, char **argv)
             rndv_expect = RNDV_GET;
         else if (!strcmp(argv[i], "--rndv=get_async"))
             rndv_expect = RNDV_ASYNC;
+        else if (!strcmp(argv[i], "--queued"))
+            queued = 1;
     }
     mt_init_args(argc, argv, 0);
     int provided, x;
@@ -607,6 +649,8 @@ int main(int argc, char **argv)
     if (mt_weft)
         check_cvar_write();
     check_threads();
+    if (queued)
+        check_queued();
     T_CALL(MPI_T_finalize());
     MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0)
