@@ -4,8 +4,12 @@
  *
  *   weft-info [--all]          everything (the default)
  *   weft-info --vars           only the WEFT_* variables
+ *   weft-info --pvars          only MPI_T's performance variables
  *   weft-info --parsable       key:value lines (with --vars: only the variables), for scripts
+ * Control variables (MPI_T) are the WEFT_* variables; both lists come from the tables MPI_T uses
+ * (src/mpi/wm_t.h), so the two agree.
  */
+#include "mpi/wm_t.h"
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
 #include "transport/ofi/wx_ofi.h"
@@ -143,6 +147,7 @@ static const char *scope_name(wu_config_scope_t s)
 {
     switch (s) {
     case WU_CONFIG_RANK:   return "rank";
+    case WU_CONFIG_RUN:    return "rank, writable at run time (MPI_T_cvar_write)";
     case WU_CONFIG_JOB:    return "job (the same on every rank, checked at start-up)";
     case WU_CONFIG_LAUNCH: return "mpiexec";
     }
@@ -171,6 +176,8 @@ static void print_vars(void)
             printf("var:%s:default:%s\n", name, d->def);
             printf("var:%s:range:%s\n", name, range);
             printf("var:%s:scope:%s\n", name, scope_name(d->scope));
+            printf("var:%s:mpit:cvar %d, %s\n", name, i,
+                   d->scope == WU_CONFIG_RUN ? "writable" : "read-only");
             printf("var:%s:source:%s\n", name, set ? "environment" : "default");
             if (!valid)
                 printf("var:%s:error:%s\n", name, why);
@@ -183,28 +190,65 @@ static void print_vars(void)
         printf("   [%s, default %s%s]\n", type_name(d->type), *d->def ? d->def : "\"\"",
                set ? ", set in the environment" : "");
         printf("      accepted: %s; scope: %s\n", range, scope_name(d->scope));
+        printf("      MPI_T: control variable %d (%s), %s\n", i, wm_t_cvar_name(i),
+               d->scope == WU_CONFIG_RUN ? "writable" : "read-only");
         if (!valid)
             printf("      INVALID: %s\n", why);
         printf("      %s\n", d->desc);
     }
 }
 
+static const char *pvar_class_name(int c)
+{
+    switch (c) {
+    case MPI_T_PVAR_CLASS_COUNTER:       return "counter";
+    case MPI_T_PVAR_CLASS_LEVEL:         return "level";
+    case MPI_T_PVAR_CLASS_HIGHWATERMARK: return "high-water mark";
+    }
+    return "other";
+}
+
+/* MPI_T's performance variables, from the table MPI_T reads. */
+static void print_pvars(void)
+{
+    title("Performance variables (MPI_T; docs/mpit.md)");
+    for (int i = 0; i < wm_t_pvar_num(); i++) {
+        const wm_t_pvar_t *p = wm_t_pvar(i);
+        const char *how = p->continuous ? "continuous, read-only" : "started and stopped per handle";
+        if (parsable) {
+            printf("pvar:%s:index:%d\n", p->name, i);
+            printf("pvar:%s:class:%s\n", p->name, pvar_class_name(p->var_class));
+            printf("pvar:%s:category:%s\n", p->name, wm_t_cat((int)p->cat)->name);
+            printf("pvar:%s:mode:%s\n", p->name, how);
+            printf("pvar:%s:meaning:%s\n", p->name, p->desc);
+            continue;
+        }
+        printf("  %-26s [%d, %s, %s; %s]\n      %s\n", p->name, i, pvar_class_name(p->var_class),
+               "unsigned long long", how, p->desc);
+    }
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: weft-info [--all | --vars] [--parsable]\n"
+    fprintf(f, "usage: weft-info [--all | --vars | --pvars] [--parsable]\n"
                "  --all       version, threading, transports, progression and variables (default)\n"
                "  --vars      only the WEFT_* variables: value, type, default, range, meaning\n"
+               "  --pvars     only MPI_T's performance variables\n"
                "  --parsable  key:value lines for scripts\n");
 }
 
 int main(int argc, char **argv)
 {
-    bool all = true;
+    bool all = true, vars_only = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--all")) {
             all = true;
         } else if (!strcmp(argv[i], "--vars")) {
             all = false;
+            vars_only = true;
+        } else if (!strcmp(argv[i], "--pvars")) {
+            all = false;
+            vars_only = false;
         } else if (!strcmp(argv[i], "--parsable")) {
             parsable = true;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -222,6 +266,9 @@ int main(int argc, char **argv)
         print_build();
         print_progress();
     }
-    print_vars();
+    if (all || vars_only)
+        print_vars();
+    if (all || !vars_only)
+        print_pvars();
     return st == WU_OK ? 0 : 1;
 }

@@ -402,7 +402,7 @@ wu_status_t wc_init(bool thread_multiple)
         goto err_pmi;
     ep->unexp_max = (size_t)wu_config_int(WU_CONFIG_UNEXPECTED_MAX);
 
-    wc_spin_ns = (uint64_t)wu_config_int(WU_CONFIG_SPIN_US) * 1000u;
+    wc_wait_spin_set((uint64_t)wu_config_int(WU_CONFIG_SPIN_US));
     wc_wait_init();
     wx_bootstrap_t bs = {
         .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),
@@ -418,9 +418,7 @@ wu_status_t wc_init(bool thread_multiple)
         /* the ranks of this machine share its CPUs, also those of the nodes WEFT_NODE_SPLIT
          * makes of it (counting only the node's ranks, 4 ranks of 2 such nodes on 2 CPUs never
          * yielded: mpi.ofi.nodes2.mt_tags took twice as long) */
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        const char *v = wu_config_str(WU_CONFIG_WAIT_YIELD);   /* auto, or 0 / 1 force it */
-        wc_idle_yield = strcmp(v, "auto") ? atoi(v) != 0 : ncpu > 0 && wc_nodes.nmachine > ncpu;
+        wc_wait_yield_set(wc_wait_yield_mode(), wc_nodes.nmachine);
     }
     wc_doorbell_choose();
     wc_ep_start(ep, false);
@@ -439,6 +437,17 @@ err_transports:
 err_pmi:
     wi_pmi_finalize();
     return st;
+}
+
+int wc_wait_yield_mode(void)
+{
+    static const int mode[] = { -1, 1, 0 };   /* WEFT_WAIT_YIELD's words: auto|1|0 */
+    return mode[wu_config_int(WU_CONFIG_WAIT_YIELD)];
+}
+
+long wc_machine_ranks(void)
+{
+    return wc_nodes.nmachine;
 }
 
 wu_status_t wc_finalize(void)

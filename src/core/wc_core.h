@@ -52,6 +52,10 @@ int wc_node_of(int rank);
  * only if they do: a single-threaded rank pays no atomics (the lock gate of wt_thread.h). */
 wu_status_t wc_init(bool thread_multiple);
 wu_status_t wc_finalize(void);
+/* WEFT_WAIT_YIELD as wc_wait_yield_set takes it (-1 auto, 1, 0), and the ranks on this machine
+ * (0 before wc_init): for MPI_T, which may change the setting at run time. */
+int wc_wait_yield_mode(void);
+long wc_machine_ranks(void);
 void wc_abort(int code, const char *msg) __attribute__((noreturn));
 /* An error found inside progress, which no call can return (an unexpected message past its
  * budget): wc_fatal_fn if set (the MPI layer's, set once by MPI_Init: it names the error class

@@ -206,3 +206,16 @@ void wc_ep_destroy(wc_ep_t *ep)
     wc_ep_fini(ep);
     free(ep);
 }
+
+void wc_ep_unexp_stats(wc_ep_t *ep, size_t *nmsgs_p, size_t *hwm_p)
+{
+    *nmsgs_p = __atomic_load_n(&ep->unexp_nmsgs, __ATOMIC_RELAXED);
+    *hwm_p = __atomic_load_n(&ep->unexp_hwm, __ATOMIC_RELAXED);
+}
+
+void wc_ep_unexp_max_set(wc_ep_t *ep, size_t max)
+{
+    wt_spin_lock(&ep->match_lock);
+    ep->unexp_max = max;
+    wt_spin_unlock(&ep->match_lock);
+}

@@ -110,7 +110,11 @@ struct wc_ep {
     uint32_t       cls_nfree[WC_MSG_CLASSES];       /* match_lock */
     wc_message_t  *cls_free[WC_MSG_CLASSES];        /* match_lock: free messages per size class */
     size_t         unexp_bytes;    /* match_lock: bytes the stored unexpected messages take */
-    size_t         unexp_max;      /* budget for unexp_bytes (WEFT_UNEXPECTED_MAX); 0: none (set-up) */
+    size_t         unexp_max;      /* match_lock: budget for unexp_bytes (WEFT_UNEXPECTED_MAX); 0:
+                                      none. Set up by wc_init, changed by MPI_T (wc_ep_unexp_max_set) */
+    /* Written under match_lock with relaxed atomic stores, read by MPI_T without it: */
+    size_t         unexp_nmsgs;    /* unexpected messages stored now */
+    size_t         unexp_hwm;      /* the most stored at once since wc_ep_init */
     /* Cold. */
     wc_limits_t    limits;         /* set by wc_ep_start */
     _Atomic size_t ndropped;       /* packets of abandoned sends dropped (wc_quiesce), for the log */
@@ -159,6 +163,10 @@ static inline bool wc_ep_sends_pending(wc_ep_t *ep)
 {
     return atomic_load_explicit(&ep->npending, memory_order_relaxed) > 0;
 }
+/* MPI_T (any thread, any time): the unexpected messages stored now and the most at once; a new
+ * budget for their bytes (0: none), used from the next message on. */
+void wc_ep_unexp_stats(wc_ep_t *ep, size_t *nmsgs_p, size_t *hwm_p);
+void wc_ep_unexp_max_set(wc_ep_t *ep, size_t max);
 /* Release what ep holds (unreceived messages, queued control packets); the transports are the
  * caller's. wc_ep_destroy also frees an endpoint of wc_ep_create. */
 void wc_ep_fini(wc_ep_t *ep);

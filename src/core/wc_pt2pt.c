@@ -29,6 +29,7 @@
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
 #include "util/wu_log.h"
+#include "util/wu_counters.h"
 #include "util/wu_tsan.h"
 
 #include <sched.h>
@@ -121,12 +122,17 @@ static wc_message_t *wc_message_get(wc_ep_t *ep, size_t len)
     m->data_owned = false;
     m->bytes = sizeof(*m) + room;
     ep->unexp_bytes += m->bytes;
+    size_t n = ep->unexp_nmsgs + 1;   /* read by MPI_T without the lock: atomic stores */
+    __atomic_store_n(&ep->unexp_nmsgs, n, __ATOMIC_RELAXED);
+    if (n > ep->unexp_hwm)
+        __atomic_store_n(&ep->unexp_hwm, n, __ATOMIC_RELAXED);
     return m;
 }
 
 static void wc_message_put_locked(wc_ep_t *ep, wc_message_t *m)
 {
     ep->unexp_bytes -= m->bytes;
+    __atomic_store_n(&ep->unexp_nmsgs, ep->unexp_nmsgs - 1, __ATOMIC_RELAXED);
     if (WU_UNLIKELY(m->data_owned))
         free(m->data);
     if (m->cls == WC_MSG_CLS_INLINE) {
@@ -173,6 +179,7 @@ static inline wu_status_t wc_op_send(int dst, const wc_peer_t *p, wc_sendop_t *o
 /* Queue op behind dst's pending packets. Peer lock held. */
 static inline void wc_queue_locked(wc_ep_t *ep, wc_peer_t *p, wc_sendop_t *op)
 {
+    wu_count(WU_COUNT_SEND_QUEUED, 1);
     if (wu_list_empty(&p->pending)) {
         atomic_fetch_add_explicit(&ep->npending, 1, memory_order_relaxed);
         atomic_store_explicit(&p->queued, true, memory_order_relaxed);
@@ -376,6 +383,9 @@ static inline void wc_recv_status(wc_request_t *rreq, int src, const wc_hdr_t *h
     }
     rreq->st_bytes = n;
     rreq->msg_len = hdr->len;
+    wu_counters_t *c = wu_counters_get();
+    wu_counter_add(c, WU_COUNT_RECV_MSGS, 1);
+    wu_counter_add(c, WU_COUNT_RECV_BYTES, n);
     *n_p = n;
 }
 
@@ -519,6 +529,7 @@ static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t
     wc_recv_status(rreq, src, hdr, &n);
     bool get = src != ep->rank && wc_cma_wanted(hdr, &tl->attr);
     if (src == ep->rank) {
+        wu_count(WU_COUNT_RNDV_SELF, 1);
         wc_copy_local(rreq, wc_req_untoken(hdr->sreq), n);   /* our own token (self) */
     } else if (get && (tl->attr.caps & WX_CAP_GET_ASYNC)) {
         if (rreq->dt)
@@ -529,18 +540,22 @@ static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t
         WU_TSAN_RELEASE(rreq);
         wu_status_t st = tl->ops->get_start(tl, src, rreq->buf, rkey, 0, n, wc_recv_get_done,
                                             rreq);
-        if (st == WU_OK)
+        if (st == WU_OK) {
+            wu_count(WU_COUNT_RNDV_GET_ASYNC, 1);
             return;
+        }
         if (st == WU_ERR_AGAIN || st == WU_ERR_UNSUPPORTED)
             goto cts;
         rreq->error = st;
     } else if (get && (!rreq->dt || wc_cma_scatter_ok(rreq->dt))) {
+        wu_count(WU_COUNT_RNDV_GET, 1);
         wu_status_t st = rreq->dt ? wc_cma_scatter(rreq, tl, src, rkey, n)
                                   : tl->ops->get(tl, src, rreq->buf, rkey, 0, n);
         if (st != WU_OK)
             rreq->error = st;
     } else {
     cts:
+        wu_count(WU_COUNT_RNDV_PIPELINE, 1);
         rreq->arrived = 0;
         rreq->leave_gen = wc_leave_gen_now();
         WU_TSAN_RELEASE(rreq);
@@ -908,6 +923,9 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     req->cma_wait = 0;
     req->dt = dt;
     wc_request_reset(req);
+    wu_counters_t *c = wu_counters_get();
+    wu_counter_add(c, WU_COUNT_SEND_MSGS, 1);
+    wu_counter_add(c, WU_COUNT_SEND_BYTES, len);
 
     wc_sendop_t *op = &req->op;
     op->req = req;

@@ -4,12 +4,14 @@
 #include "core/wc_pt2pt.h"
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
+#include "util/wu_counters.h"
 #include "util/wu_list.h"
 #include "util/wu_log.h"
 
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WC_SLEEP_FIRST_NS 20000u       /* after arming the doorbell: bounds the arming race */
 #define WC_SLEEP_MAX_NS   10000000u    /* every sleep ends by then; the caller re-polls */
@@ -45,6 +47,18 @@ uint64_t wc_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void wc_wait_spin_set(uint64_t us)
+{
+    __atomic_store_n(&wc_spin_ns, us * 1000u, __ATOMIC_RELAXED);
+}
+
+void wc_wait_yield_set(int mode, long nranks_here)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    bool y = mode >= 0 ? mode != 0 : ncpu > 0 && nranks_here > ncpu;
+    __atomic_store_n(&wc_idle_yield, y, __ATOMIC_RELAXED);
 }
 
 void wc_wait_init(void)
@@ -84,6 +98,7 @@ static wc_waiter_t *wc_waiter_self(void)
 
 void wc_waiter_wake(uintptr_t waiter)
 {
+    wu_count(WU_COUNT_WAIT_WAKEUPS, 1);
     wt_wait_wake(&((wc_waiter_t *)waiter)->wait);
     if (atomic_load_explicit(&wc_doorbell_owner, memory_order_acquire) == waiter)
         wc_doorbell->ops->db_ring(wc_doorbell);
@@ -164,6 +179,7 @@ static void wc_block(wc_request_t *const *reqs, int n)
             break;
     }
     if (i == n) {
+        wu_count(WU_COUNT_WAIT_SLEEPS, 1);
         wp_engine_kick();
         wc_sleep(w);
     }
@@ -179,7 +195,7 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
     uint64_t now = wc_now_ns();
     if (idle->deadline_ns == 0) {
         uint64_t extra = atomic_load_explicit(&wc_cma_wait_bytes, memory_order_relaxed) / 4;
-        idle->deadline_ns = now + wc_spin_ns + (extra < 1000000u ? extra : 1000000u);
+        idle->deadline_ns = now + __atomic_load_n(&wc_spin_ns, __ATOMIC_RELAXED) + (extra < 1000000u ? extra : 1000000u);
         return;
     }
     if (now < idle->deadline_ns)

@@ -62,10 +62,15 @@ typedef struct wc_idle {
     uint64_t deadline_ns;
 } wc_idle_t;
 
-extern uint64_t wc_spin_ns;
+extern uint64_t wc_spin_ns;      /* __atomic (MPI_T may change it): wc_wait_spin_set */
 /* More ranks than CPUs (WEFT_WAIT_YIELD): a waiter yields its core after every poll that found
- * nothing, instead of spinning on it. Set once by wc_init. */
-extern bool wc_idle_yield;
+ * nothing, instead of spinning on it. Set by wc_init, changed by MPI_T: wc_wait_yield_set. */
+extern bool wc_idle_yield;       /* __atomic */
+/* WEFT_SPIN_US and WEFT_WAIT_YIELD, at start-up and from MPI_T (any thread; later waits see the
+ * new value). mode: 1 or 0 force yielding; -1 (auto) yields when nranks_here, the ranks sharing
+ * this machine's CPUs, outnumber them. */
+void wc_wait_spin_set(uint64_t us);
+void wc_wait_yield_set(int mode, long nranks_here);
 /* Bytes of this rank's sends that receivers are reading by single copy (sent, FIN not yet in):
  * such a transfer gives its sender no event until it ends, so a waiter spins longer before it
  * sleeps (the time a copy of them takes, at most 1 ms) instead of paying a wake-up per message. */
@@ -82,7 +87,7 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);
 
 static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int n)
 {
-    if (WU_UNLIKELY(wc_idle_yield))
+    if (WU_UNLIKELY(__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED)))
         wt_thread_yield();   /* the rank we wait for may be waiting for this core */
     /* No pause instruction: it costs tens of cycles on some cores, straight onto latency. */
     if (WU_LIKELY((++idle->polls & 63) != 0))

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "progress/wp_queue.h"
 #include "util/wu_compiler.h"
+#include "util/wu_counters.h"
 
 #define WP_MAX_DEPTH 16            /* machine, package, L3, core, PU: 5 at most today */
 #define WP_LOCATION_REFRESH 256    /* polls between two sched_getcpu() of a thread */
@@ -65,6 +66,8 @@ static inline int wp_queue_poll_explicit(wp_queue_t *q)
         return 0;
     int did = wp_queue_run_locked(q);
     wp_queue_unlock(q);
+    if (did)
+        wu_count(WU_COUNT_LTASK_EXPLICIT, (uint64_t)did);
     return did;
 }
 

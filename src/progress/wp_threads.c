@@ -82,13 +82,14 @@ static void wp_pause(unsigned us)
 
 void wp_engine_kick_slow(void)
 {
+    wu_count(WU_COUNT_KICKS, 1);
     __atomic_fetch_add(&wp_engine_g.kick_seq, 1, __ATOMIC_RELEASE);
     wp_futex_wake_all(&wp_engine_g.kick_seq);
 }
 
 /* ---- polling from a background thread -------------------------------------------------------- */
 
-static int wp_queue_poll_background(wp_queue_t *q)
+static int wp_queue_poll_background(wp_queue_t *q, wu_counter_t kind)
 {
     if (!wp_queue_has_tasks(q))
         return 0;
@@ -100,6 +101,8 @@ static int wp_queue_poll_background(wp_queue_t *q)
         return 0;
     int did = wp_queue_run_locked(q);
     wp_queue_unlock(q);
+    if (did)
+        wu_count(kind, (uint64_t)did);
     return did;
 }
 
@@ -110,14 +113,14 @@ static int wp_idle_round(wp_tls_t *tls, unsigned node)
     wp_queue_t *qs = wp_engine_g.queues, *q = &qs[node];
     int did = 0;
     for (unsigned i = node; i < q->subtree_end; i++)
-        did += wp_queue_poll_background(&qs[i]);
+        did += wp_queue_poll_background(&qs[i], WU_COUNT_LTASK_IDLE);
     for (wp_queue_t *p; (p = q->parent); q = p) {
         if (p->nchildren > 1) {
             if (++tls->climb[p->depth] < p->nchildren)
                 break;
             tls->climb[p->depth] = 0;
         }
-        did += wp_queue_poll_background(p);
+        did += wp_queue_poll_background(p, WU_COUNT_LTASK_IDLE);
     }
     return did;
 }
@@ -150,6 +153,9 @@ static bool wp_idle_sleep(unsigned node, unsigned us)
         woken = __atomic_load_n(&wp_engine_g.kick_seq, __ATOMIC_ACQUIRE) != seq;
     }
     __atomic_fetch_sub(&wp_engine_g.sleepers, 1, __ATOMIC_RELAXED);
+    wu_count(WU_COUNT_IDLE_SLEEPS, 1);
+    if (woken)
+        wu_count(WU_COUNT_IDLE_WAKEUPS, 1);
     return woken;
 }
 
@@ -170,6 +176,7 @@ static void *wp_idle_main(void *arg)
     uint64_t empty_since = 0;
     unsigned sleep_us = WP_IDLE_SLEEP_MIN_US;
     while (!wp_stopping()) {
+        wu_count(WU_COUNT_IDLE_POLLS, 1);
         if (wp_idle_round(tls, me->node)) {
             empty_since = 0;
             sleep_us = WP_IDLE_SLEEP_MIN_US;
@@ -216,7 +223,7 @@ static void *wp_timer_main(void *arg)
             break;
         int did = 0;
         for (unsigned i = 0; i < wp_engine_g.nqueues; i++)
-            did += wp_queue_poll_background(&wp_engine_g.queues[i]);
+            did += wp_queue_poll_background(&wp_engine_g.queues[i], WU_COUNT_LTASK_TIMER);
         if (did)
             wp_engine_kick();   /* traffic: let sleeping idle threads take over */
     }

@@ -228,7 +228,7 @@ wu_status_t wu_config_init(void)
         wu_log_error("%s", why);
         result = WU_ERR_INVALID;
     }
-    wu_log_debug_enabled = (int)wu_config_values[WU_CONFIG_DEBUG];
+    wu_log_debug_set((int)wu_config_values[WU_CONFIG_DEBUG]);
     wu_config_result = result;
     wu_config_ready = 1;
     return result;
@@ -238,12 +238,52 @@ long wu_config_int(wu_config_id_t id)
 {
     if (!wu_config_ready)
         (void)wu_config_init();
-    return wu_config_values[id];
+    return __atomic_load_n(&wu_config_values[id], __ATOMIC_RELAXED);
+}
+
+wu_status_t wu_config_set(wu_config_id_t id, long value, char *why, size_t len)
+{
+    const wu_config_desc_t *d = &wu_config_table[id];
+    char range[160];
+    if (d->scope != WU_CONFIG_RUN) {
+        snprintf(why, len, "WEFT_%s is read once at start-up: it cannot change at run time",
+                 d->name);
+        return WU_ERR_UNSUPPORTED;
+    }
+    bool ok;
+    switch (d->type) {
+    case WU_CONFIG_BOOL:
+        ok = value == 0 || value == 1;
+        break;
+    case WU_CONFIG_STR: {
+        char w[64];
+        ok = d->words && value >= 0 && wu_config_word(d->words, (int)value, w, sizeof(w));
+        break;
+    }
+    default:
+        ok = value >= d->min && value <= d->max;
+        break;
+    }
+    if (!ok) {
+        snprintf(why, len, "WEFT_%s=%ld: out of range; accepted: %s", d->name, value,
+                 wu_config_range_str(id, range, sizeof(range)));
+        return WU_ERR_INVALID;
+    }
+    if (!wu_config_ready)
+        (void)wu_config_init();
+    __atomic_store_n(&wu_config_values[id], value, __ATOMIC_RELAXED);
+    return WU_OK;
 }
 
 const wu_config_desc_t *wu_config_desc(wu_config_id_t id)
 {
     return &wu_config_table[id];
+}
+
+bool wu_config_word_at(wu_config_id_t id, int i, char *buf, size_t len)
+{
+    const char *words = wu_config_table[id].words;
+    return words && i >= 0 && wu_config_word(words, i, buf, len);
 }
 
 /* ---- settings that must agree across ranks ---- */

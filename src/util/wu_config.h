@@ -1,7 +1,10 @@
 /* WEFT_* configuration variables (the table: wu_config_vars.h). wu_config_init, called by MPI_Init
- * before any communication, reads every variable of scope RANK or JOB from the environment, parses
- * it strictly against its range and checks the combinations that cannot work; reads after that are
- * plain loads. Thread-safe after wu_config_init. An empty value means the default. */
+ * (or MPI_T_init_thread) before any communication, reads every variable of scope RANK, RUN or JOB
+ * from the environment, parses it strictly against its range and checks the combinations that
+ * cannot work; reads after that are relaxed atomic loads. A variable of scope RUN may be given a
+ * new value later (wu_config_set, from MPI_T_cvar_write); the others never change after
+ * wu_config_init. Thread-safe after wu_config_init. An empty value means the default. The table
+ * is also MPI_T's list of control variables (src/mpi/wm_t.c). */
 #ifndef WU_CONFIG_H
 #define WU_CONFIG_H
 
@@ -11,7 +14,7 @@
 #include "util/wu_status.h"
 
 typedef enum { WU_CONFIG_INT, WU_CONFIG_SIZE, WU_CONFIG_BOOL, WU_CONFIG_STR } wu_config_type_t;
-typedef enum { WU_CONFIG_RANK, WU_CONFIG_JOB, WU_CONFIG_LAUNCH } wu_config_scope_t;
+typedef enum { WU_CONFIG_RANK, WU_CONFIG_RUN, WU_CONFIG_JOB, WU_CONFIG_LAUNCH } wu_config_scope_t;
 
 typedef enum {
 #define WU_X(name, type, def, min, max, words, scope, desc) WU_CONFIG_##name,
@@ -38,6 +41,13 @@ long wu_config_int(wu_config_id_t id);        /* INT, SIZE and BOOL; STR with wo
 const char *wu_config_str(wu_config_id_t id); /* the raw value, or the default when unset or empty */
 bool wu_config_is_set(wu_config_id_t id);     /* set in the environment, and not empty */
 const wu_config_desc_t *wu_config_desc(wu_config_id_t id);
+/* Word number i of a STR variable with words ("auto" for WAIT_YIELD's 0); false past the last. */
+bool wu_config_word_at(wu_config_id_t id, int i, char *buf, size_t len);
+/* A new value for a variable of scope RUN (as wu_config_int returns it: the word's index for STR
+ * with words), checked against its range: WU_OK; WU_ERR_INVALID (out of range: the reason in
+ * why); WU_ERR_UNSUPPORTED (not of scope RUN). Any thread, after wu_config_init; the caller
+ * applies the value to the layer that uses it. */
+wu_status_t wu_config_set(wu_config_id_t id, long value, char *why, size_t len);
 
 /* Parse s as a value of variable id, without side effects: WU_OK and *value_p (numbers; the index
  * of the word for STR with words; 0 for free text), or WU_ERR_INVALID and a one-line reason in why

@@ -4,8 +4,10 @@
  * Types: INT (decimal), SIZE (bytes, decimal with an optional k/m/g/t suffix), BOOL (0/1, yes/no,
  *   true/false, on/off), STR (WORDS "a|b|c": one of these, exactly; NULL: any text).
  * MIN, MAX: the accepted range of INT and SIZE (inclusive); 0 for the others.
- * Scope: RANK (read by each rank, may differ), JOB (chooses a protocol: every rank must have the
- *   same value, checked at start-up, wc_core.c), LAUNCH (read by mpiexec, which checks it).
+ * Scope: RANK (read by each rank, may differ), RUN (as RANK, and MPI_T_cvar_write may change it
+ *   while the program runs: only a setting whose users read it again each time, docs/mpit.md),
+ *   JOB (chooses a protocol: every rank must have the same value, checked at start-up, wc_core.c),
+ *   LAUNCH (read by mpiexec, which checks it).
  * An empty value means the default. */
 #define WU_CONFIG_KIB 1024L
 #define WU_CONFIG_MIB (1024L * 1024L)
@@ -15,7 +17,7 @@
 
 /* Columns: name, type, default, min, max, words, scope, meaning. */
 #define WU_CONFIG_VARS(X)                                                                          \
-    X(DEBUG,          BOOL, "0",      0, 1, NULL, RANK, "print debug messages from every layer")   \
+    X(DEBUG,          BOOL, "0",      0, 1, NULL, RUN,  "print debug messages from every layer")   \
     X(SHM_EAGER_MAX,  SIZE, "16384",  0, 64 * WU_CONFIG_MIB, NULL, JOB,                            \
       "largest message sent eagerly through the shared-memory ring")                               \
     X(SHM_RING_SIZE,  SIZE, "0",      0, WU_CONFIG_GIB, NULL, RANK,                                \
@@ -58,7 +60,7 @@
       "receive buffers posted to the libfabric endpoint (the peers' credits are computed from it)") \
     X(OFI_TX_BUFS,    INT,  "64",     2, 65536, NULL, RANK,                                        \
       "send bounce buffers of the libfabric transport (none free: the send waits)")                \
-    X(UNEXPECTED_MAX, SIZE, "1g",     0, WU_CONFIG_TIB, NULL, RANK,                                \
+    X(UNEXPECTED_MAX, SIZE, "1g",     0, WU_CONFIG_TIB, NULL, RUN,                                 \
       "bytes a rank may hold in unexpected messages (arrived before their receive); past it the "   \
       "job aborts with MPI_ERR_NO_MEM naming the sender; 0: no limit")                            \
     X(PROGRESS_IDLE,  BOOL, "1",      0, 1, NULL, RANK,                                            \
@@ -72,9 +74,9 @@
       "timer thread period in microseconds")                                                       \
     X(PROGRESS_EXPLICIT, BOOL, "1",   0, 1, NULL, RANK,                                            \
       "run ltasks at explicit polling points inside MPI calls")                                    \
-    X(SPIN_US,        INT,  "10",     0, 10000000, NULL, RANK,                                     \
+    X(SPIN_US,        INT,  "10",     0, 10000000, NULL, RUN,                                      \
       "microseconds a waiting thread polls before it sleeps")                                      \
-    X(WAIT_YIELD,     STR,  "auto",   0, 0, "auto|1|0", RANK,                                      \
+    X(WAIT_YIELD,     STR,  "auto",   0, 0, "auto|1|0", RUN,                                       \
       "a waiting rank (any MPI wait or blocking call) yields its core after every empty poll: "    \
       "auto (when ranks > CPUs), 1 or 0")                                                          \
     X(BIND,           STR,  "auto",   0, 0, "auto|core|none", LAUNCH,                              \

@@ -7,6 +7,11 @@
 #include <unistd.h>
 
 int wu_log_debug_enabled;
+
+void wu_log_debug_set(int on)
+{
+    __atomic_store_n(&wu_log_debug_enabled, on, __ATOMIC_RELAXED);
+}
 static char wu_log_prefix[64] = "weft";
 
 void wu_log_set_prefix(const char *prefix)
