@@ -168,10 +168,11 @@ int wc_dyn_cmp(int a, int b)
     return c;
 }
 
-bool wc_dyn_job_of(int id, char *buf, size_t len)
+bool wc_dyn_job_of(int id, char *buf, size_t len, int *rank_p)
 {
     if (id < wc_world.size) {
         snprintf(buf, len, "%s", wc_dyn_job());
+        *rank_p = id;
         return true;
     }
     bool found = false;
@@ -179,6 +180,7 @@ bool wc_dyn_job_of(int id, char *buf, size_t len)
     for (int i = 0; i < wc_dyn_n && !found; i++)
         if (wc_dyn_tab[i].id == id && wc_dyn_tab[i].rank >= 0) {
             snprintf(buf, len, "%s", wc_dyn_tab[i].job);
+            *rank_p = wc_dyn_tab[i].rank;
             found = true;
         }
     wt_mutex_unlock_always(&wc_dyn_mu);

@@ -27,8 +27,9 @@ const char *wc_dyn_job(void);
 /* One order of processes that every job agrees on (by job identity, then rank): <0, 0, >0. Ids of
  * this job compare by world rank. An id whose job was never named sorts after the named ones. */
 int wc_dyn_cmp(int a, int b);
-/* The job identity of id into buf (its own job for ids below the world size); false if unnamed. */
-bool wc_dyn_job_of(int id, char *buf, size_t len);
+/* The job identity of id into buf and its rank there (this job's for ids below the world size);
+ * false if unnamed. */
+bool wc_dyn_job_of(int id, char *buf, size_t len, int *rank_p);
 /* Is id a process of another job? */
 static inline bool wc_dyn_is_foreign(int id, int world_size)
 {

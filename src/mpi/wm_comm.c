@@ -215,69 +215,74 @@ static uint32_t wm_ctx_agree_jobs(wm_comm_t *c, int leader)
     uint32_t coll = c->ctx | WM_CTX_COLL, msg[2];
     int total = c->size + (c->inter ? c->remote_size : 0);
     int *members = malloc(sizeof(int) * (size_t)total);
-    if (!members)
+    int *rank = malloc(sizeof(int) * (size_t)total);
+    char (*job)[160] = malloc(160 * (size_t)total);
+    if (!members || !rank || !job)
         wu_log_fatal("no memory for a context id agreement");
-    for (int i = 0; i < total; i++)
+    /* every member's (job, rank there): the same facts on every member, so all choose the same
+     * representatives (a process of this job reached through another connection included) */
+    int li = -1, me = -1;
+    for (int i = 0; i < total; i++) {
         members[i] = i < c->size ? wm_comm_world_rank(c, i) : c->remote_world_ranks[i - c->size];
+        if (!wc_dyn_job_of(members[i], job[i], sizeof(job[i]), &rank[i]))
+            wu_log_fatal("a process of another job that was never named (peer id %d)", members[i]);
+        if (members[i] == leader)
+            li = i;
+        if (members[i] == wc_world.rank)
+            me = i;
+    }
+    /* representative of its job: not the leader's job, and the lowest rank of it in c */
+    bool *rep = calloc((size_t)total, sizeof(bool));
+    if (!rep)
+        wu_log_fatal("no memory for a context id agreement");
+    for (int i = 0; i < total; i++) {
+        rep[i] = strcmp(job[i], job[li]) != 0;
+        for (int k = 0; k < total && rep[i]; k++)
+            if (k != i && !strcmp(job[k], job[i]) && rank[k] < rank[i])
+                rep[i] = false;
+    }
+    uint32_t cand = 0;
     if (leader != wc_world.rank) {
-        /* representative: the lowest rank of this job among the members, unless the leader's */
-        bool rep = leader >= wc_world.size;
-        for (int i = 0; i < total && rep; i++)
-            if (members[i] < wc_world.rank)
-                rep = false;
-        free(members);
         for (;;) {
             wm_cx_recv(msg, sizeof(msg), leader, WM_TAG_CTXID, coll);
-            if (msg[1] || !rep)
-                return msg[0];
+            if (msg[1] || !rep[me]) {
+                cand = msg[0];
+                break;
+            }
             msg[0] = wc_ctx_alloc_min(ep, 2, msg[0]);
             wm_cx_send(msg, sizeof(msg), leader, WM_TAG_CTXID, coll);
         }
-    }
-    /* the representatives of the other jobs */
-    int *reps = malloc(sizeof(int) * (size_t)total), nrep = 0;
-    char (*jobs)[160] = malloc(160 * (size_t)total);
-    if (!reps || !jobs)
-        wu_log_fatal("no memory for a context id agreement");
-    for (int i = 0; i < total; i++) {
-        char j[160];
-        if (members[i] < wc_world.size || !wc_dyn_job_of(members[i], j, sizeof(j)))
-            continue;
-        int k = 0;
-        while (k < nrep && strcmp(jobs[k], j))
-            k++;
-        if (k == nrep) {
-            strcpy(jobs[nrep], j);
-            reps[nrep++] = members[i];
-        } else if (wc_dyn_cmp(members[i], reps[k]) < 0) {
-            reps[k] = members[i];
+    } else {
+        cand = wc_ctx_alloc_min(ep, 2, 0);
+        for (;;) {
+            uint32_t hi = cand;
+            bool agreed = true;
+            msg[0] = cand;
+            msg[1] = 0;
+            for (int k = 0; k < total; k++)
+                if (rep[k])
+                    wm_cx_send(msg, sizeof(msg), members[k], WM_TAG_CTXID, coll);
+            for (int k = 0; k < total; k++) {
+                if (!rep[k])
+                    continue;
+                uint32_t ans[2];
+                wm_cx_recv(ans, sizeof(ans), members[k], WM_TAG_CTXID, coll);
+                agreed &= ans[0] == cand;
+                hi = ans[0] > hi ? ans[0] : hi;
+            }
+            if (agreed)
+                break;
+            cand = wc_ctx_alloc_min(ep, 2, hi);
         }
-    }
-    uint32_t cand = wc_ctx_alloc_min(ep, 2, 0);
-    for (;;) {
-        uint32_t hi = cand;
-        bool agreed = true;
         msg[0] = cand;
-        msg[1] = 0;
-        for (int k = 0; k < nrep; k++)
-            wm_cx_send(msg, sizeof(msg), reps[k], WM_TAG_CTXID, coll);
-        for (int k = 0; k < nrep; k++) {
-            uint32_t ans[2];
-            wm_cx_recv(ans, sizeof(ans), reps[k], WM_TAG_CTXID, coll);
-            agreed &= ans[0] == cand;
-            hi = ans[0] > hi ? ans[0] : hi;
-        }
-        if (agreed)
-            break;
-        cand = wc_ctx_alloc_min(ep, 2, hi);
+        msg[1] = 1;
+        for (int i = 0; i < total; i++)
+            if (members[i] != wc_world.rank)
+                wm_cx_send(msg, sizeof(msg), members[i], WM_TAG_CTXID, coll);
     }
-    msg[0] = cand;
-    msg[1] = 1;
-    for (int i = 0; i < total; i++)
-        if (members[i] != wc_world.rank)
-            wm_cx_send(msg, sizeof(msg), members[i], WM_TAG_CTXID, coll);
-    free(jobs);
-    free(reps);
+    free(rep);
+    free(job);
+    free(rank);
     free(members);
     return cand;
 }
