@@ -156,6 +156,17 @@ static bool wm_dpm_roots(int fd, bool acceptor, const char *mine, int n, char **
         free(remote);
         return false;
     }
+    /* two roots of one job (halves of a job meeting at a port) share one counter: an id the
+     * acceptor took is free for both */
+    char job[WM_DPM_ENTRY], their_job[WM_DPM_ENTRY];
+    memset(job, 0, sizeof(job));
+    snprintf(job, sizeof(job), "%s", wc_dyn_job());
+    if (!wm_dpm_io(fd, job, sizeof(job), true) || !wm_dpm_io(fd, their_job, sizeof(their_job), false)) {
+        free(remote);
+        return false;
+    }
+    their_job[sizeof(their_job) - 1] = '\0';
+    bool same_job = !strcmp(job, their_job);
     wc_ep_t *ep = wc_ep_default();
     uint32_t v, fin, cand;
     bool ok = true;
@@ -179,7 +190,7 @@ static bool wm_dpm_roots(int fd, bool acceptor, const char *mine, int n, char **
                 cand = v;
                 break;
             }
-            if (!(ok = wm_dpm_put32(fd, wc_ctx_alloc_min(ep, 2, v), 0)))
+            if (!(ok = wm_dpm_put32(fd, same_job ? v : wc_ctx_alloc_min(ep, 2, v), 0)))
                 break;
         }
     }

@@ -6,6 +6,7 @@
  *                            communicator (a context id agreed by two jobs), Comm_disconnect
  *   dpm_spawn nested N       the same, and every child job spawns one grandchild that answers it
  *   dpm_spawn multiple DIR   spawn_multiple: 1 copy with wdir=DIR, 2 copies found by info path
+ *   dpm_spawn selfconnect    two halves of one job connect/accept through a port
  *   dpm_spawn missing        spawning a program that does not exist: MPI_ERR_SPAWN, errcodes
  *   dpm_spawn singleton      (run without mpiexec) spawn fails with MPI_ERR_SPAWN
  * The children run "dpm_spawn child ..." and check their side. */
@@ -192,6 +193,41 @@ int main(int argc, char **argv)
         MT_CALL(MPI_Info_free(&infos[1]));
         parent_side(inter, 3);
         MT_CALL(MPI_Comm_disconnect(&inter));
+    } else if (!strcmp(mode, "selfconnect")) {
+        /* two halves of one job meet through a port, as two jobs would */
+        MPI_Comm half, inter;
+        char port[MPI_MAX_PORT_NAME] = "";
+        MT_TRUE(mt_size >= 2, "selfconnect needs 2 ranks");
+        int color = mt_rank % 2, hrank;
+        MT_CALL(MPI_Comm_split(MPI_COMM_WORLD, color, mt_rank, &half));
+        MT_CALL(MPI_Comm_rank(half, &hrank));
+        if (mt_rank == 0)
+            MT_CALL(MPI_Open_port(MPI_INFO_NULL, port));
+        MT_CALL(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD));
+        if (color == 0)
+            MT_CALL(MPI_Comm_accept(port, MPI_INFO_NULL, 0, half, &inter));
+        else
+            MT_CALL(MPI_Comm_connect(port, MPI_INFO_NULL, 0, half, &inter));
+        int rsize, v = mt_rank, sum = 0;
+        MT_CALL(MPI_Comm_remote_size(inter, &rsize));
+        MT_EQ("remote half's size", color ? (mt_size + 1) / 2 : mt_size / 2, rsize);
+        MT_CALL(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter));
+        int expect = 0;
+        for (int r = 0; r < mt_size; r++)
+            expect += r % 2 != color ? r : 0;
+        MT_EQ("allreduce over the halves' intercommunicator", expect, sum);
+        MPI_Comm merged, dup;
+        MT_CALL(MPI_Intercomm_merge(inter, color, &merged));
+        MT_CALL(MPI_Comm_dup(merged, &dup));
+        int one = 1, n = 0;
+        MT_CALL(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, dup));
+        MT_EQ("merged size", mt_size, n);
+        MT_CALL(MPI_Comm_free(&dup));
+        MT_CALL(MPI_Comm_free(&merged));
+        MT_CALL(MPI_Comm_disconnect(&inter));
+        MT_CALL(MPI_Comm_free(&half));
+        if (mt_rank == 0)
+            MT_CALL(MPI_Close_port(port));
     } else if (!strcmp(mode, "missing") || !strcmp(mode, "singleton")) {
         int err[2] = { -1, -1 };
         MPI_Comm inter = MPI_COMM_WORLD;
