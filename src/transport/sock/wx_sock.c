@@ -1,8 +1,10 @@
 /* The socket transport (wx_sock.h states the model and the concurrency contract).
  *
- * Wire: a frame is a 4-byte length (little-endian host order: both ends run the same build on one
- * kind of machine), then WX_HDR_SIZE header bytes and the payload; a connection's first frame is
- * the hello, whose length has WX_SOCK_HELLO set and whose body is the sender's address. A stream
+ * Wire: a frame is an 8-byte prefix (the body's length, host order: both ends run the same build on
+ * one kind of machine, and 4 bytes of padding), then WX_HDR_SIZE header bytes and the payload,
+ * padded to a multiple of 8 so that every header lands 8-byte aligned in the receive buffer; a
+ * connection's first frame is the hello, whose length has WX_SOCK_HELLO set and whose body is the
+ * sender's address. A stream
  * keeps per-pair order, so the transport is WX_CAP_ORDERED. A send never blocks: what the socket
  * does not take is queued in the destination's out buffer and flushed by later sends and by
  * progress. */
@@ -28,6 +30,8 @@
 #define WX_SOCK_ADDR_MAX  64
 #define WX_SOCK_RX_CHUNK  (256u << 10)
 #define WX_SOCK_PAYLOAD   ((size_t)64 << 20)
+#define WX_SOCK_PRE       8u
+#define WX_SOCK_PAD(n)    (((n) + 7u) & ~(size_t)7u)
 
 /* A destination: written by its sender under mu; progress flushes under a try-lock. */
 typedef struct wx_sock_tx {
@@ -158,12 +162,12 @@ static wu_status_t wx_sock_open(wx_sock_t *s, wx_sock_tx_t *t)
     }
     t->fd = fd;
     uint32_t n = (uint32_t)strlen(s->addr);
-    char *p = wx_sock_out_reserve(t, 4 + n);
+    char *p = wx_sock_out_reserve(t, WX_SOCK_PRE + WX_SOCK_PAD(n));
     if (!p)
         return WU_ERR_NO_MEMORY;
-    uint32_t len = n | WX_SOCK_HELLO;
-    memcpy(p, &len, 4);
-    memcpy(p + 4, s->addr, n);
+    uint32_t pre[2] = { n | WX_SOCK_HELLO, 0 };
+    memcpy(p, pre, WX_SOCK_PRE);
+    memcpy(p + WX_SOCK_PRE, s->addr, n);
     return WU_OK;
 }
 
@@ -178,18 +182,18 @@ static wu_status_t wx_sock_send_common(wx_tl_t *tl, int dst, const void *hdr, co
     wt_mutex_lock_always(&t->mu);
     if (t->fd < 0 && (st = wx_sock_open(s, t)) != WU_OK)
         goto out;
-    char *p = wx_sock_out_reserve(t, 4 + WX_HDR_SIZE + len);
+    char *p = wx_sock_out_reserve(t, WX_SOCK_PRE + WX_SOCK_PAD(WX_HDR_SIZE + len));
     if (!p) {
         st = WU_ERR_NO_MEMORY;
         goto out;
     }
-    uint32_t flen = (uint32_t)(WX_HDR_SIZE + len);
-    memcpy(p, &flen, 4);
-    memcpy(p + 4, hdr, WX_HDR_SIZE);
+    uint32_t pre[2] = { (uint32_t)(WX_HDR_SIZE + len), 0 };
+    memcpy(p, pre, WX_SOCK_PRE);
+    memcpy(p + WX_SOCK_PRE, hdr, WX_HDR_SIZE);
     if (fill)
-        fill(arg, p + 4 + WX_HDR_SIZE, len);
+        fill(arg, p + WX_SOCK_PRE + WX_HDR_SIZE, len);
     else if (len)
-        memcpy(p + 4 + WX_HDR_SIZE, payload, len);
+        memcpy(p + WX_SOCK_PRE + WX_HDR_SIZE, payload, len);
     st = wx_sock_flush(t);
 out:
     wt_mutex_unlock_always(&t->mu);
@@ -233,7 +237,7 @@ static int wx_sock_parse(wx_sock_t *s, wx_sock_rx_t *r)
 {
     size_t off = 0;
     int n = 0;
-    while (r->len - off >= 4) {
+    while (r->len - off >= WX_SOCK_PRE) {
         uint32_t flen;
         memcpy(&flen, r->buf + off, 4);
         bool hello = (flen & WX_SOCK_HELLO) != 0;
@@ -241,9 +245,9 @@ static int wx_sock_parse(wx_sock_t *s, wx_sock_rx_t *r)
         if (hello != (r->peer < 0) || (hello && flen >= WX_SOCK_ADDR_MAX) ||
             (!hello && (flen < WX_HDR_SIZE || flen > WX_HDR_SIZE + WX_SOCK_PAYLOAD)))
             return -1;
-        if (r->len - off - 4 < flen)
+        if (r->len - off - WX_SOCK_PRE < WX_SOCK_PAD(flen))
             break;
-        const char *body = r->buf + off + 4;
+        const char *body = r->buf + off + WX_SOCK_PRE;
         if (hello) {
             char a[WX_SOCK_ADDR_MAX];
             memcpy(a, body, flen);
@@ -255,7 +259,7 @@ static int wx_sock_parse(wx_sock_t *s, wx_sock_rx_t *r)
             s->cb(r->peer, body, body + WX_HDR_SIZE, flen - WX_HDR_SIZE, s->cb_arg);
             n++;
         }
-        off += 4 + flen;
+        off += WX_SOCK_PRE + WX_SOCK_PAD(flen);
     }
     if (off > 0) {
         memmove(r->buf, r->buf + off, r->len - off);
