@@ -30,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -596,6 +597,9 @@ static pid_t wm_spawn_launch(int count, char *cmds[], char **argvs[], const int 
     }
     if (envp)
         envp[m++] = portvar;
+    /* PR_SET_PDEATHSIG fires when the forking *thread* ends: only the main thread's end is the
+     * process's (mpi4py.futures spawns from a helper thread that ends before the process) */
+    bool main_thread = getpid() == (pid_t)syscall(SYS_gettid);
     pid_t pid = envp ? fork() : -1;
     if (pid == 0) {
         /* only async-signal-safe calls until exec */
@@ -604,7 +608,8 @@ static pid_t wm_spawn_launch(int count, char *cmds[], char **argvs[], const int 
             dup2(nul, 0);
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (main_thread)
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
         execve(mpiexec, av, envp);
         _exit(127);
     }
