@@ -47,10 +47,13 @@ test-net: build
 
 # mpi4py (a real client of the standard ABI): built from its PyPI source with our mpicc, then its own
 # test suite under our mpiexec at 1..5 ranks and an mpi4py.futures pool (tests/mpi4py/run.sh;
-# exclusions with their reasons in tests/mpi4py/exclude.txt).
+# exclusions with their reasons in tests/mpi4py/exclude.txt). Then the same with mpi4py built by
+# MPICH's mpicc_abi (PyPI wheel mpich==5.0.2) and run on Weft's library: a binary made by another
+# implementation of the standard ABI runs on Weft unchanged.
 test-mpi4py: build
 	@./tools/install-deps.sh $(TEST_DEPS) python3-dev
 	tests/mpi4py/run.sh $(BUILD)
+	MPI4PY_COMPILER=mpich tests/mpi4py/run.sh $(BUILD)
 
 test-asan: deps
 	cmake -S . -B $(BUILD)-asan -G Ninja --preset asan

@@ -21,11 +21,13 @@
 #   mtlat     mt_latency   1-byte latency, 1 and 8 threads per rank, N-to-N pairs
 #   overlap   mt_overlap   4 MiB transfer overlapped with computation: both, sender only, receiver only
 #   coll      coll         Allreduce and Bcast, 8 B and 1 MiB, 2 hosts x 2 ranks
+#   startup   startup      MPI_Init + MPI_Finalize at 2 hosts x 8 ranks: the wall time of the launcher command,
+#                          from its start in weft-h1 to its exit (measured here, in ms)
 #
 # Settings (environment). The defaults should take 5-7 minutes on 2 idle cores (estimated from the budgets
 # plus about 1.5 s per launch: some 70 s per round; not yet timed on an idle machine):
 #   BENCH_ROUNDS=5                 rounds
-#   BENCH_NET_JOBS="pingpong rate mtlat overlap coll"
+#   BENCH_NET_JOBS="pingpong rate mtlat overlap coll startup"
 #   BENCH_NET_PP_BUDGET=0.5        pingpong: seconds per size (5 sizes)
 #   BENCH_NET_RATE_BUDGET=1.0      sqmr: seconds per thread count, in BENCH_NET_RATE_REPS repetitions (5)
 #   BENCH_NET_LAT_BUDGET=0.5       mt_latency: seconds per thread count
@@ -53,7 +55,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
     : "${BENCH_NET_COLL_BUDGET:=0.05}"
 fi
 rounds=${BENCH_ROUNDS:-5}
-jobs=${BENCH_NET_JOBS:-pingpong rate mtlat overlap coll}
+jobs=${BENCH_NET_JOBS:-pingpong rate mtlat overlap coll startup}
 pp_budget=${BENCH_NET_PP_BUDGET:-0.5}
 rate_budget=${BENCH_NET_RATE_BUDGET:-1.0}
 rate_reps=${BENCH_NET_RATE_REPS:-5}
@@ -70,7 +72,7 @@ case $bind in
 esac
 for j in $jobs; do
     case $j in
-        pingpong|rate|mtlat|overlap|coll) ;;
+        pingpong|rate|mtlat|overlap|coll|startup) ;;
         *) echo "$0: unknown job '$j' in BENCH_NET_JOBS" >&2; exit 2 ;;
     esac
 done
@@ -102,7 +104,7 @@ done
 
 # --- build ---------------------------------------------------------------------------------------------------
 declare -A bench_extra_src=([mpich]="$here/ucx_finalize_fix.c")
-bench_build pingpong sqmr mt_latency mt_overlap coll
+bench_build pingpong sqmr mt_latency mt_overlap coll startup
 
 export NET_MAX_SECS=$(( rounds * 5 * 3 * (limit + 10) + 600 ))   # the reaper's bound on the hosts' life
 if ! net_up 2 2>>"$out/run.log"; then
@@ -198,6 +200,7 @@ job_run() {
     mtlat)    echo "1 mt_latency -n 1,8 -P NtoN -t $lat_budget $pin_arg" ;;
     overlap)  echo "1 mt_overlap -s 4M -t $ov_budget -l multiple $pin_arg" ;;
     coll)     echo "2 coll -m lat -c allreduce,bcast -s 8,1M -t $coll_budget $pin_arg" ;;
+    startup)  echo "8 startup" ;;
     esac
 }
 
@@ -233,6 +236,8 @@ for ((r = 1; r <= rounds; r++)); do
             elif [ $rc -eq 0 ] && grep -q 'check=FAIL' "$stem.out"; then
                 status=check-failed
             fi
+            # start-up: the program prints nothing; its figure is the launcher's wall time, timed here
+            [ "$job" = startup ] && [ "$status" = ok ] && echo "ranks=$((2 * ppn)) wall_ms=$ms" >>"$stem.out"
             echo "$r,$job,$impl,$status,$secs" >>"$out/runs.csv"
             log "round $r/$rounds $job $impl: $status ($secs s)"
             if [ "$status" != ok ]; then

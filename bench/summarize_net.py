@@ -45,6 +45,8 @@ METRICS = [
      ("le", 1.0)),
     ("coll", "Bcast 2x2", "8 B", "us", False, {"coll": "bcast", "size": "8"}, "median_us", ("le", 1.0)),
     ("coll", "Bcast 2x2", "1 MiB", "us", False, {"coll": "bcast", "size": "1048576"}, "median_us", ("le", 1.0)),
+    ("startup", "start-up + teardown 2x8", "MPI_Init+MPI_Finalize", "ms", False, {"ranks": "16"}, "wall_ms",
+     ("le", 1.0)),
 ]
 
 

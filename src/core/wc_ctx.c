@@ -50,6 +50,11 @@ static void wc_on_ctx_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void 
                           size_t len)
 {
     (void)payload, (void)len;
+    if (WU_UNLIKELY(ep->rank != 0 || hdr->len == 0 || hdr->len > WC_CTX_EXACT - WC_CTX_FIRST ||
+                    hdr->addr > WC_CTX_EXACT))
+        wc_proto_error(ep, src, hdr, "CTX_REQ for %llu context ids (field len) to rank %d (only "
+                       "rank 0 hands them out, at most %u)", (unsigned long long)hdr->len,
+                       ep->rank, WC_CTX_EXACT - WC_CTX_FIRST);
     wc_hdr_t rep = { .type = WC_PKT_CTX_REP, .sreq = hdr->sreq,
                      .addr = wc_ctx_take_min(ep, (uint32_t)hdr->len, (uint32_t)hdr->addr) };
     wc_pt2pt_send_ctrl_hdr(ep, src, &rep);
@@ -59,8 +64,10 @@ static void wc_on_ctx_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void 
 static void wc_on_ctx_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
                           size_t len)
 {
-    wc_request_t *req = (wc_request_t *)(uintptr_t)hdr->sreq;
-    (void)ep, (void)src, (void)payload, (void)len;
+    wc_request_t *req = wc_req_untoken(hdr->sreq);
+    (void)payload, (void)len;
+    if (WU_UNLIKELY(!req || req->kind != WC_REQ_RECV))
+        wc_proto_error(ep, src, hdr, "CTX_REP names no request of this rank (field sreq)");
     WU_TSAN_ACQUIRE(req);
     req->st_bytes = (size_t)hdr->addr;
     wc_request_done(req);   /* release: the waiter reads st_bytes after seeing it complete */
@@ -87,8 +94,7 @@ uint32_t wc_ctx_alloc_min(wc_ep_t *ep, uint32_t n, uint32_t min)
     req.kind = WC_REQ_RECV;
     wc_request_reset(&req);
     WU_TSAN_RELEASE(&req);
-    wc_hdr_t ask = { .type = WC_PKT_CTX_REQ, .len = n, .sreq = (uint64_t)(uintptr_t)&req,
-                     .addr = min };
+    wc_hdr_t ask = { .type = WC_PKT_CTX_REQ, .len = n, .sreq = wc_req_token(&req), .addr = min };
     wc_pt2pt_send_ctrl_hdr(ep, 0, &ask);
     wc_wait(&req);
     return (uint32_t)req.st_bytes;

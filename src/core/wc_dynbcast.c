@@ -19,12 +19,14 @@
  * a temporary buffer and is delivered as an eager message when complete. docs/dynbcast.md.
  */
 #include "core/wc_dynbcast.h"
+#include "core/wc_core.h"
 #include "core/wc_pt2pt.h"
 #include "core/wc_wait.h"
 #include "util/wu_log.h"
 #include "util/wu_tsan.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,10 +286,11 @@ static void wc_dyn_recv_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const vo
     while ((m = *pp) && !(m->src == src && m->sid == hdr->sreq))
         pp = &m->next;
     if (!m)
-        wu_log_fatal("dynamic broadcast fragment from rank %d for an unknown message", src);
+        wc_proto_error(ep, src, hdr, "DYN fragment for no message of that sender (field sreq)");
     size_t off = (size_t)hdr->addr;
-    if (off + len > m->len)
-        wu_log_fatal("dynamic broadcast fragment from rank %d past the message's end", src);
+    if (off > m->len || len > m->len - off)
+        wc_proto_error(ep, src, hdr, "DYN fragment of %zu bytes at offset %zu (field addr) past "
+                       "its message of %zu bytes", len, off, m->len);
     if (m->data)
         memcpy(m->data + off, payload, len);
     if (m->rreq && (!m->data || m->data != m->rreq->buf))
@@ -310,13 +313,40 @@ static void wc_dyn_recv_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const vo
     wc_dyn_unref(m);   /* m->user == m->rreq: completes once the forwarded packets have left */
 }
 
+/* A WHOLE or HEAD packet: its route (nsub ranks, payload's first rb bytes) and root name ranks of
+ * the job other than this one, and the payload is the route plus, for WHOLE, the data. */
+static void wc_dyn_check(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                         size_t len)
+{
+    uint64_t nsub = hdr->addr, rb = wc_dyn_round8((size_t)(nsub & 0xffffffffu) * sizeof(int32_t));
+    if (nsub >= (uint64_t)ep->size || rb > len)
+        wc_proto_error(ep, src, hdr, "DYN route of %llu ranks (field addr) in a job of %d, "
+                       "payload %zu bytes", (unsigned long long)nsub, ep->size, len);
+    if (hdr->reserved2 >= (uint32_t)ep->size || hdr->reserved2 == (uint32_t)ep->rank)
+        wc_proto_error(ep, src, hdr, "DYN root %u (field reserved2) is not another rank of a job "
+                       "of %d", hdr->reserved2, ep->size);
+    if ((hdr->flags & WC_DYN_WHOLE) ? hdr->len != len - rb : len != rb)
+        wc_proto_error(ep, src, hdr, "DYN %s of %llu data bytes (field len) with a payload of %zu "
+                       "bytes and a route of %llu", (hdr->flags & WC_DYN_WHOLE) ? "WHOLE" : "HEAD",
+                       (unsigned long long)hdr->len, len, (unsigned long long)rb);
+    const int32_t *route = payload;
+    for (uint64_t i = 0; i < nsub; i++)
+        if (route[i] < 0 || route[i] >= ep->size || route[i] == ep->rank)
+            wc_proto_error(ep, src, hdr, "DYN route entry %llu is rank %d, not another rank of a "
+                           "job of %d", (unsigned long long)i, (int)route[i], ep->size);
+}
+
 void wc_dyn_deliver(wc_ep_t *ep, int src, const wc_hdr_t *hdrp, const void *payload, size_t len)
 {
     const wc_hdr_t *hdr = hdrp;
+    uint8_t kind = hdr->flags & (WC_DYN_WHOLE | WC_DYN_HEAD | WC_DYN_FRAG);
+    if (kind != WC_DYN_WHOLE && kind != WC_DYN_HEAD && kind != WC_DYN_FRAG)
+        wc_proto_error(ep, src, hdr, "DYN flags 0x%x are not one of WHOLE, HEAD, FRAG", hdr->flags);
     if (hdr->flags & WC_DYN_FRAG) {
         wc_dyn_recv_frag(ep, src, hdr, payload, len);
         return;
     }
+    wc_dyn_check(ep, src, hdr, payload, len);
     int nsub = (int)hdr->addr;
     int root = (int)hdr->reserved2;
     size_t rb = wc_dyn_round8((size_t)nsub * sizeof(int32_t));
@@ -359,9 +389,12 @@ void wc_dyn_deliver(wc_ep_t *ep, int src, const wc_hdr_t *hdrp, const void *payl
         m->data = rreq->buf;
         m->user = rreq;
     } else if (!rreq || m->nchild) {
-        if (!(m->data = malloc(hdr->len ? hdr->len : 1)))
-            wu_log_fatal("out of memory receiving a dynamic broadcast of %zu bytes",
-                         (size_t)hdr->len);
+        if (!(m->data = malloc(hdr->len ? hdr->len : 1))) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "rank %d: out of memory receiving a dynamic broadcast of "
+                     "%llu bytes from rank %d", ep->rank, (unsigned long long)hdr->len, src);
+            wc_fatal(WU_ERR_NO_MEMORY, msg);
+        }
         m->own_data = true;
     }
     m->src = src;

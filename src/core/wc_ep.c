@@ -1,14 +1,55 @@
 /* The endpoint's life: set-up, peers, progress, teardown (wc_ep.h states the contract). */
 #include "core/wc_ep.h"
+#include "core/wc_core.h"
 #include "core/wc_dynbcast.h"
 #include "core/wc_pt2pt.h"
 #include "progress/wp_engine.h"
 #include "util/wu_log.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 wc_ep_t wc_ep_dflt;
+uint64_t wc_req_key;
+
+/* wx_fatal_fn of the transports: a record that breaks a transport's format ends the job as a
+ * malformed header does. */
+static void wc_ep_transport_fatal(const char *msg)
+{
+    wc_fatal(WU_ERR_INTERNAL, msg);
+}
+
+void wc_proto_error(const wc_ep_t *ep, int src, const wc_hdr_t *hdr, const char *fmt, ...)
+{
+    char what[320], msg[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof(msg), "rank %d: protocol error: malformed packet from rank %d: %s "
+             "(header: type %u flags 0x%x tag %d ctx %u len %llu sreq 0x%llx addr 0x%llx)",
+             ep->rank, src, what, hdr->type, hdr->flags, (int)hdr->tag, hdr->ctx,
+             (unsigned long long)hdr->len, (unsigned long long)hdr->sreq,
+             (unsigned long long)hdr->addr);
+    wc_fatal(WU_ERR_INTERNAL, msg);
+}
+
+/* The key of the request tokens (wc_request.h): random per process, never 0. */
+static void wc_req_key_init(void)
+{
+    uint64_t k = 0;
+    if (getrandom(&k, sizeof(k), GRND_NONBLOCK) != (ssize_t)sizeof(k)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        k = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
+    }
+    wc_req_key = k | 1;
+}
 
 static wp_task_result_t wc_ep_progress_task(void *arg)
 {
@@ -18,6 +59,9 @@ static wp_task_result_t wc_ep_progress_task(void *arg)
 wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size)
 {
     memset(ep, 0, sizeof(*ep));
+    if (!wc_req_key)
+        wc_req_key_init();
+    wx_fatal_fn = wc_ep_transport_fatal;
     ep->rank = rank;
     ep->size = size;
     wt_spin_init(&ep->match_lock);

@@ -137,6 +137,13 @@ wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size);
 wu_status_t wc_ep_create(int rank, int size, wc_ep_t **ep_p);
 /* wx_recv_fn_t of every transport of an endpoint: arg is the endpoint. */
 void wc_ep_deliver(int src, const void *hdr, const void *payload, size_t len, void *arg);
+/* A packet from src whose header breaks the protocol (no such type, a length that is not its
+ * payload's, a request token this rank never made, a fragment outside its message, a route naming
+ * no rank...), found by a handler before it reads or copies anything the header names. Logs what
+ * is wrong, naming the sender and the field, and ends the job through wc_fatal (MPI_ERR_INTERN).
+ * Any handler, inside delivery; does not return. */
+void wc_proto_error(const wc_ep_t *ep, int src, const wc_hdr_t *hdr, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), noreturn, noinline, cold));
 /* Set the handler of a packet type (set-up). */
 void wc_handler_register(wc_ep_t *ep, wc_pkt_type_t type, wc_handler_fn_t fn);
 /* Reach rank `peer` through tl (set-up, once per peer, before any send). A transport that delivers

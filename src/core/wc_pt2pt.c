@@ -520,7 +520,7 @@ static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t
     wc_recv_status(rreq, src, hdr, &n);
     bool get = src != ep->rank && wc_cma_wanted(hdr, &tl->attr);
     if (src == ep->rank) {
-        wc_copy_local(rreq, (wc_request_t *)(uintptr_t)hdr->sreq, n);
+        wc_copy_local(rreq, wc_req_untoken(hdr->sreq), n);   /* our own token (self) */
     } else if (get && (tl->attr.caps & WX_CAP_GET_ASYNC)) {
         if (rreq->dt)
             goto cts;
@@ -545,7 +545,7 @@ static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t
         rreq->arrived = 0;
         rreq->leave_gen = wc_leave_gen_now();
         WU_TSAN_RELEASE(rreq);
-        wc_send_ctrl(ep, src, WC_PKT_CTS, hdr->sreq, (uint64_t)(uintptr_t)rreq);
+        wc_send_ctrl(ep, src, WC_PKT_CTS, hdr->sreq, wc_req_token(rreq));
         return;
     }
     wc_send_ctrl(ep, src, WC_PKT_FIN, hdr->sreq, 0);
@@ -553,14 +553,20 @@ static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t
 }
 
 /* Fragments of one message come from one sender and are delivered by one thread at a time, in
- * order; the request is the protocol's until its last fragment. */
-static void wc_recv_frag(const wc_hdr_t *hdr, const void *payload, size_t len)
+ * order; the request is the protocol's until its last fragment. addr is the token of our CTS. */
+static void wc_recv_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                         size_t len)
 {
-    wc_request_t *rreq = (wc_request_t *)(uintptr_t)hdr->addr;
+    wc_request_t *rreq = wc_req_untoken(hdr->addr);
     size_t off = hdr->sreq;
+    if (WU_UNLIKELY(!rreq || rreq->kind != WC_REQ_RECV))
+        wc_proto_error(ep, src, hdr, "FRAG names no receive request of this rank (field addr)");
     WU_TSAN_ACQUIRE(rreq);
     if (WU_UNLIKELY(rreq->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(rreq))
         return;   /* abandoned (wc_quiesce): its buffer is no longer written */
+    if (WU_UNLIKELY(off > rreq->msg_len || len > rreq->msg_len - off))
+        wc_proto_error(ep, src, hdr, "FRAG of %zu bytes at offset %zu (field sreq) lies outside "
+                       "its message of %zu bytes", len, off, rreq->msg_len);
     if (off < rreq->st_bytes) {
         size_t n = rreq->st_bytes - off;
         wc_recv_copy_in(rreq, off, payload, n < len ? n : len);
@@ -655,9 +661,22 @@ void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *dat
 
 /* ---- packet handlers ------------------------------------------------------------------------ */
 
-/* EAGER and RTS: match, or store as unexpected. */
+/* A token echoed back to us (ACK, FIN, CTS, CANCEL_REP): the send request it names. */
+static inline wc_request_t *wc_sreq_of(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const char *what)
+{
+    wc_request_t *sreq = wc_req_untoken(hdr->sreq);
+    if (WU_UNLIKELY(!sreq || sreq->kind != WC_REQ_SEND))
+        wc_proto_error(ep, src, hdr, "%s names no send request of this rank (field sreq)", what);
+    return sreq;
+}
+
+/* EAGER and RTS: match, or store as unexpected. The payload of an EAGER is the whole message (its
+ * length, which the receive copies, must be the payload's); an RTS's is a remote key. */
 static void wc_on_eager(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
+    if (WU_UNLIKELY(hdr->len != len))
+        wc_proto_error(ep, src, hdr, "EAGER message length %llu (field len) differs from its "
+                       "payload of %zu bytes", (unsigned long long)hdr->len, len);
     wt_spin_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
@@ -671,6 +690,9 @@ static void wc_on_eager(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *p
 
 static void wc_on_rts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
+    if (WU_UNLIKELY(len != sizeof(wx_rkey_t)))
+        wc_proto_error(ep, src, hdr, "RTS payload of %zu bytes, not a remote key of %zu", len,
+                       sizeof(wx_rkey_t));
     wt_spin_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
@@ -694,7 +716,7 @@ static inline void wc_rkey_release(wc_ep_t *ep, int dst, wc_request_t *sreq)
 
 static void wc_on_fin(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
-    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+    wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "FIN");
     (void)payload, (void)len;
     WU_TSAN_ACQUIRE(sreq);
     wc_cma_wait_end(sreq);
@@ -704,15 +726,15 @@ static void wc_on_fin(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
 
 static void wc_on_ack(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
-    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
-    (void)src, (void)payload, (void)len;
+    wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "ACK");
+    (void)payload, (void)len;
     WU_TSAN_ACQUIRE(sreq);
     wc_request_done(sreq);
 }
 
 static void wc_on_cts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
-    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+    wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "CTS");
     (void)payload, (void)len;
     WU_TSAN_ACQUIRE(sreq);
     wc_cma_wait_end(sreq);   /* the receiver chose the pipeline after all */
@@ -733,8 +755,7 @@ static void wc_on_cts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
 
 static void wc_on_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
 {
-    (void)src;
-    wc_recv_frag(hdr, payload, len);
+    wc_recv_frag(ep, src, hdr, payload, len);
 }
 
 /* CANCEL_REQ (wc_cancel_send): withdraw the sender's message if it still waits unmatched. The
@@ -775,7 +796,7 @@ static void wc_on_cancel_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const vo
     (void)payload, (void)len;
     if (!(hdr->flags & (WC_PKT_FLAG_CANCELLED | WC_PKT_FLAG_WAIT)))
         return;
-    wc_request_t *sreq = (wc_request_t *)(uintptr_t)hdr->sreq;
+    wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "CANCEL_REP");
     WU_TSAN_ACQUIRE(sreq);
     if (hdr->flags & WC_PKT_FLAG_CANCELLED) {
         wc_cma_wait_end(sreq);
@@ -789,7 +810,7 @@ static void wc_on_unknown(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void 
                           size_t len)
 {
     (void)payload, (void)len;
-    wu_log_fatal("packet of unknown type %d from rank %d", hdr->type, src);
+    wc_proto_error(ep, src, hdr, "no packet type %u (field type)", hdr->type);
 }
 
 void wc_pt2pt_handlers_init(wc_ep_t *ep)
@@ -893,7 +914,7 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     op->req = req;
     op->pooled = false;
     op->hdr = (wc_hdr_t){ .type = WC_PKT_EAGER, .flags = req->sync ? WC_PKT_FLAG_SYNC : 0,
-                          .tag = tag, .ctx = ctx, .len = len, .sreq = (uint64_t)(uintptr_t)req };
+                          .tag = tag, .ctx = ctx, .len = len, .sreq = wc_req_token(req) };
     if (WU_LIKELY(len <= p->eager_max) ||
         (WU_UNLIKELY(mode == WC_SEND_BULK_EAGER) && len <= p->bulk_eager_max)) {
         op->payload = dt ? NULL : buf;
@@ -1037,7 +1058,7 @@ void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
     req->cancelled = WC_CANCEL_ASKED;
     WU_TSAN_RELEASE(req);
     wc_hdr_t hdr = { .type = WC_PKT_CANCEL_REQ, .flags = flags, .tag = h.tag, .ctx = h.ctx,
-                     .sreq = (uint64_t)(uintptr_t)req };
+                     .sreq = wc_req_token(req) };
     wc_pt2pt_send_ctrl_hdr(ep, dst, &hdr);
 }
 

@@ -23,6 +23,7 @@
 #include "core/wc_dtype.h"
 #include "core/wc_match.h"
 #include "core/wc_proto.h"
+#include "util/wu_compiler.h"
 
 typedef enum { WC_REQ_SEND = 1, WC_REQ_RECV } wc_req_kind_t;
 
@@ -112,6 +113,36 @@ static inline bool wc_request_cancelled(const wc_request_t *r)
 static inline void wc_request_reset(wc_request_t *r)
 {
     atomic_store_explicit(&r->state, WC_REQ_PENDING, memory_order_relaxed);
+}
+
+/* Request tokens: how a packet names a request of the rank that sent it first (the sender's
+ * request in EAGER, RTS, CANCEL_REQ, CTX_REQ; the receiver's in CTS), echoed back by the peer
+ * (ACK, FIN, CTS, CANCEL_REP, CTX_REP; FRAG's addr) and turned back into a pointer only by the
+ * process that made it. A token is the address (below 2^48, 8-byte aligned) with a 16-bit check
+ * of it in the top bits, keyed by a per-process random value (wc_req_key), so that a corrupt
+ * or forged value coming back is refused before it is dereferenced: a random value passes with a
+ * probability of 2^-19. (A stale but well-formed token of this process is not detected.)
+ * wc_req_key is written once by the first wc_ep_init, before any packet, read-only afterwards. */
+extern uint64_t wc_req_key;
+
+static inline uint64_t wc_req_tag(uint64_t p)
+{
+    return ((p ^ wc_req_key) * 0x9e3779b97f4a7c15ull) >> 48;
+}
+
+static inline uint64_t wc_req_token(const void *req)
+{
+    uint64_t p = (uint64_t)(uintptr_t)req;
+    return p | wc_req_tag(p) << 48;
+}
+
+/* The object a token names, or NULL if the token is not one this process made. */
+static inline void *wc_req_untoken(uint64_t tok)
+{
+    uint64_t p = tok & ((1ull << 48) - 1);
+    if (WU_UNLIKELY((tok >> 48) != wc_req_tag(p) || !p || (p & 7)))
+        return NULL;
+    return (void *)(uintptr_t)p;
 }
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "mpi/wm_internal.h"
 #include "thread/wt_thread.h"
+#include "thread/wt_thread_inl.h"
 #include "util/wu_log.h"
 
 #include <sched.h>
@@ -18,23 +19,58 @@
 /* ---- pool ---- */
 
 /* Per-thread free lists: a request is taken from and returned to the calling thread's list, with no
- * synchronization (a request freed by another thread than its creator simply changes lists).
- * Requests come in chunks of WM_REQ_CHUNK slots carved from the arena (wm_request.h) by one atomic
- * add, so every request ever made lies between the arena's base and wm_req_arena_used: the mark
- * phase and the pending-request warning walk that range, and memory held in the free list of a
- * thread that exited stays reachable. */
+ * synchronization. Requests come in chunks of WM_REQ_CHUNK slots carved from the arena
+ * (wm_request.h) by one atomic add, so every request ever made lies between the arena's base and
+ * wm_req_arena_used: the mark phase and the pending-request warning walk that range.
+ *
+ * A request released by another thread than its allocator changes lists (a thread that only
+ * starts requests and one that only completes them: a task runtime, a progress thread freeing
+ * detached requests). So that they do not pile up in the releasing thread's list for good while
+ * the allocating thread carves new chunks, a list longer than WM_REQ_SPILL gives a batch of
+ * WM_REQ_CHUNK requests to the shared pool, and a thread whose list is empty takes a batch from
+ * there before it carves; a thread that exits gives its whole list. The shared pool is a stack of
+ * batches under a spinlock, taken once per WM_REQ_CHUNK requests at most; the per-request path
+ * adds one thread-local counter. */
 #define WM_REQ_CHUNK 64
+#define WM_REQ_SPILL (2 * WM_REQ_CHUNK)
 #define WM_REQ_ARENA_BYTES ((size_t)4 << 30)   /* virtual: 8M requests of 512 bytes */
 #define WM_REQ_ARENA_MIN ((size_t)64 << 20)
 
 uintptr_t wm_req_arena_base, wm_req_arena_end;
 static _Atomic uintptr_t wm_req_arena_used;   /* end of the chunks handed out */
 static WT_TLS wm_request_t *wm_request_free_list;
+static WT_TLS unsigned wm_request_free_count;  /* length of wm_request_free_list */
+static WT_TLS bool wm_request_exit_hook;       /* this thread's list goes back at its exit */
+
+/* The shared pool: batches chained by next_batch, each a chain by next_free. Any thread. */
+static wt_spinlock_t wm_req_pool_lock = WT_SPIN_INITIALIZER;
+static wm_request_t *wm_req_pool WT_GUARDED_BY(wm_req_pool_lock);
+static wt_tls_key_t wm_req_exit_key;
+static bool wm_req_exit_key_ok;                /* written once, under wm_req_once */
 
 static pthread_once_t wm_req_once = PTHREAD_ONCE_INIT;
 
+static void wm_request_pool_put(wm_request_t *batch)
+{
+    wt_spin_lock_always(&wm_req_pool_lock);
+    batch->next_batch = wm_req_pool;
+    wm_req_pool = batch;
+    wt_spin_unlock_always(&wm_req_pool_lock);
+}
+
+/* At the exit of a thread that used the pool: its free list goes to the shared pool. */
+static void wm_request_thread_exit(void *unused)
+{
+    (void)unused;
+    if (wm_request_free_list)
+        wm_request_pool_put(wm_request_free_list);
+    wm_request_free_list = NULL;
+    wm_request_free_count = 0;
+}
+
 static void wm_request_arena_map(void)
 {
+    wm_req_exit_key_ok = wt_tls_key_create(&wm_req_exit_key, wm_request_thread_exit) == WU_OK;
     /* under strict overcommit a large reservation may be refused: ask for less */
     for (size_t bytes = WM_REQ_ARENA_BYTES; bytes >= WM_REQ_ARENA_MIN; bytes /= 2) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -54,10 +90,34 @@ void wm_request_init(void)
     pthread_once(&wm_req_once, wm_request_arena_map);
 }
 
+size_t wm_request_carved(void)
+{
+    uintptr_t used = atomic_load_explicit(&wm_req_arena_used, memory_order_relaxed);
+    return wm_req_arena_base ? (size_t)(used - wm_req_arena_base) / WM_REQ_STRIDE : 0;
+}
+
+/* The calling thread's list is empty: a batch from the shared pool, else a new chunk. */
 static WU_NOINLINE bool wm_request_refill(void)
 {
     const uintptr_t bytes = WM_REQ_CHUNK * WM_REQ_STRIDE;
     wm_request_init();   /* done by MPI_Init; here for the unit tests, which skip it */
+    if (!wm_request_exit_hook && wm_req_exit_key_ok) {
+        wm_request_exit_hook = true;
+        (void)wt_tls_set(wm_req_exit_key, (void *)1);
+    }
+    wt_spin_lock_always(&wm_req_pool_lock);
+    wm_request_t *batch = wm_req_pool;
+    if (batch)
+        wm_req_pool = batch->next_batch;
+    wt_spin_unlock_always(&wm_req_pool_lock);
+    if (batch) {
+        unsigned n = 0;
+        for (wm_request_t *r = batch; r; r = r->next_free)
+            n++;
+        wm_request_free_list = batch;
+        wm_request_free_count = n;
+        return true;
+    }
     uintptr_t at = atomic_load_explicit(&wm_req_arena_used, memory_order_relaxed);
     do {
         if (!wm_req_arena_base || wm_req_arena_end - at < bytes)
@@ -70,7 +130,21 @@ static WU_NOINLINE bool wm_request_refill(void)
         r->next_free = wm_request_free_list;
         wm_request_free_list = r;
     }
+    wm_request_free_count = WM_REQ_CHUNK;
     return true;
+}
+
+/* The calling thread's list is longer than WM_REQ_SPILL: its first WM_REQ_CHUNK requests go to
+ * the shared pool as one batch. */
+static WU_NOINLINE void wm_request_spill(void)
+{
+    wm_request_t *batch = wm_request_free_list, *tail = batch;
+    for (int i = 1; i < WM_REQ_CHUNK; i++)
+        tail = tail->next_free;
+    wm_request_free_list = tail->next_free;
+    wm_request_free_count -= WM_REQ_CHUNK;
+    tail->next_free = NULL;
+    wm_request_pool_put(batch);
 }
 
 wm_request_t *wm_request_alloc(void)
@@ -79,6 +153,7 @@ wm_request_t *wm_request_alloc(void)
         return NULL;
     wm_request_t *r = wm_request_free_list;
     wm_request_free_list = r->next_free;
+    wm_request_free_count--;
     uint8_t gen = r->gen;
     memset(r, 0, offsetof(wm_request_t, objs));   /* objs: NULL since release, read by the collector */
     r->gen = gen;
@@ -111,6 +186,8 @@ void wm_request_release(wm_request_t *r)
     }
     r->next_free = wm_request_free_list;
     wm_request_free_list = r;
+    if (WU_UNLIKELY(++wm_request_free_count > WM_REQ_SPILL))
+        wm_request_spill();
 }
 
 void wm_request_scan_objs(void (*mark)(wm_obj_t *o, void *arg), void *arg)

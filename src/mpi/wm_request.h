@@ -61,7 +61,10 @@ typedef struct wm_request {
     uint32_t       nheld;
     /* The state of the kinds that need more (WM_REQ_SENDRECV: its halves' countdown, also the
      * outer request of a half; WM_REQ_GREQ: the callbacks); see their files. */
-    void          *ext;
+    union {
+        void               *ext;
+        struct wm_request *next_batch;   /* in the shared pool: the next batch (wm_request.c) */
+    };
     /* The user objects this request uses (communicator, datatype, op; predefined ones are not
      * named), read by the collector's mark phase from any thread (wm_object.h). Set by the owner
      * while it starts the request, cleared when the request goes back to the pool. */
@@ -113,6 +116,9 @@ _Static_assert(WU_CACHELINE > WM_REQ_GEN_MASK, "slots are aligned past the gener
 extern uintptr_t wm_req_arena_base, wm_req_arena_end;
 
 void wm_request_init(void);
+/* How many request slots have been carved from the arena so far (for tests: a pattern that frees
+ * requests in another thread than it allocates them must not make this grow for ever). */
+size_t wm_request_carved(void);
 
 static inline MPI_Request wm_request_handle(const wm_request_t *r)
 {

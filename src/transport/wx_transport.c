@@ -2,8 +2,31 @@
  * get, getv and put of transports whose peers share this address space. */
 #include "transport/wx_transport.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
+#include "util/wu_log.h"
+
+void (*wx_fatal_fn)(const char *msg);
+
+void wx_protocol_error(int src, const char *fmt, ...)
+{
+    char what[384], msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    char from[32] = "an unknown rank";
+    if (src >= 0)
+        snprintf(from, sizeof(from), "rank %d", src);
+    snprintf(msg, sizeof(msg), "protocol error: malformed packet from %s: %s", from, what);
+    if (wx_fatal_fn)
+        wx_fatal_fn(msg);
+    wu_log_error("%s", msg);
+    _exit(1);
+}
 
 wu_status_t wx_no_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len)
 {

@@ -174,6 +174,16 @@ wu_status_t wx_mem_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov, const
 wu_status_t wx_mem_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey, uint64_t off,
                        size_t len);
 
+/* A packet from peer src that breaks the transport's own format (shm: a ring record longer than
+ * its ring, a sender rank out of range), found on the receive path before anything reads past it.
+ * src is the sender's job rank, or -1 when the bad field is what names it. The job cannot go on: wx_protocol_error formats "protocol error: ..." and calls wx_fatal_fn,
+ * which ends the job (the core sets it in wc_ep_init to its wc_fatal: MPI_ERR_INTERN, the job
+ * aborted through the launcher), else logs and exits with status 1. Never returns. wx_fatal_fn is
+ * written at set-up, before any packet arrives, and read-only afterwards. */
+extern void (*wx_fatal_fn)(const char *msg);
+void wx_protocol_error(int src, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn, noinline, cold));
+
 /* Stubs for what a transport lacks (wx_transport.c). */
 wu_status_t wx_no_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
 wu_status_t wx_no_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len, wx_fill_fn_t fill,

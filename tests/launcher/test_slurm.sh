@@ -4,7 +4,8 @@
 # proctrack/linuxproc, task/none), then jobs of the probes:
 #   pmi2     srun -n 4 --mpi=pmi2  (the client picks PMI-2 from PMI_JOBID)
 #   pmix     srun -n 4 --mpi=pmix  (needs a Weft built with libpmix: HAVE_PMIX=ON)
-#   mpiexec  our mpiexec inside `salloc -n 4`, its proxy started by srun (-launcher slurm)
+#   mpiexec  our mpiexec inside `salloc -n 4`, its proxy started by srun (-launcher slurm, with
+#            -hosts, without, and without -launcher: the allocation's hosts)
 # Each checks the protocol chosen, a PMI exchange and real MPI traffic (a ring, Allreduce and
 # Allgather checking every value), and that an abort ends the job. The daemons are stopped and
 # every file removed on any exit; every command has a time limit. Skipped, saying why, when not
@@ -172,6 +173,15 @@ mpiexec)
         "$(sorted "$T_OUT")"
     run "${ALLOC[@]}" "${LAUNCH[@]}" -n 2 "$M" abort 5 1
     expect_rc 5 "salloc + mpiexec -launcher slurm: rank 1 aborts with code 5"
+    # Without -hosts, the allocation's node list and tasks (as Hydra); with no -launcher either.
+    check_job "salloc + mpiexec -launcher slurm, no -hosts: MPI ring" "$(lines 4 'ring ok')" \
+        "${ALLOC[@]}" "$MPIEXEC" -launcher slurm --timeout 60 -n 4 "$M" ring
+    run "${ALLOC[@]}" "$MPIEXEC" --timeout 60 -n 2 "$P" env SLURM_STEP_ID
+    expect_rc 0 "salloc + mpiexec, no -hosts, no -launcher: env"
+    expect_eq "mpiexec in an allocation starts its proxy by srun" \
+        "$(printf 'rank 0 SLURM_STEP_ID=0\nrank 1 SLURM_STEP_ID=0')" "$(sorted "$T_OUT")"
+    check_job "salloc + mpiexec, no -hosts, no -launcher: MPI ring" "$(lines 4 'ring ok')" \
+        "${ALLOC[@]}" "$MPIEXEC" --timeout 60 -n 4 "$M" ring
     ;;
 *)
     fail "unknown mode $MODE"

@@ -87,7 +87,7 @@ static long consume(int nprod)
     while (got < want) {
         int k = 0;
         wx_shm_rec_t *rec;
-        while (k < 32 && (rec = wx_shm_mpq_peek(&rx)) != NULL) {
+        while (k < 32 && (rec = wx_shm_mpq_peek(&rx, (uint32_t)nprod, UINT32_MAX)) != NULL) {
             pkt_hdr_t h;
             memcpy(&h, rec->hdr, sizeof(h));
             uint32_t src = rec->spare;

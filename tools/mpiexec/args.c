@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MX_NPROCS_MAX 4096
-
 static const char mx_usage[] =
     "Usage: mpiexec [options] program [args...] [: [local options] program [args...]]...\n"
     "\n"
@@ -41,7 +39,8 @@ static const char mx_usage[] =
     "                      Ranks go in order: the first host's share, then the next host's, and\n"
     "                      round again while ranks remain.\n"
     "  -launcher NAME      how proxies are started on other hosts: ssh (default), rsh, fork or\n"
-    "                      slurm (srun); this host's proxy is always forked (also -bootstrap)\n"
+    "                      slurm (srun); this host's proxy is always forked (also -bootstrap).\n"
+    "                      In a Slurm allocation without -hosts/-f: its hosts and tasks, srun\n"
     "  -launcher-exec CMD  the program used as ssh, rsh or srun (also -bootstrap-exec)\n"
     "  -iface NAME         proxies connect back to the IPv4 address of interface NAME (default:\n"
     "                      this host's name)\n"
@@ -389,6 +388,15 @@ free_sec:
     }
     if (timeout >= 0)
         opts->timeout_s = timeout;
+    /* Inside a Slurm allocation, or asked for srun without hosts: the allocation's hosts. */
+    if (!opts->hosts && opts->launcher_given && opts->launcher == MX_LAUNCH_SLURM) {
+        if (mx_slurm_hosts(opts, "-launcher slurm") < 0)
+            return false;
+    } else if (!opts->hosts && !opts->launcher_given && !opts->launcher_exec &&
+               mx_slurm_in_allocation()) {
+        if (mx_slurm_hosts(opts, "mpiexec in a Slurm allocation") < 0)
+            return false;
+    }
     if (!opts->hosts && (opts->ppn || opts->launcher_given || opts->launcher_exec || opts->iface)) {
         fprintf(stderr, "mpiexec: -ppn, -launcher, -launcher-exec and -iface need -hosts or -f\n");
         return false;

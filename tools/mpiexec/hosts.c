@@ -38,7 +38,7 @@ static int mx_front_port;
 
 /* ---- placement ---------------------------------------------------------------------------- */
 
-static bool mx_host_is_here(const char *name)
+bool mx_host_is_here(const char *name)
 {
     char me[256];
     if (!strcmp(name, "localhost") || !strncmp(name, "127.", 4))

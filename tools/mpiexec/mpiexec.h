@@ -65,6 +65,8 @@ typedef enum {
     MX_LAUNCH_SLURM,
 } mx_launcher_t;
 
+#define MX_NPROCS_MAX 4096    /* the most ranks of a job, and slots of a host */
+
 typedef struct {
     char *name;
     int slots;            /* 0: not given (-ppn, else 1) */
@@ -302,7 +304,15 @@ void mx_rank_lost(mx_state_t *s, mx_rank_t *r, const char *why);
 int mx_run(mx_state_t *s);   /* sets up signals, starts the job, runs the loop; the exit status */
 void mx_clean_shm(const char *kvsname);
 
+/* slurm.c: the hosts of the Slurm allocation mpiexec runs in (SLURM_JOB_NODELIST) with their
+ * tasks as slots, and the slurm launcher. mx_slurm_hosts fills opts->hosts and returns how many
+ * (0: the allocation is this host only and nothing asks for proxies: local mode), or prints why
+ * it cannot, naming `why` (the option or situation), and returns -1. */
+bool mx_slurm_in_allocation(void);
+int mx_slurm_hosts(mx_opts_t *opts, const char *why);
+
 /* hosts.c: the front end */
+bool mx_host_is_here(const char *name);          /* localhost, 127.x or this host's name */
 #define MX_EV_EXT 16          /* event kinds from here on belong to hosts.c or proxy.c */
 bool mx_front_setup(mx_state_t *s);               /* placement, listening socket, ranks */
 bool mx_front_launch(mx_state_t *s);              /* one proxy per host */

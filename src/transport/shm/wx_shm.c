@@ -371,6 +371,9 @@ static WU_NOINLINE void wx_shm_activate(void)
         if (!owner)
             return;
         int slot = wx_shm.nactive;
+        if (owner > (uint32_t)wx_shm.size || owner - 1 == (uint32_t)me)
+            wx_protocol_error(-1, "ring %d of rank %d's pool names owner %u (rank + 1 of a job of "
+                              "%d ranks, not %d itself)", slot, me, owner, wx_shm.size, me);
         wx_shm_rx_t *rx = &wx_shm.rx[slot];
         rx->data = wx_shm_ring_data(me, slot);
         rx->pub = &wx_shm.next->head;
@@ -722,7 +725,8 @@ static void wx_shm_prefetch_batch(const wx_shm_rx_t *rx)
     uint32_t off = rx->off;
     int n = 0;
     const wx_shm_rec_t *rec;
-    while (n < WX_SHM_BATCH && (rec = wx_shm_rx_peek_at(rx, &head, &off)) != NULL) {
+    uint32_t nranks = (uint32_t)wx_shm.size;
+    while (n < WX_SHM_BATCH && (rec = wx_shm_rx_peek_at(rx, &head, &off, nranks)) != NULL) {
         recs[n++] = rec;
         wx_shm_rx_cursor_next(rx, rec, &head, &off);
     }
@@ -732,6 +736,26 @@ static void wx_shm_prefetch_batch(const wx_shm_rx_t *rx)
         for (int j = 0; j < n; j++)
             wx_shm.prefetch(wx_shm.cb_arg, rx->src >= 0 ? rx->src : (int)recs[j]->spare,
                             recs[j]->hdr, stage);
+}
+
+/* A record that breaks the format (wx_shm_rx_peek, wx_shm_mpq_peek): name the sender and the
+ * field, end the job. Nothing of the record beyond its first line has been read. */
+void wx_shm_rx_corrupt(const wx_shm_rx_t *rx, const wx_shm_rec_t *rec)
+{
+    uint32_t len = rec->len, spare = rec->spare;
+    const char *where = rx->src >= 0 ? "per-pair ring" : "shared queue";
+    bool spare_ok = spare < (uint32_t)wx_shm.size && spare != (uint32_t)wx_shm.rank;
+    int src = rx->src >= 0 ? rx->src : spare_ok ? (int)spare : -1;
+    if (wx_shm_world && src >= 0)
+        src = wx_shm_world[src];
+    if (!wx_shm_rec_fits(rx, rx->off, len))
+        wx_protocol_error(src, "%s record at offset %u claims a payload of %u bytes, %llu bytes "
+                          "with its header, but only %u bytes of the %u-byte data area are left",
+                          where, rx->off, len, (unsigned long long)WX_SHM_REC_BYTES(len),
+                          rx->size - rx->off, rx->size);
+    wx_protocol_error(-1, "%s record at offset %u names sender rank %u (field spare; the job "
+                      "has %d ranks, this one is %d)", where, rx->off, spare, wx_shm.size,
+                      wx_shm.rank);
 }
 
 /* What progress looks at besides the active rings: rings of our pool newly claimed (a claim's
@@ -747,7 +771,7 @@ static WU_NOINLINE int wx_shm_progress_more(void)
     if (wx_shm.prefetch && rx->backlog)
         wx_shm_prefetch_batch(rx);
     for (k = 0; k < WX_SHM_QUEUE_BATCH; k++) {
-        wx_shm_rec_t *rec = wx_shm_mpq_peek(rx);
+        wx_shm_rec_t *rec = wx_shm_mpq_peek(rx, (uint32_t)wx_shm.size, (uint32_t)wx_shm.rank);
         if (!rec)
             break;
         wx_shm.cb((int)rec->spare, rec->hdr, rec->payload, rec->len, wx_shm.cb_arg);

@@ -98,15 +98,22 @@ static inline void wx_shm_mpq_scrub(char *data, uint32_t off, uint32_t bytes)
         __atomic_store_n((uint64_t *)(data + o), 0, __ATOMIC_RELAXED);
 }
 
-/* The record at the consumer's read position, or NULL. Steps over (and scrubs) padding. */
-static inline wx_shm_rec_t *wx_shm_mpq_peek(wx_shm_rx_t *rx)
+/* The record at the consumer's read position, or NULL. Steps over (and scrubs) padding. A record
+ * that does not fit the queue or whose sender is not a rank of the job (src_max ranks) other than
+ * the consumer (self) is a protocol error: wx_shm_rx_corrupt, which does not return. */
+static inline wx_shm_rec_t *wx_shm_mpq_peek(wx_shm_rx_t *rx, uint32_t src_max, uint32_t self)
 {
     for (;;) {
         wx_shm_rec_t *rec = (wx_shm_rec_t *)(rx->data + rx->off);
         if (__atomic_load_n(&rec->stamp, __ATOMIC_ACQUIRE) != rx->head + 1)
             return NULL;
-        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP))
+        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP)) {
+            /* len and the sender's rank are written by another process (wx_shm_ring_inl.h) */
+            if (WU_UNLIKELY(!wx_shm_rec_fits(rx, rx->off, rec->len) || rec->spare >= src_max ||
+                            rec->spare == self))
+                wx_shm_rx_corrupt(rx, rec);
             return rec;
+        }
         wx_shm_mpq_scrub(rx->data, rx->off, rx->size - rx->off);
         rx->head += rx->size - rx->off;
         rx->off = 0;

@@ -103,6 +103,9 @@ extern size_t wx_shm_get_chunk;
 /* Node rank of each job rank (-1: another node), written by wx_shm_create (wx_shm_tl.c) before
  * any send and read-only afterwards: the hot sends below take job ranks. */
 extern int *wx_shm_local;
+/* Its inverse, the job rank of each node rank (wx_shm_tl.c; NULL in the unit tests that call
+ * wx_shm_init directly: node ranks are then the ranks), also read by wx_shm_rx_corrupt. */
+extern int *wx_shm_world;
 wu_status_t wx_shm_tl_send(wx_tl_t *tl, int dst, const void *hdr, const void *payload, size_t len);
 wu_status_t wx_shm_tl_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_t len,
                                 wx_fill_fn_t fill, void *arg);

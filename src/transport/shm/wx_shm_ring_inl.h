@@ -170,6 +170,17 @@ static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *
     return true;
 }
 
+/* A record's len is written by another process: before anything reads its payload or steps over
+ * it, the record must end inside the data area (records never wrap). One compare, in 64 bits so no
+ * len can wrap it. A record that does not fit is a protocol error (wx_shm.c, never returns). */
+static inline bool wx_shm_rec_fits(const wx_shm_rx_t *rx, uint32_t off, uint32_t len)
+{
+    return WX_SHM_REC_BYTES(len) <= (uint64_t)(rx->size - off);
+}
+
+void wx_shm_rx_corrupt(const wx_shm_rx_t *rx, const wx_shm_rec_t *rec)
+    __attribute__((noreturn, noinline, cold));
+
 /* The record at the read position, or NULL if none has arrived. Steps over padding. */
 static inline wx_shm_rec_t *wx_shm_rx_peek(wx_shm_rx_t *rx)
 {
@@ -177,8 +188,11 @@ static inline wx_shm_rec_t *wx_shm_rx_peek(wx_shm_rx_t *rx)
         wx_shm_rec_t *rec = (wx_shm_rec_t *)(rx->data + rx->off);
         if (__atomic_load_n(&rec->stamp, __ATOMIC_ACQUIRE) != rx->head + 1)
             return NULL;
-        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP))
+        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP)) {
+            if (WU_UNLIKELY(!wx_shm_rec_fits(rx, rx->off, rec->len)))
+                wx_shm_rx_corrupt(rx, rec);
             return rec;
+        }
         rx->head += rx->size - rx->off;
         rx->off = 0;
     }
@@ -186,15 +200,21 @@ static inline wx_shm_rec_t *wx_shm_rx_peek(wx_shm_rx_t *rx)
 
 /* Look ahead without consuming: the record at cursor (*head_p, *off_p), stepping the cursor over
  * padding, or NULL. The caller advances the cursor past a returned record with
- * wx_shm_rx_cursor_next. Used to prefetch for a batch before delivering it. */
-static inline wx_shm_rec_t *wx_shm_rx_peek_at(const wx_shm_rx_t *rx, uint64_t *head_p, uint32_t *off_p)
+ * wx_shm_rx_cursor_next. Used to prefetch for a batch before delivering it. A record that does
+ * not fit (or, in the shared queue, names no valid sender: src_max is the job size) ends the look-ahead:
+ * delivery reports it (wx_shm_rx_peek, wx_shm_mpq_peek). */
+static inline wx_shm_rec_t *wx_shm_rx_peek_at(const wx_shm_rx_t *rx, uint64_t *head_p, uint32_t *off_p,
+                                              uint32_t src_max)
 {
     for (;;) {
         wx_shm_rec_t *rec = (wx_shm_rec_t *)(rx->data + *off_p);
         if (__atomic_load_n(&rec->stamp, __ATOMIC_ACQUIRE) != *head_p + 1)
             return NULL;
-        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP))
+        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP)) {
+            if (!wx_shm_rec_fits(rx, *off_p, rec->len) || (rx->src < 0 && rec->spare >= src_max))
+                return NULL;
             return rec;
+        }
         *head_p += rx->size - *off_p;
         *off_p = 0;
     }

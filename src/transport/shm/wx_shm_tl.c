@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 int *wx_shm_local;               /* [job size]: node rank of a job rank, -1 off the node */
-static int *wx_shm_world;        /* [node size]: job rank of a node rank */
+int *wx_shm_world;               /* [node size]: job rank of a node rank */
 static wx_recv_fn_t wx_shm_user_cb;
 static wx_prefetch_fn_t wx_shm_user_prefetch;
 static bool wx_shm_mapped;       /* a node's view: the callbacks go through the tables */
