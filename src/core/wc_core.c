@@ -3,6 +3,7 @@
  * peer of the default endpoint (self, shm on the node, ofi across nodes) and the doorbell that
  * sleepers watch; the endpoint derives the job-wide limits from its peers' transports. */
 #include "core/wc_core.h"
+#include "core/wc_dyn.h"
 #include "core/wc_pt2pt.h"
 #include "thread/wt_thread.h"
 #include "pmi/wi_pmi.h"
@@ -457,6 +458,7 @@ wu_status_t wc_finalize(void)
         wp_ltask_remove(&ep->ltask);
         ep->started = false;
     }
+    wc_dyn_fini();
     wc_transports_close();
     wc_ep_fini(ep);
     wp_engine_finalize();

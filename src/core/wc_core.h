@@ -97,6 +97,9 @@ static inline uint32_t wc_leave_gen_now(void)
 /* n consecutive context ids no other communicator of the job uses (job-wide, any thread). Served
  * by world rank 0: elsewhere one round trip to it, waiting with progress (wc_ctx.c). */
 uint32_t wc_ctx_alloc(wc_ep_t *ep, uint32_t n);
+/* The same, with ids at or above min (the counter jumps to min first). Ids are still unique in
+ * the job; agreeing on one id free in two jobs takes rounds of this (docs/dynamic.md). */
+uint32_t wc_ctx_alloc_min(wc_ep_t *ep, uint32_t n, uint32_t min);
 
 /* Every operation below works on the endpoint ep (wc_ep.h; the MPI layer passes wc_ep_default()),
  * whose ranks they name.

@@ -32,18 +32,31 @@ static uint32_t wc_ctx_take(wc_ep_t *ep, uint32_t n)
     return base;
 }
 
+/* The counter moved past min first: ids at or above both the counter and min (dynamic processes:
+ * an id free in two jobs, docs/dynamic.md). */
+static uint32_t wc_ctx_take_min(wc_ep_t *ep, uint32_t n, uint32_t min)
+{
+    uint32_t cur = atomic_load_explicit(&ep->ctx_next, memory_order_relaxed);
+    while (cur < min &&
+           !atomic_compare_exchange_weak_explicit(&ep->ctx_next, &cur, min, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+    return wc_ctx_take(ep, n);
+}
+
 /* At rank 0, inside delivery: answer at once (queued behind the asker's pending packets if the
  * transport has no room). */
 static void wc_on_ctx_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
                           size_t len)
 {
     (void)payload, (void)len;
-    if (WU_UNLIKELY(ep->rank != 0 || hdr->len == 0 || hdr->len > WC_CTX_EXACT - WC_CTX_FIRST))
+    if (WU_UNLIKELY(ep->rank != 0 || hdr->len == 0 || hdr->len > WC_CTX_EXACT - WC_CTX_FIRST ||
+                    hdr->addr > WC_CTX_EXACT))
         wc_proto_error(ep, src, hdr, "CTX_REQ for %llu context ids (field len) to rank %d (only "
                        "rank 0 hands them out, at most %u)", (unsigned long long)hdr->len,
                        ep->rank, WC_CTX_EXACT - WC_CTX_FIRST);
     wc_hdr_t rep = { .type = WC_PKT_CTX_REP, .sreq = hdr->sreq,
-                     .addr = wc_ctx_take(ep, (uint32_t)hdr->len) };
+                     .addr = wc_ctx_take_min(ep, (uint32_t)hdr->len, (uint32_t)hdr->addr) };
     wc_pt2pt_send_ctrl_hdr(ep, src, &rep);
 }
 
@@ -69,14 +82,19 @@ void wc_ctx_init(wc_ep_t *ep)
 
 uint32_t wc_ctx_alloc(wc_ep_t *ep, uint32_t n)
 {
+    return wc_ctx_alloc_min(ep, n, 0);
+}
+
+uint32_t wc_ctx_alloc_min(wc_ep_t *ep, uint32_t n, uint32_t min)
+{
     if (ep->rank == 0)
-        return wc_ctx_take(ep, n);
+        return wc_ctx_take_min(ep, n, min);
     wc_request_t req;
     memset(&req, 0, sizeof(req));
     req.kind = WC_REQ_RECV;
     wc_request_reset(&req);
     WU_TSAN_RELEASE(&req);
-    wc_hdr_t ask = { .type = WC_PKT_CTX_REQ, .len = n, .sreq = wc_req_token(&req) };
+    wc_hdr_t ask = { .type = WC_PKT_CTX_REQ, .len = n, .sreq = wc_req_token(&req), .addr = min };
     wc_pt2pt_send_ctrl_hdr(ep, 0, &ask);
     wc_wait(&req);
     return (uint32_t)req.st_bytes;

@@ -73,15 +73,18 @@ wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size)
     wu_status_t st = wc_match_create(&ep->match);
     if (st != WU_OK)
         return st;
-    ep->peers = aligned_alloc(WU_CACHELINE, sizeof(wc_peer_t) * (size_t)size);
+    ep->cap = size + WC_EP_DYN_MAX;
+    atomic_init(&ep->npeers, size);
+    atomic_init(&ep->npoll, 0);
+    ep->peers = aligned_alloc(WU_CACHELINE, sizeof(wc_peer_t) * (size_t)ep->cap);
     if (!ep->peers) {
         wc_match_destroy(ep->match);
         ep->match = NULL;
         wu_log_error("no memory for %d send queues", size);
         return WU_ERR_NO_MEMORY;
     }
-    memset(ep->peers, 0, sizeof(wc_peer_t) * (size_t)size);
-    for (int i = 0; i < size; i++) {
+    memset(ep->peers, 0, sizeof(wc_peer_t) * (size_t)ep->cap);
+    for (int i = 0; i < ep->cap; i++) {
         wt_spin_init(&ep->peers[i].lock);
         wu_list_init(&ep->peers[i].pending);
         atomic_init(&ep->peers[i].queued, false);
@@ -130,14 +133,31 @@ void wc_ep_peer_set(wc_ep_t *ep, int peer, wx_tl_t *tl)
     p->frag_size = tl->attr.frag_size;
     if (p->direct)
         return;
-    for (int i = 0; i < ep->npoll; i++)
+    int n = atomic_load_explicit(&ep->npoll, memory_order_relaxed);
+    for (int i = 0; i < n; i++)
         if (ep->poll[i].tl == tl)
             return;
-    if (ep->npoll == WC_EP_TL_MAX)
+    if (n == WC_EP_TL_MAX)
         wu_log_fatal("more than %d transports to poll", WC_EP_TL_MAX);
-    ep->poll[ep->npoll].tl = tl;
-    ep->poll[ep->npoll++].progress = tl->ops->progress;
+    ep->poll[n].tl = tl;
+    ep->poll[n].progress = tl->ops->progress;
     tl->ops->set_prefetch(tl, wc_pt2pt_prefetch);
+    atomic_store_explicit(&ep->npoll, n + 1, memory_order_release);
+}
+
+/* Callers are serialized by core/wc_dyn.c's lock; progress reads npoll and npeers (acquire) and
+ * so sees the entries written before them. */
+wu_status_t wc_ep_peer_add(wc_ep_t *ep, wx_tl_t *tl, int *peer_p)
+{
+    int id = atomic_load_explicit(&ep->npeers, memory_order_relaxed);
+    if (id >= ep->cap) {
+        wu_log_error("more than %d processes of other jobs: the peer table is full", WC_EP_DYN_MAX);
+        return WU_ERR_NO_MEMORY;
+    }
+    wc_ep_peer_set(ep, id, tl);
+    atomic_store_explicit(&ep->npeers, id + 1, memory_order_release);
+    *peer_p = id;
+    return WU_OK;
 }
 
 /* The most restrictive limits over the other ranks (self's when alone). */
@@ -185,7 +205,8 @@ void wc_ep_submit(wc_ep_t *ep)
 int wc_ep_progress(wc_ep_t *ep)
 {
     int did = 0;
-    for (int i = 0; i < ep->npoll; i++)
+    int npoll = atomic_load_explicit(&ep->npoll, memory_order_acquire);
+    for (int i = 0; i < npoll; i++)
         did += ep->poll[i].progress(ep->poll[i].tl);
     if (WU_UNLIKELY(atomic_load_explicit(&ep->npending, memory_order_relaxed) > 0))
         did += wc_pt2pt_pending_drain(ep);

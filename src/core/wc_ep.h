@@ -87,6 +87,7 @@ typedef struct wc_limits {
 } wc_limits_t;
 
 #define WC_EP_TL_MAX 4     /* transports polled by one endpoint */
+#define WC_EP_DYN_MAX 256  /* processes of other jobs one endpoint can reach (docs/dynamic.md) */
 /* Unexpected-message storage size classes (wc_pt2pt.c): payloads above the descriptor's inline
  * bytes and up to WC_MSG_CLASS_MAX bytes are rounded up to a quarter power of two (at most 25%
  * more) and kept for reuse per class, a bounded number each; larger ones are allocated exactly. */
@@ -99,7 +100,7 @@ struct wc_ep {
     wc_match_t    *match;          /* match_lock */
     int            rank, size;     /* this endpoint's rank in its job, and the job's size */
     _Atomic int    npending;       /* destinations with a non-empty pending queue */
-    int            npoll;
+    _Atomic int    npoll;          /* set-up, or wc_ep_peer_add (release after the entry) */
     struct {                       /* transports whose progress delivers packets */
         int      (*progress)(wx_tl_t *tl);   /* tl->ops->progress, copied: one indirect call */
         wx_tl_t   *tl;
@@ -122,6 +123,8 @@ struct wc_ep {
     _Atomic uint32_t ctx_next;     /* rank 0 only: the job's next free context id (wc_ctx.c) */
     wp_ltask_t     ltask;          /* progress task (wc_ep_start submits it to the engine) */
     bool           started;
+    int            cap;            /* peer table slots: size, plus WC_EP_DYN_MAX (dynamic peers) */
+    _Atomic int    npeers;         /* slots in use: size, then one more per wc_ep_peer_add */
     wc_handler_fn_t handlers[256]; /* indexed by the header's type byte, every entry set */
 };
 
@@ -150,6 +153,16 @@ void wc_handler_register(wc_ep_t *ep, wc_pkt_type_t type, wc_handler_fn_t fn);
 /* Reach rank `peer` through tl (set-up, once per peer, before any send). A transport that delivers
  * inside send (self) is called without the peer's lock and never queued; the others are polled. */
 void wc_ep_peer_set(wc_ep_t *ep, int peer, wx_tl_t *tl);
+/* Run time, any thread (dynamic processes): take the next free slot beyond the job's ranks for a
+ * process of another job reached through tl, and make it usable (its id in *peer_p). tl joins the
+ * polled transports if it is new. The caller publishes the id (in a communicator) only after this
+ * returns. WU_ERR_NO_MEMORY when the table is full. */
+wu_status_t wc_ep_peer_add(wc_ep_t *ep, wx_tl_t *tl, int *peer_p);
+/* Slots in use (the job's ranks and the dynamic peers). */
+static inline int wc_ep_npeers(wc_ep_t *ep)
+{
+    return atomic_load_explicit(&ep->npeers, memory_order_acquire);
+}
 /* After every peer is set: derive the limits; with submit, hand the progress task to the
  * progression engine (a unit test may instead call wc_ep_progress itself). */
 void wc_ep_start(wc_ep_t *ep, bool submit);

@@ -358,7 +358,8 @@ int wc_pt2pt_pending_drain(wc_ep_t *ep)
 {
     int did = 0;
     wu_list_t done = WU_LIST_INIT(done);
-    for (int dst = 0; dst < ep->size; dst++) {
+    int npeers = wc_ep_npeers(ep);
+    for (int dst = 0; dst < npeers; dst++) {
         wc_peer_t *p = &ep->peers[dst];
         if (!atomic_load_explicit(&p->queued, memory_order_relaxed) || !wt_spin_trylock(&p->lock))
             continue;
@@ -1131,7 +1132,7 @@ static bool wc_recv_abandoned(wc_match_entry_t *e, void *arg)
 void wc_pt2pt_quiesce(wc_ep_t *ep, size_t *dropped_p, size_t *withdrawn_p)
 {
     size_t withdrawn = 0;
-    for (int dst = 0; ep->peers && dst < ep->size; dst++) {
+    for (int dst = 0; ep->peers && dst < wc_ep_npeers(ep); dst++) {
         wc_peer_t *p = &ep->peers[dst];
         wt_spin_lock(&p->lock);
         wc_peer_purge_locked(ep, p);
@@ -1162,7 +1163,7 @@ void wc_pt2pt_release(wc_ep_t *ep)
         wc_match_destroy(ep->match);
         ep->match = NULL;
     }
-    for (int dst = 0; ep->peers && dst < ep->size; dst++) {
+    for (int dst = 0; ep->peers && dst < wc_ep_npeers(ep); dst++) {
         /* control packets that never found ring space; others are embedded in requests */
         wu_list_t *e, *next;
         for (e = ep->peers[dst].pending.next; e != &ep->peers[dst].pending; e = next) {

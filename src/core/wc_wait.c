@@ -40,7 +40,10 @@ static WT_TLS wc_waiter_t *wc_me;
 static _Atomic uintptr_t wc_doorbell_owner;
 /* Set by wc_wait_set_doorbell before other threads exist, read-only afterwards. */
 static wx_tl_t *wc_doorbell;      /* the transport whose doorbell a sleeper watches, or NULL */
-static uint64_t wc_block_ns = WC_SLEEP_MAX_NS;   /* longest sleep without a doorbell */
+static _Atomic uint64_t wc_block_ns = WC_SLEEP_MAX_NS;   /* longest sleep without a doorbell */
+/* Set once at run time by wc_wait_timed_poll (a transport without a doorbell joined); wc_doorbell
+ * itself stays, so that a sleeper already watching it is still woken. */
+static _Atomic bool wc_doorbell_off;
 
 uint64_t wc_now_ns(void)
 {
@@ -67,12 +70,19 @@ void wc_wait_init(void)
     atomic_store(&wc_doorbell_owner, 0);
     wc_doorbell = NULL;
     wc_block_ns = WC_SLEEP_MAX_NS;
+    wc_doorbell_off = false;
 }
 
 void wc_wait_set_doorbell(wx_tl_t *doorbell, bool timed_poll)
 {
     wc_doorbell = doorbell;
     wc_block_ns = timed_poll ? WC_SLEEP_POLL_NS : WC_SLEEP_MAX_NS;
+}
+
+void wc_wait_timed_poll(void)
+{
+    atomic_store(&wc_block_ns, WC_SLEEP_POLL_NS);
+    atomic_store(&wc_doorbell_off, true);
 }
 
 void wc_wait_finalize(void)
@@ -155,12 +165,13 @@ static void wc_sleep(wc_waiter_t *w)
         sched_yield();
         return;
     }
-    if (wc_doorbell && wc_sleep_doorbell(w))
+    if (wc_doorbell && !atomic_load_explicit(&wc_doorbell_off, memory_order_relaxed) &&
+        wc_sleep_doorbell(w))
         return;
     wt_mutex_lock_always(&wc_waiters.lock);
     wu_list_push_back(&wc_waiters.blocked, &w->blocked);
     wt_mutex_unlock_always(&wc_waiters.lock);
-    wt_wait_block(&w->wait, wc_block_ns);
+    wt_wait_block(&w->wait, atomic_load_explicit(&wc_block_ns, memory_order_relaxed));
     wt_mutex_lock_always(&wc_waiters.lock);
     wu_list_del(&w->blocked);
     wt_mutex_unlock_always(&wc_waiters.lock);

@@ -104,5 +104,8 @@ void wc_wait_finalize(void);
  * none), and whether sleeps must be short because some transport with traffic has no doorbell. */
 struct wx_tl;
 void wc_wait_set_doorbell(struct wx_tl *doorbell, bool timed_poll);
+/* Any time, any thread: a transport without a doorbell now brings packets (dynamic processes,
+ * core/wc_dyn.c); from now on sleeps are timed polling. */
+void wc_wait_timed_poll(void);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* One attribute; a list in the order of setting. */
 struct wm_attr_list {
@@ -173,7 +174,15 @@ static pthread_once_t wm_attr_universe_once = PTHREAD_ONCE_INIT;
 
 static void wm_attr_universe_setup(void)
 {
-    wm_attr_universe = wc_world.size;   /* no process can be spawned: the universe is the job */
+    /* WEFT_UNIVERSE_SIZE if set; under Weft's mpiexec, which can spawn (docs/dynamic.md), at
+     * least the CPUs of the machine; elsewhere nothing can be spawned: the job */
+    wm_attr_universe = wc_world.size;
+    const char *u = getenv("WEFT_UNIVERSE_SIZE");
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (u && atoi(u) > 0)
+        wm_attr_universe = atoi(u);
+    else if (getenv("WEFT_MPIEXEC") && ncpu > wm_attr_universe)
+        wm_attr_universe = (int)ncpu;
     wm_attr_appnum = wc_world.appnum;
 }
 

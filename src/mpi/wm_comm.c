@@ -5,6 +5,7 @@
 #include "mpi/wm_coll.h"
 #include "mpi/wm_group.h"
 #include "mpi/wm_topo.h"
+#include "util/wu_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +163,7 @@ int *wm_comm_local_ranks(const wm_comm_t *c)
 static int wm_ctx_leader(const wm_comm_t *c)
 {
     int l = wm_comm_world_rank(c, 0);
-    if (c->inter && c->remote_world_ranks[0] < l)
+    if (c->inter && wm_world_lt(c->remote_world_ranks[0], l))
         l = c->remote_world_ranks[0];
     return l;
 }
@@ -190,10 +191,108 @@ static wu_status_t wm_ctx_send_all(wm_comm_t *c, const uint32_t *ctx, wc_request
     return WU_OK;
 }
 
+/* Does c hold processes of several jobs (dynamic processes)? */
+bool wm_comm_multi_job(const wm_comm_t *c)
+{
+    for (int side = 0; side < (c->inter ? 2 : 1); side++) {
+        int n = side ? c->remote_size : c->size;
+        for (int r = 0; r < n; r++)
+            if ((side ? c->remote_world_ranks[r] : wm_comm_world_rank(c, r)) >= wc_world.size)
+                return true;
+    }
+    return false;
+}
+
+/* A context id free in every job of c (docs/dynamic.md, "Context ids across jobs"): each job's
+ * counter is its own, so the leader proposes an id taken from its job's counter and one
+ * representative per other job (its member of lowest rank there) takes the first id at or above
+ * it from its job's (wc_ctx_alloc_min). When all answer the proposal itself, it is free
+ * everywhere; otherwise the leader proposes again from the highest answer. Every id taken on
+ * the way stays unused, which costs nothing but ids. */
+static uint32_t wm_ctx_agree_jobs(wm_comm_t *c, int leader)
+{
+    wc_ep_t *ep = wc_ep_default();
+    uint32_t coll = c->ctx | WM_CTX_COLL, msg[2];
+    int total = c->size + (c->inter ? c->remote_size : 0);
+    int *members = malloc(sizeof(int) * (size_t)total);
+    int *rank = malloc(sizeof(int) * (size_t)total);
+    char (*job)[160] = malloc(160 * (size_t)total);
+    if (!members || !rank || !job)
+        wu_log_fatal("no memory for a context id agreement");
+    /* every member's (job, rank there): the same facts on every member, so all choose the same
+     * representatives (a process of this job reached through another connection included) */
+    int li = -1, me = -1;
+    for (int i = 0; i < total; i++) {
+        members[i] = i < c->size ? wm_comm_world_rank(c, i) : c->remote_world_ranks[i - c->size];
+        if (!wc_dyn_job_of(members[i], job[i], sizeof(job[i]), &rank[i]))
+            wu_log_fatal("a process of another job that was never named (peer id %d)", members[i]);
+        if (members[i] == leader)
+            li = i;
+        if (members[i] == wc_world.rank)
+            me = i;
+    }
+    /* representative of its job: not the leader's job, and the lowest rank of it in c */
+    bool *rep = calloc((size_t)total, sizeof(bool));
+    if (!rep)
+        wu_log_fatal("no memory for a context id agreement");
+    for (int i = 0; i < total; i++) {
+        rep[i] = strcmp(job[i], job[li]) != 0;
+        for (int k = 0; k < total && rep[i]; k++)
+            if (k != i && !strcmp(job[k], job[i]) && rank[k] < rank[i])
+                rep[i] = false;
+    }
+    uint32_t cand = 0;
+    if (leader != wc_world.rank) {
+        for (;;) {
+            wm_cx_recv(msg, sizeof(msg), leader, WM_TAG_CTXID, coll);
+            if (msg[1] || !rep[me]) {
+                cand = msg[0];
+                break;
+            }
+            msg[0] = wc_ctx_alloc_min(ep, 2, msg[0]);
+            wm_cx_send(msg, sizeof(msg), leader, WM_TAG_CTXID, coll);
+        }
+    } else {
+        cand = wc_ctx_alloc_min(ep, 2, 0);
+        for (;;) {
+            uint32_t hi = cand;
+            bool agreed = true;
+            msg[0] = cand;
+            msg[1] = 0;
+            for (int k = 0; k < total; k++)
+                if (rep[k])
+                    wm_cx_send(msg, sizeof(msg), members[k], WM_TAG_CTXID, coll);
+            for (int k = 0; k < total; k++) {
+                if (!rep[k])
+                    continue;
+                uint32_t ans[2];
+                wm_cx_recv(ans, sizeof(ans), members[k], WM_TAG_CTXID, coll);
+                agreed &= ans[0] == cand;
+                hi = ans[0] > hi ? ans[0] : hi;
+            }
+            if (agreed)
+                break;
+            cand = wc_ctx_alloc_min(ep, 2, hi);
+        }
+        msg[0] = cand;
+        msg[1] = 1;
+        for (int i = 0; i < total; i++)
+            if (members[i] != wc_world.rank)
+                wm_cx_send(msg, sizeof(msg), members[i], WM_TAG_CTXID, coll);
+    }
+    free(rep);
+    free(job);
+    free(rank);
+    free(members);
+    return cand;
+}
+
 uint32_t wm_ctx_agree(wm_comm_t *c)
 {
     uint32_t ctx = 0;
     int leader = wm_ctx_leader(c);
+    if (WU_UNLIKELY(wm_comm_multi_job(c)))
+        return wm_ctx_agree_jobs(c, leader);
     if (leader != wc_world.rank) {
         wm_cx_recv(&ctx, sizeof(ctx), leader, WM_TAG_CTXID, c->ctx | WM_CTX_COLL);
         return ctx;
@@ -258,7 +357,7 @@ WM_API int PMPI_Comm_get_parent(MPI_Comm *parent)
     WM_CHECK_INIT(fn);
     if (!parent)
         return wm_error(NULL, MPI_ERR_ARG, fn, "parent is NULL");
-    *parent = MPI_COMM_NULL;   /* no dynamic processes: never spawned */
+    *parent = wm_dpm_parent();   /* MPI_COMM_NULL unless spawned (wm_dpm.c) */
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Comm_get_parent)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/wc_core.h"
+#include "core/wc_dyn.h"
 #include "mpi/wm_object.h"
 #include "util/wu_compiler.h"
 
@@ -86,6 +87,16 @@ static inline int wm_comm_local_rank(const wm_comm_t *c, int world)
     return MPI_UNDEFINED;
 }
 
+/* Is process a before process b in the order every member of a communicator agrees on? World
+ * ranks of this job compare as numbers; a process of another job (dynamic processes: ids from
+ * wc_world.size on, core/wc_dyn.h) by its job and rank there, the same in every job. */
+static inline bool wm_world_lt(int a, int b)
+{
+    if (WU_LIKELY(a < wc_world.size && b < wc_world.size))
+        return a < b;
+    return wc_dyn_cmp(a, b) < 0;
+}
+
 /* Point-to-point: world rank of peer r (remote group for intercommunicators). */
 static inline int wm_comm_peer_world(const wm_comm_t *c, int r)
 {
@@ -129,6 +140,8 @@ wm_comm_t *wm_comm_new(const wm_comm_t *parent, uint32_t ctx, const int *local, 
 
 /* Context id agreed by every member of c (both groups of an intercommunicator): blocking. */
 uint32_t wm_ctx_agree(wm_comm_t *c);
+/* Does c hold processes of several jobs (dynamic processes)? */
+bool wm_comm_multi_job(const wm_comm_t *c);
 
 /* Blocking internal messages of len bytes to/from a world rank. */
 wu_status_t wm_cx_send(const void *buf, size_t len, int world_dst, int tag, uint32_t ctx);

@@ -148,7 +148,7 @@ WM_API int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintra
         goto out;
     }
     uint32_t ctx = wm_ctx_agree(c);
-    bool local_first = mine != theirs ? !mine : local[0] < c->remote_world_ranks[0];
+    bool local_first = mine != theirs ? !mine : wm_world_lt(local[0], c->remote_world_ranks[0]);
     const int *first = local_first ? local : c->remote_world_ranks;
     const int *second = local_first ? c->remote_world_ranks : local;
     int n1 = local_first ? c->size : c->remote_size, n2 = local_first ? c->remote_size : c->size;
@@ -247,7 +247,7 @@ int wm_comm_split_inter(wm_comm_t *c, int color, int key, wm_comm_t **out)
         goto out;
     }
     uint32_t coll = c->ctx | WM_CTX_COLL;
-    bool lower = local[0] < c->remote_world_ranks[0];
+    bool lower = wm_world_lt(local[0], c->remote_world_ranks[0]);
     tab[1 + 2 * c->rank] = color;
     tab[2 + 2 * c->rank] = key;
     wu_status_t st = wm_cx_gather(tab + 1, 2 * sizeof(int), local, n, c->rank, 0, WM_TAG_SPLIT_GATHER, coll);

@@ -63,7 +63,7 @@ static int wm_init_common(const char *fn, int required, int *provided)
     wm_state.initialized = 1;
     if (provided)
         *provided = wm_state.thread_level;
-    return MPI_SUCCESS;
+    return wm_dpm_init_parent();
 }
 
 WM_API int PMPI_Init(int *argc, char ***argv)
@@ -97,6 +97,7 @@ WM_API int PMPI_Finalize(void)
     int rc = wm_barrier(&wm_comm_world);
     if (rc != MPI_SUCCESS)
         return wm_error_raise(&wm_comm_world, rc);
+    wm_dpm_finalize();
     wm_coll_hier_free(&wm_comm_world);   /* the predefined communicators are never destroyed */
     wm_coll_hier_free(&wm_comm_self);
     wm_obj_finalize();

@@ -87,4 +87,11 @@ int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Co
 int wm_barrier(wm_comm_t *c);
 uint32_t wm_ctx_agree(wm_comm_t *c);
 
+/* Dynamic processes (wm_dpm.c): MPI_Init of a spawned process connects to its parents (collective
+ * over MPI_COMM_WORLD); the parent intercommunicator (MPI_COMM_NULL: none, or disconnected);
+ * MPI_Finalize waits for the launchers of the jobs this process spawned and closes its ports. */
+int wm_dpm_init_parent(void);
+MPI_Comm wm_dpm_parent(void);
+void wm_dpm_finalize(void);
+
 #endif

@@ -94,6 +94,8 @@ excl=()
 [ -n "$modules" ] && excl=(-e "^($modules)\$")
 
 export WEFT_WAIT_YIELD=${WEFT_WAIT_YIELD:-auto}
+# MPI_Publish_name's directory (docs/dynamic.md): the build's, not the user's home
+export WEFT_NAME_DIR=${WEFT_NAME_DIR:-$work/names}
 rc=0
 for np in $nps; do
     log=$work/suite.np$np.log
@@ -123,6 +125,20 @@ if [ "$r" = 0 ] && grep -q '^futures ok' "$log"; then
     echo "PASS mpi4py.futures ($who): $(grep '^futures ok' "$log")"
 else
     echo "FAIL mpi4py.futures ($who) (exit $r):"
+    tail -20 "$log"
+    rc=1
+fi
+
+# mpi4py.futures spawning its workers: an MPIPoolExecutor under a 1-rank job starts 4 workers with
+# MPI_Comm_spawn (docs/dynamic.md).
+log=$work/futures_spawn.log
+timeout -s KILL 200 "$build/tools/mpiexec" -n 1 --timeout 180 "$venv/bin/python" \
+    "$here/futures_spawn.py" >"$log" 2>&1
+r=$?
+if [ "$r" = 0 ] && grep -q '^futures spawn ok' "$log"; then
+    echo "PASS mpi4py.futures (spawned workers): $(grep '^futures spawn ok' "$log")"
+else
+    echo "FAIL mpi4py.futures (spawned workers) (exit $r):"
     tail -20 "$log"
     rc=1
 fi

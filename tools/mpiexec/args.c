@@ -16,6 +16,7 @@ static const char mx_usage[] =
     "Local options (apply to the program that follows them):\n"
     "  -n, -np N           number of ranks running this program (default 1)\n"
     "  -env VAR VALUE      set VAR=VALUE in the environment of these ranks\n"
+    "  -wdir DIR           run these ranks in directory DIR (on one host; used by MPI_Comm_spawn)\n"
     "Global options (anywhere before the first program):\n"
     "  -genv VAR VALUE     set VAR=VALUE in the environment of every rank\n"
     "  --tag-output        prefix every output line with \"[rank] \" (also -tag-output,\n"
@@ -253,6 +254,13 @@ static bool mx_args_parse_sections(int argc, char **argv, mx_opts_t *opts)
                 if (!mx_parse_long(a, next, 1, MX_NPROCS_MAX, &v))
                     goto free_sec;
                 sec.nprocs = (int)v;
+                i++;
+            } else if (!strcmp(a, "-wdir") || !strcmp(a, "--wdir") || !strcmp(a, "-dir")) {
+                if (!next || !*next) {
+                    fprintf(stderr, "mpiexec: %s wants a directory\n", a);
+                    goto free_sec;
+                }
+                sec.wdir = next;
                 i++;
             } else if (!strcmp(a, "-env") || !strcmp(a, "--env")) {
                 if (!mx_env_add(&sec.env, a, next, i + 2 < argc ? argv[i + 2] : NULL))

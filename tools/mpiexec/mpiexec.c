@@ -326,6 +326,11 @@ mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, const mx_binding_t *b, 
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
     mx_bind_apply(b, r->rank);
+    if (sec->wdir && chdir(sec->wdir) != 0) {
+        fprintf(stderr, "mpiexec: rank %d cannot enter -wdir '%s': %s\n", r->rank, sec->wdir,
+                strerror(errno));
+        _exit(MX_EXIT_NOTFOUND);
+    }
 
     execvp(sec->argv[0], sec->argv);
     fprintf(stderr, "mpiexec: rank %d cannot run '%s': %s\n", r->rank, sec->argv[0], strerror(errno));
@@ -780,6 +785,16 @@ int main(int argc, char **argv)
         return mx_proxy_main(argc, argv);
     if (!mx_args_parse(argc, argv, &opts))
         return 2;
+    {
+        /* MPI_Comm_spawn in the ranks starts the children's job with this same program
+         * (docs/dynamic.md) */
+        char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        if (n > 0) {
+            self[n] = '\0';
+            setenv("WEFT_MPIEXEC", self, 1);
+        }
+    }
     for (int i = 0; i < opts.nsections && !opts.hosts; i++) {   /* remote hosts check their own */
         if (!mx_program_exists(opts.sections[i].argv[0])) {
             fprintf(stderr, "mpiexec: cannot run '%s': no such program\n", opts.sections[i].argv[0]);

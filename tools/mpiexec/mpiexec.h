@@ -41,6 +41,7 @@ typedef struct {
     int nprocs;
     char **argv;          /* NULL-terminated, points into the command line */
     mx_env_t env;         /* -env */
+    const char *wdir;     /* -wdir: the ranks' working directory (NULL: mpiexec's) */
 } mx_section_t;
 
 /* --bind-to, WEFT_BIND: which CPUs each rank may run on (see mx_bind_share in mpiexec.c). */
