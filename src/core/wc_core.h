@@ -93,6 +93,13 @@ static inline uint32_t wc_leave_gen_now(void)
 /* n consecutive context ids no other communicator of the job uses (job-wide, any thread). Served
  * by world rank 0: elsewhere one round trip to it, waiting with progress (wc_ctx.c). */
 uint32_t wc_ctx_alloc(wc_ep_t *ep, uint32_t n);
+/* The n context ids of key (a 128-bit hash naming a communicator being created) for member
+ * `member` of its nmembers members: every member of one creation gets the same ids, the next
+ * creation with the same key new ones; no communicator is needed (wc_ctx_named.c). Any thread;
+ * one round trip to world rank 0, waiting with progress. */
+uint32_t wc_ctx_named(wc_ep_t *ep, const uint64_t key[2], uint32_t member, uint32_t nmembers,
+                      uint32_t n);
+void wc_ctx_named_init(wc_ep_t *ep);
 
 /* Every operation below works on the endpoint ep (wc_ep.h; the MPI layer passes wc_ep_default()),
  * whose ranks they name.
