@@ -65,13 +65,12 @@ static int wm_session_error(wm_session_t *s, int cls, const char *fn, const char
 WM_API int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
     static const char fn[] = "MPI_Session_init";
-    MPI_Errhandler eh = wm_errh_predefined(errhandler) ? errhandler : MPI_ERRORS_ARE_FATAL;
     int bad = wm_errh_check(errhandler, WM_ERRH_SESSION);
-    if (bad != MPI_SUCCESS)
+    if (bad != MPI_SUCCESS)   /* no handler to take it: the default one */
         return wm_error_eh(MPI_ERRORS_ARE_FATAL, MPI_SESSION_NULL,
                            wm_error_code(bad, fn, "errhandler %p is not a session error handler",
                                          (void *)errhandler));
-    eh = errhandler;
+    MPI_Errhandler eh = errhandler;
     if (!session)
         return wm_error_eh(eh, MPI_SESSION_NULL, wm_error_code(MPI_ERR_ARG, fn, "session is NULL"));
     if (info != MPI_INFO_NULL && !wm_info_get(info))
