@@ -37,6 +37,9 @@ typedef struct wc_named {
     uint64_t *marks;          /* one bit per member index: has asked */
 } wc_named_t;
 
+/* Process-wide rather than in the endpoint: only the world rank 0 endpoint of a job uses it, and
+ * keeping it here leaves wc_ep_t untouched. Several rank-0 endpoints of different jobs in one
+ * process (unit tests) would share it; their keys would have to differ. */
 static wt_mutex_t wc_named_lock = WT_MUTEX_INITIALIZER;
 static wc_named_t *wc_named_list;   /* wc_named_lock; rank 0 only; oldest generation first */
 
