@@ -100,6 +100,13 @@ uint32_t wc_ctx_alloc(wc_ep_t *ep, uint32_t n);
 /* The same, with ids at or above min (the counter jumps to min first). Ids are still unique in
  * the job; agreeing on one id free in two jobs takes rounds of this (docs/dynamic.md). */
 uint32_t wc_ctx_alloc_min(wc_ep_t *ep, uint32_t n, uint32_t min);
+/* The n context ids of key (a 128-bit hash naming a communicator being created) for member
+ * `member` of its nmembers members: every member of one creation gets the same ids, the next
+ * creation with the same key new ones; no communicator is needed (wc_ctx_named.c). Any thread;
+ * one round trip to world rank 0, waiting with progress. */
+uint32_t wc_ctx_named(wc_ep_t *ep, const uint64_t key[2], uint32_t member, uint32_t nmembers,
+                      uint32_t n);
+void wc_ctx_named_init(wc_ep_t *ep);
 
 /* Every operation below works on the endpoint ep (wc_ep.h; the MPI layer passes wc_ep_default()),
  * whose ranks they name.

@@ -78,6 +78,7 @@ void wc_ctx_init(wc_ep_t *ep)
     atomic_store(&ep->ctx_next, WC_CTX_FIRST);
     wc_handler_register(ep, WC_PKT_CTX_REQ, wc_on_ctx_req);
     wc_handler_register(ep, WC_PKT_CTX_REP, wc_on_ctx_rep);
+    wc_ctx_named_init(ep);   /* its answers are CTX_REP too */
 }
 
 uint32_t wc_ctx_alloc(wc_ep_t *ep, uint32_t n)

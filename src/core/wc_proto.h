@@ -34,6 +34,7 @@ typedef enum {
     WC_PKT_CTX_REP,  /* its answer: addr the first id, sreq the asker's request */
     WC_PKT_CANCEL_REQ, /* sender to receiver: withdraw the unmatched EAGER or RTS (tag, ctx, sreq) */
     WC_PKT_CANCEL_REP, /* the answer: sreq, flags CANCELLED if it was withdrawn, WAIT echoed */
+    WC_PKT_CTX_NAMED_REQ, /* to world rank 0: the context ids of a key (wc_ctx_named.c) */
 } wc_pkt_type_t;
 
 #define WC_PKT_FLAG_SYNC   0x1

@@ -4,13 +4,14 @@
  * MPI_BSEND_OVERHEAD bytes, as the standard tells users to budget.
  *
  * Buffers (MPI 4.1 section 3.6): the process's (MPI_Buffer_attach) and one per communicator
- * (MPI_Comm_attach_buffer); a buffered send uses its communicator's buffer when one is attached,
- * else the process's. Each is a wm_bbuf_t. Every block gets a sequence number: flushing (the
+ * (MPI_Comm_attach_buffer) and one per session (MPI_Session_attach_buffer); a buffered send uses
+ * its communicator's buffer when one is attached, else its session's, else the process's. Each is a wm_bbuf_t. Every block gets a sequence number: flushing (the
  * blocking MPI_Buffer_flush / MPI_Comm_flush_buffer, detaching, and the requests of
  * MPI_Buffer_iflush / MPI_Comm_iflush_buffer) waits until no block older than the call is left,
  * so messages buffered later do not delay it. A message sent from a communicator's buffer names
  * the communicator (wm_request_use), so the communicator and its buffer live until it has left.
- * MPI_Session_*_buffer are not here: Weft has no sessions yet.
+ * A communicator derived from a session (wm_session.h) without a buffer of its own uses the
+ * session's (MPI_Session_attach_buffer) when one is attached, else the process's.
  *
  * Concurrency contract: a wm_bbuf_t's lock guards its fields; buffered sends, the completion
  * callbacks (any thread that runs progress) and flushes take it. Attaching and detaching are the
@@ -18,6 +19,7 @@
  * its buffer's detach erroneous); a communicator's buffer pointer is published with release
  * stores and read with acquire loads. */
 #include "mpi/wm_internal.h"
+#include "mpi/wm_session.h"
 #include "core/wc_wait.h"
 #include "thread/wt_thread.h"
 
@@ -155,6 +157,13 @@ static void wm_bsend_complete_cb(wc_request_t *core)
 static wm_bbuf_t *wm_bbuf_of(wm_comm_t *c)
 {
     wm_bbuf_t *p = atomic_load_explicit(&c->bbuf, memory_order_acquire);
+    if (p && p->attached)
+        return p;
+    if (c->session) {
+        wm_bbuf_t *q = atomic_load_explicit(&c->session->bbuf, memory_order_acquire);
+        if (q && q->attached)
+            return q;
+    }
     return p ? p : &wm_bsend;
 }
 
@@ -522,6 +531,136 @@ void wm_bsend_comm_free(wm_comm_t *c)
     if (!p)
         return;
     /* no message and no flush request names c any more: nothing uses p */
+    wt_mutex_lock(&p->lock);
+    wt_mutex_unlock(&p->lock);
+    wt_mutex_destroy(&p->lock);
+    free(p);
+}
+
+/* ---- a session's buffer ---- */
+
+/* The session's buffer object, made on first use (NULL: no memory). */
+static wm_bbuf_t *wm_session_bbuf(wm_session_t *s)
+{
+    wm_bbuf_t *p = atomic_load_explicit(&s->bbuf, memory_order_acquire);
+    if (p)
+        return p;
+    p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    wt_mutex_init(&p->lock);
+    wm_bbuf_t *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&s->bbuf, &none, p, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        wt_mutex_destroy(&p->lock);
+        free(p);
+        p = none;
+    }
+    return p;
+}
+
+/* The session argument: errors of these calls go to the session's handler. */
+#define WM_BSESSION_CHECK(fn, h, s)                                                        \
+    WM_CHECK_INIT(fn);                                                                     \
+    wm_session_t *s = wm_session_get(h);                                                   \
+    if (!s)                                                                                \
+        return wm_error(NULL, MPI_ERR_SESSION, fn, "invalid session %p", (void *)(h))
+
+static int wm_session_attach(const char *fn, MPI_Session session, void *buffer, MPI_Count size)
+{
+    WM_BSESSION_CHECK(fn, session, s);
+    MPI_Session h = session;
+    if (buffer != MPI_BUFFER_AUTOMATIC && size < 0)
+        return wm_error_eh(s->errh, h, wm_error_code(MPI_ERR_ARG, fn, "size %lld is negative",
+                                                     (long long)size));
+    if (buffer != MPI_BUFFER_AUTOMATIC && !buffer && size > 0)
+        return wm_error_eh(s->errh, h, wm_error_code(MPI_ERR_BUFFER, fn,
+                                                     "buffer is NULL with size %lld", (long long)size));
+    wm_bbuf_t *p = wm_session_bbuf(s);
+    if (!p)
+        return wm_error_eh(s->errh, h, wm_error_code(MPI_ERR_NO_MEM, fn, "no memory for a buffer"));
+    if (p->attached)
+        return wm_error_eh(s->errh, h, wm_error_code(MPI_ERR_BUFFER, fn,
+                                                     "a buffer is already attached to this session"));
+    return wm_bbuf_attach(fn, NULL, p, buffer, size);
+}
+
+WM_API int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return wm_session_attach("MPI_Session_attach_buffer", session, buffer, size);
+}
+WM_ALIAS(MPI_Session_attach_buffer)
+
+WM_API int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    return wm_session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+WM_ALIAS(MPI_Session_attach_buffer_c)
+
+static int wm_session_detach(const char *fn, MPI_Session session, void *buffer_addr,
+                             MPI_Count *size)
+{
+    WM_BSESSION_CHECK(fn, session, s);
+    if (!buffer_addr || !size)
+        return wm_error_eh(s->errh, session, wm_error_code(MPI_ERR_ARG, fn, "%s is NULL",
+                                                           size ? "buffer_addr" : "size"));
+    wm_bbuf_t *p = atomic_load_explicit(&s->bbuf, memory_order_acquire);
+    if (!p || !p->attached)
+        return wm_error_eh(s->errh, session, wm_error_code(MPI_ERR_BUFFER, fn,
+                                                           "no buffer is attached to the session"));
+    wm_bbuf_flush(p);
+    wt_mutex_lock(&p->lock);
+    wm_bbuf_detach_locked(p, buffer_addr, size);
+    wt_mutex_unlock(&p->lock);
+    return MPI_SUCCESS;
+}
+
+WM_API int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int rc = wm_session_detach("MPI_Session_detach_buffer", session, buffer_addr, size ? &n : NULL);
+    if (rc == MPI_SUCCESS)
+        *size = (int)n;
+    return rc;
+}
+WM_ALIAS(MPI_Session_detach_buffer)
+
+WM_API int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    return wm_session_detach("MPI_Session_detach_buffer_c", session, buffer_addr, size);
+}
+WM_ALIAS(MPI_Session_detach_buffer_c)
+
+WM_API int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    WM_BSESSION_CHECK("MPI_Session_flush_buffer", session, s);
+    wm_bbuf_t *p = atomic_load_explicit(&s->bbuf, memory_order_acquire);
+    if (p)
+        wm_bbuf_flush(p);
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Session_flush_buffer)
+
+/* The request keeps no object alive: a pending flush request holds the session's buffer, which a
+ * session keeps until the last communicator derived from it goes (the program must complete the
+ * request before MPI_Session_finalize). */
+WM_API int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Session_iflush_buffer";
+    WM_BSESSION_CHECK(fn, session, s);
+    if (!request)
+        return wm_error_eh(s->errh, session, wm_error_code(MPI_ERR_ARG, fn, "request is NULL"));
+    wm_bbuf_t *p = atomic_load_explicit(&s->bbuf, memory_order_acquire);
+    return wm_bbuf_iflush(fn, NULL, p, request);
+}
+WM_ALIAS(MPI_Session_iflush_buffer)
+
+void wm_bsend_session_free(wm_session_t *s)
+{
+    wm_bbuf_t *p = atomic_exchange_explicit(&s->bbuf, NULL, memory_order_acq_rel);
+    if (!p)
+        return;
+    /* the session goes when no communicator derived from it is left: no message uses p */
     wt_mutex_lock(&p->lock);
     wt_mutex_unlock(&p->lock);
     wt_mutex_destroy(&p->lock);

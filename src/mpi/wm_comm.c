@@ -109,6 +109,9 @@ static void wm_comm_destroy(wm_obj_t *o)
     wm_comm_info_drop(c->info);
     c->info = MPI_INFO_NULL;
     wm_bsend_comm_free(c);
+    if (c->session)
+        wm_obj_release((wm_obj_t *)c->session);
+    c->session = NULL;
 }
 
 wm_comm_t *wm_comm_new(const wm_comm_t *parent, uint32_t ctx, const int *local, int n,
@@ -137,6 +140,9 @@ wm_comm_t *wm_comm_new(const wm_comm_t *parent, uint32_t ctx, const int *local, 
     d->remote_world_ranks = inter ? mem + n : mem;
     d->errh = parent->errh;
     wm_errh_ref(d->errh);
+    d->session = parent->session;
+    if (d->session)
+        wm_obj_retain((wm_obj_t *)d->session);
     d->info = MPI_INFO_NULL;
     d->name[0] = '\0';
     return d;
@@ -439,7 +445,7 @@ WM_ALIAS(MPI_Comm_get_name)
 
 /* A copy of info for a communicator to own (MPI_INFO_NULL stays so). The info functions raise
  * their own errors; this returns the code. */
-static int wm_comm_info_copy(MPI_Info info, MPI_Info *out)
+int wm_comm_info_copy(MPI_Info info, MPI_Info *out)
 {
     *out = MPI_INFO_NULL;
     if (info == MPI_INFO_NULL)
@@ -495,7 +501,7 @@ static bool wm_comm_hint_true(MPI_Info info, const char *key)
  * later by MPI_Comm_set_info are recorded but do not change the context id of a live
  * communicator. mpi_assert_allow_overtaking has no faster path here: one ring per pair delivers
  * in order at no cost, so it is accepted and recorded only. */
-static uint32_t wm_comm_ctx_hints(MPI_Info info)
+uint32_t wm_comm_ctx_hints(MPI_Info info)
 {
     return wm_comm_hint_true(info, "mpi_assert_no_any_source") &&
                    wm_comm_hint_true(info, "mpi_assert_no_any_tag")

@@ -53,6 +53,10 @@ typedef struct wm_comm {
      * the process's; NULL: none. Set and cleared by attach and detach (release), read by the
      * buffered sends (acquire); freed with c. */
     struct wm_bbuf *_Atomic bbuf;
+    /* The session the communicator derives from (MPI_Comm_create_from_group & co, and their
+     * descendants), a structural reference (wm_obj_retain) dropped by destroy; NULL: the world
+     * model. Its buffer (MPI_Session_attach_buffer) serves buffered sends with no buffer of c's. */
+    struct wm_session *session;
 } wm_comm_t;
 
 extern wm_comm_t wm_comm_world, wm_comm_self;
@@ -137,6 +141,11 @@ enum {
  * remote group `remote` (rn); both copied. Inherits parent's error handler. NULL: no memory. */
 wm_comm_t *wm_comm_new(const wm_comm_t *parent, uint32_t ctx, const int *local, int n,
                        const int *remote, int rn, bool inter);
+
+/* A copy of info for a communicator to own (MPI_INFO_NULL stays so); the MPI error code. */
+int wm_comm_info_copy(MPI_Info info, MPI_Info *out);
+/* The context-id bits of a new communicator with hints info (WC_CTX_EXACT or 0). */
+uint32_t wm_comm_ctx_hints(MPI_Info info);
 
 /* Context id agreed by every member of c (both groups of an intercommunicator): blocking. */
 uint32_t wm_ctx_agree(wm_comm_t *c);

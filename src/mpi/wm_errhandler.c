@@ -1,6 +1,6 @@
-/* Error handler objects: create, set, get, free, call (see wm_errhandler.h). Windows, files and
- * sessions do not exist yet: their handlers can be created and freed, and the set/get/call entry
- * points of those families stay generated stubs. */
+/* Error handler objects: create, set, get, free, call (see wm_errhandler.h). Windows and files
+ * do not exist yet: their handlers can be created and freed, and the set/get/call entry points of
+ * those families stay generated stubs. Sessions' set/get/call are in wm_session.c. */
 #include "mpi/wm_errhandler.h"
 #include "mpi/wm_internal.h"
 
@@ -54,10 +54,32 @@ void wm_errh_call(MPI_Errhandler eh, MPI_Comm comm, int code)
     ((MPI_Comm_errhandler_function *)e->fn)(&h, &c);
 }
 
+void wm_errh_call_session(MPI_Errhandler eh, MPI_Session session, int code)
+{
+    wm_errh_t *e = wm_errh_held(eh);
+    if (!e || !e->fn)
+        return;
+    MPI_Session h = session;
+    int c = code;
+    ((MPI_Session_errhandler_function *)e->fn)(&h, &c);
+}
+
+int wm_errh_check(MPI_Errhandler eh, wm_errh_kind_t kind)
+{
+    if (wm_errh_predefined(eh))
+        return MPI_SUCCESS;
+    wm_errh_t *e = wm_errh_lookup(eh);
+    if (!e)
+        return MPI_ERR_ERRHANDLER;
+    return e->kind == kind ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
 static int wm_errh_create(const char *fn, wm_errh_kind_t kind, void (*f)(void),
                           MPI_Errhandler *errhandler)
 {
-    WM_CHECK_INIT(fn);
+    if (kind != WM_ERRH_SESSION)   /* a session's may be made before MPI_Session_init (MPI 4.1
+                                      11.4.1), to be given to it */
+        WM_CHECK_INIT(fn);
     if (!f)
         return wm_error(NULL, MPI_ERR_ARG, fn, "the handler function is NULL");
     if (!errhandler)
@@ -143,7 +165,7 @@ WM_ALIAS(MPI_Comm_get_errhandler)
 WM_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char fn[] = "MPI_Errhandler_free";
-    WM_CHECK_INIT(fn);
+    /* no WM_CHECK_INIT: a session's handler may be made and freed around MPI_Session_init */
     if (!errhandler)
         return wm_error(NULL, MPI_ERR_ARG, fn, "errhandler is NULL");
     if (!wm_errh_predefined(*errhandler)) {

@@ -34,6 +34,11 @@ static inline bool wm_errh_predefined(MPI_Errhandler eh)
 
 /* Calls the user handler eh (held by the communicator comm) with code. */
 void wm_errh_call(MPI_Errhandler eh, MPI_Comm comm, int code);
+/* The same for a session's handler (MPI_Session_errhandler_function). */
+void wm_errh_call_session(MPI_Errhandler eh, MPI_Session session, int code);
+/* A handler the user passes for objects of kind `kind`: MPI_SUCCESS (predefined, or a live user
+ * handler of that kind), else the class of the error (MPI_ERR_ERRHANDLER, MPI_ERR_ARG). */
+int wm_errh_check(MPI_Errhandler eh, wm_errh_kind_t kind);
 
 /* MPI_LASTUSEDCODE: the largest error class, added ones included (wm_errors.c). The
  * pointer is that of the attribute's value; the int changes when classes or codes are added. */

@@ -220,18 +220,20 @@ static void wm_code_message(int code, char *buf)
     pthread_mutex_unlock(&wm_err_lock);
 }
 
-int wm_error_raise(wm_comm_t *comm, int code)
+/* The handler eh gets code: the user's function is called with the communicator comm or, when
+ * session is not MPI_SESSION_NULL, with the session. */
+static int wm_error_dispatch(MPI_Errhandler eh, MPI_Comm comm, MPI_Session session, int code)
 {
-    if (code == MPI_SUCCESS)
-        return code;
-    if (!comm)
-        comm = &wm_comm_self;   /* MPI 4: errors tied to no communicator go to MPI_COMM_SELF */
-    bool up = wm_state.initialized && !wm_state.finalized;
-    MPI_Errhandler eh = up ? comm->errh : MPI_ERRORS_ARE_FATAL;
+    bool up = atomic_load(&wm_state.up);
+    if (!up)
+        eh = MPI_ERRORS_ARE_FATAL;
     if (eh == MPI_ERRORS_RETURN)
         return code;
     if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT) {
-        wm_errh_call(eh, wm_comm_handle(comm), code);
+        if (session != MPI_SESSION_NULL)
+            wm_errh_call_session(eh, session, code);
+        else
+            wm_errh_call(eh, comm, code);
         return code;
     }
     char msg[MPI_MAX_ERROR_STRING];
@@ -243,6 +245,31 @@ int wm_error_raise(wm_comm_t *comm, int code)
     if (up)
         wc_abort(status, msg);
     _exit(status);
+}
+
+int wm_error_raise(wm_comm_t *comm, int code)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    if (!comm)
+        comm = &wm_comm_self;   /* MPI 4: errors tied to no communicator go to MPI_COMM_SELF */
+    return wm_error_dispatch(comm->errh, wm_comm_handle(comm), MPI_SESSION_NULL, code);
+}
+
+/* Errors of a session's calls go to its handler; Session_init's to the handler it was given
+ * (session MPI_SESSION_NULL: a user function is then called with a null session, the one handle
+ * there is). */
+int wm_error_eh(MPI_Errhandler eh, MPI_Session session, int code)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    if (session == MPI_SESSION_NULL && !wm_errh_predefined(eh)) {
+        MPI_Session none = MPI_SESSION_NULL;
+        if (atomic_load(&wm_state.up))
+            wm_errh_call_session(eh, none, code);
+        return code;
+    }
+    return wm_error_dispatch(eh, MPI_COMM_NULL, session, code);
 }
 
 /* wc_fatal_fn (set by MPI_Init): an error the core found inside progress, such as an unexpected

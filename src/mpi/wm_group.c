@@ -31,6 +31,9 @@ static void wm_group_destroy(wm_obj_t *o)
     if (g->ranks != g->inline_ranks)
         free(g->ranks);
     g->ranks = NULL;
+    if (g->session)
+        wm_obj_release((wm_obj_t *)g->session);
+    g->session = NULL;
 }
 
 wm_group_t *wm_group_new(const int *world_ranks, int n)

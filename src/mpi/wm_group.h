@@ -16,6 +16,9 @@ typedef struct wm_group {
     int      size;
     int      rank;                 /* the calling process's rank in the group, or MPI_UNDEFINED */
     int     *ranks;                /* group rank -> world rank */
+    /* MPI_Group_from_session_pset: its session (a structural reference, dropped by destroy), which
+     * communicators made from the group derive from; NULL: any other group. */
+    struct wm_session *session;
     int      inline_ranks[WM_GROUP_INLINE];
 } wm_group_t;
 

@@ -62,7 +62,7 @@ static const struct {
     [WM_HC_MESSAGE]    = { (uintptr_t)MPI_MESSAGE_NULL, WM_OBJ_NONE },
     [WM_HC_OP]         = { (uintptr_t)MPI_OP_NULL, WM_OBJ_OP },
     [WM_HC_REQUEST]    = { (uintptr_t)MPI_REQUEST_NULL, WM_OBJ_NONE },
-    [WM_HC_SESSION]    = { (uintptr_t)MPI_SESSION_NULL, WM_OBJ_NONE },
+    [WM_HC_SESSION]    = { (uintptr_t)MPI_SESSION_NULL, WM_OBJ_SESSION },
     [WM_HC_TYPE]       = { (uintptr_t)MPI_DATATYPE_NULL, WM_OBJ_TYPE },
     [WM_HC_WIN]        = { (uintptr_t)MPI_WIN_NULL, WM_OBJ_WIN },
 };

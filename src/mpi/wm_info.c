@@ -156,7 +156,7 @@ static void wm_info_env_fill(void)
     if (atomic_load_explicit(&wm_info_env_state, memory_order_acquire) == 2)
         return;
     pthread_mutex_lock(&wm_info_env_lock);
-    bool up = wm_state.initialized && !wm_state.finalized;
+    bool up = atomic_load(&wm_state.up);
     int state = atomic_load_explicit(&wm_info_env_state, memory_order_relaxed);
     if (state == 0 || (state == 1 && up)) {
         wm_info_t *in = &wm_info_env;
@@ -454,9 +454,9 @@ WM_API int PMPI_Info_free(MPI_Info *info)
         return rc;
     wm_obj_user_free(&in->obj);
     *info = MPI_INFO_NULL;
-    /* Outside MPI_Init..MPI_Finalize no object creation or MPI_Finalize may come to collect it
+    /* While the core is down no object creation or MPI_Finalize may come to collect it
      * (and no request can name it): collect now. */
-    if (!wm_state.initialized || wm_state.finalized)
+    if (!atomic_load(&wm_state.up))
         wm_gc_collect();
     return MPI_SUCCESS;
 }

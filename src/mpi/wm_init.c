@@ -1,4 +1,5 @@
-/* MPI_Init and friends: world set-up and teardown, thread level, abort. */
+/* MPI_Init and friends: world set-up and teardown, the core's lifetime shared with sessions,
+ * thread level, abort. */
 #include "mpi/wm_internal.h"
 #include "mpi/wm_coll.h"
 #include "mpi/wm_group.h"
@@ -23,19 +24,44 @@ static void wm_leave(const char *when, bool exiting)
     wm_request_warn_pending(when);
 }
 
+static void wm_core_exit(void);
+
 /* atexit: the program exits, or returns from main, without MPI_Finalize; the engine's threads
  * must not run on into the program's teardown. Not in a child the program forked (the threads are
- * not there). */
+ * not there). A core kept past MPI_Finalize for sessions, or started by sessions only, ends here
+ * (see wm_life_lock below). */
 static void wm_exit_hook(void)
 {
-    if (wm_state.initialized && !wm_state.finalized && getpid() == wm_init_pid)
+    if (getpid() != wm_init_pid)
+        return;
+    if (wm_state.initialized && !wm_state.finalized) {
         wm_leave("exit without MPI_Finalize", true);
+        return;
+    }
+    wm_core_exit();
 }
 
-static int wm_init_common(const char *fn, int required, int *provided)
+/* The library's lifetime (docs/sessions.md, "One library, two models"). The core (transports,
+ * engine, predefined objects) starts with the first of MPI_Init and MPI_Session_init and is
+ * shared by the world model and every session. It ends at MPI_Finalize if no process of the job
+ * has a session open or ever had one (a pure world-model job keeps its ending, barrier included);
+ * otherwise it stays, so that sessions may still be opened after MPI_Finalize as MPI 4 allows, and
+ * ends at process exit (wm_core_exit: a barrier of every process of the job, which all reach
+ * since they all exit, then the core's teardown). The choice is agreed at MPI_Finalize (an
+ * allreduce), and a job that never calls MPI_Init ends at exit, so every process takes the same
+ * path and the barriers match. A process whose core ended at MPI_Finalize cannot open a session
+ * afterwards (the launcher's PMI and the transports cannot be set up twice): MPI_ERR_OTHER.
+ *
+ * Concurrency contract: wm_life_lock guards starting and ending the core and the fields below;
+ * taken by MPI_Init*, MPI_Finalize, MPI_Session_init/finalize (any thread) and the exit hook. */
+static pthread_mutex_t wm_life_lock = PTHREAD_MUTEX_INITIALIZER;
+static int wm_life_sessions;      /* sessions open now */
+static bool wm_life_used;         /* a session was ever opened by this process */
+static bool wm_life_ended;        /* the core ended: it cannot start again in this process */
+
+/* Start the core; wm_life_lock held. Errors go to eh. */
+static int wm_core_start(const char *fn, int required, MPI_Errhandler eh)
 {
-    if (wm_state.initialized)
-        return wm_error(NULL, MPI_ERR_OTHER, fn, "MPI is already initialized");
     wm_datatype_init();
     wm_bsend_init();
     wm_request_init();
@@ -43,7 +69,8 @@ static int wm_init_common(const char *fn, int required, int *provided)
     wu_status_t st = wc_init(required == MPI_THREAD_MULTIPLE);
     if (st != WU_OK) {
         wu_log_error("%s: start-up failed: %s", fn, wu_status_str(st));
-        return wm_error(NULL, MPI_ERR_OTHER, fn, "start-up failed: %s", wu_status_str(st));
+        return wm_error_eh(eh, MPI_SESSION_NULL,
+                           wm_error_code(MPI_ERR_OTHER, fn, "start-up failed: %s", wu_status_str(st)));
     }
     wm_state.thread_level = required;
     wm_main_thread = pthread_self();
@@ -59,11 +86,68 @@ static int wm_init_common(const char *fn, int required, int *provided)
     wm_obj_init_predefined(&wm_comm_self.obj, WM_OBJ_COMM, (uintptr_t)MPI_COMM_SELF, NULL);
     wm_group_init();
     wm_init_pid = getpid();
-    atexit(wm_exit_hook);   /* once: MPI cannot be initialized again */
-    wm_state.initialized = 1;
-    if (provided)
-        *provided = wm_state.thread_level;
-    return wm_dpm_init_parent();
+    atexit(wm_exit_hook);   /* once: the core cannot start again */
+    atomic_store(&wm_state.up, 1);
+    return MPI_SUCCESS;
+}
+
+/* End the core after the synchronizing collective; wm_life_lock held. */
+static wu_status_t wm_core_end(void)
+{
+    wm_coll_hier_free(&wm_comm_world);   /* the predefined communicators are never destroyed */
+    wm_coll_hier_free(&wm_comm_self);
+    wm_obj_finalize();
+    wu_status_t st = wc_finalize();
+    atomic_store(&wm_state.up, 0);
+    wm_life_ended = true;
+    return st;
+}
+
+int wm_life_session_open(const char *fn, MPI_Errhandler eh, int *thread_level_p)
+{
+    pthread_mutex_lock(&wm_life_lock);
+    int rc = MPI_SUCCESS;
+    if (wm_life_ended)
+        rc = wm_error_eh(eh, MPI_SESSION_NULL,
+                         wm_error_code(MPI_ERR_OTHER, fn, "MPI ended in this process at MPI_Finalize "
+                                       "(no process of the job had opened a session by then) and "
+                                       "cannot start again"));
+    else if (!atomic_load(&wm_state.up))
+        rc = wm_core_start(fn, MPI_THREAD_MULTIPLE, eh);   /* sessions may be used by any thread */
+    if (rc == MPI_SUCCESS) {
+        wm_life_sessions++;
+        wm_life_used = true;
+        *thread_level_p = wm_state.thread_level;
+    }
+    pthread_mutex_unlock(&wm_life_lock);
+    return rc;
+}
+
+void wm_life_session_close(void)
+{
+    pthread_mutex_lock(&wm_life_lock);
+    wm_life_sessions--;
+    pthread_mutex_unlock(&wm_life_lock);
+}
+
+static int wm_init_common(const char *fn, int required, int *provided)
+{
+    pthread_mutex_lock(&wm_life_lock);
+    int rc = MPI_SUCCESS;
+    if (wm_state.initialized)
+        rc = wm_error(NULL, MPI_ERR_OTHER, fn, "MPI is already initialized");
+    else if (!atomic_load(&wm_state.up))
+        rc = wm_core_start(fn, required, MPI_ERRORS_ARE_FATAL);
+    /* else a session started the core, at MPI_THREAD_MULTIPLE: that is what is provided */
+    if (rc == MPI_SUCCESS) {
+        wm_main_thread = pthread_self();
+        wm_state.initialized = 1;
+        if (provided)
+            *provided = wm_state.thread_level;
+    }
+    pthread_mutex_unlock(&wm_life_lock);
+    /* a spawned process connects back to its parents (docs/dynamic.md) */
+    return rc == MPI_SUCCESS ? wm_dpm_init_parent() : rc;
 }
 
 WM_API int PMPI_Init(int *argc, char ***argv)
@@ -92,17 +176,24 @@ WM_API int PMPI_Finalize(void)
     /* An operation still pending now, and not freed, is the program's error (MPI_Finalize requires
      * every operation the process started to be complete): it is abandoned, and named. */
     wm_leave(fn, false);
-    /* Every rank reaches here after completing its own communication; the barrier makes sure the
-     * last control packets (FIN, ACK) of every pair were consumed before the rings go away. */
-    int rc = wm_barrier(&wm_comm_world);
+    /* Every rank reaches here after completing its own communication; the allreduce (a barrier
+     * that also agrees whether any process of the job uses sessions) makes sure the last control
+     * packets (FIN, ACK) of every pair were consumed before the rings go away. */
+    pthread_mutex_lock(&wm_life_lock);
+    int keep = wm_life_used || wm_life_sessions > 0, any = 0;
+    pthread_mutex_unlock(&wm_life_lock);
+    int rc = PMPI_Allreduce(&keep, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS)
         return wm_error_raise(&wm_comm_world, rc);
     wm_dpm_finalize();
-    wm_coll_hier_free(&wm_comm_world);   /* the predefined communicators are never destroyed */
-    wm_coll_hier_free(&wm_comm_self);
-    wm_obj_finalize();
-    wu_status_t st = wc_finalize();
+    pthread_mutex_lock(&wm_life_lock);
+    wu_status_t st = WU_OK;
+    if (!any)
+        st = wm_core_end();
+    else
+        wm_life_used = true;   /* the core ends at exit, with every process's */
     wm_state.finalized = 1;
+    pthread_mutex_unlock(&wm_life_lock);
     if (st != WU_OK)
         return wm_error(NULL, MPI_ERR_OTHER, fn, "shutdown failed: %s", wu_status_str(st));
     return MPI_SUCCESS;
@@ -158,3 +249,21 @@ WM_API int PMPI_Abort(MPI_Comm comm, int errorcode)
     wc_abort(errorcode, msg);
 }
 WM_ALIAS(MPI_Abort)
+
+/* At exit, a core still up after the world model ended or without it: every process of the job
+ * comes here (see wm_life_lock), so the barrier matches; sessions still open are the program's
+ * error and are abandoned. */
+static void wm_core_exit(void)
+{
+    pthread_mutex_lock(&wm_life_lock);
+    if (atomic_load(&wm_state.up) && !wm_life_ended) {
+        if (wm_life_sessions > 0)
+            wu_log_error("exit with %d MPI session(s) not finalized", wm_life_sessions);
+        wm_leave("exit", false);
+        wm_barrier(&wm_comm_world);
+        wu_status_t st = wm_core_end();
+        if (st != WU_OK)
+            wu_log_error("shutdown at exit failed: %s", wu_status_str(st));
+    }
+    pthread_mutex_unlock(&wm_life_lock);
+}

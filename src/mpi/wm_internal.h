@@ -28,6 +28,8 @@
 typedef struct wm_state {
     _Atomic int initialized;   /* MPI_Init done: any thread may ask (MPI_Initialized) */
     _Atomic int finalized;     /* MPI_Finalize done */
+    _Atomic int up;            /* the core runs (world model or sessions, wm_init.c): MPI calls
+                                  other than those allowed before MPI_Init may be made */
     int thread_level;
 } wm_state_t;
 extern wm_state_t wm_state;
@@ -58,6 +60,9 @@ extern wm_state_t wm_state;
 /* Make an error code of class cls carrying the message "func: <fmt>", and hand it to the error
  * handler of comm (NULL: MPI_COMM_WORLD's). Returns the code if the handler returns. */
 int wm_error(wm_comm_t *comm, int cls, const char *func, const char *fmt, ...) WU_PRINTF(4, 5);
+/* Hand code to error handler eh (held by session s, or by no object: MPI_SESSION_NULL); returns
+ * the code if the handler returns (wm_errors.c). */
+int wm_error_eh(MPI_Errhandler eh, MPI_Session s, int code);
 /* The same without invoking a handler: just the code. */
 int wm_error_code(int cls, const char *func, const char *fmt, ...) WU_PRINTF(3, 4);
 /* Hand an existing code to comm's handler. */
@@ -69,9 +74,10 @@ void wm_error_fatal_async(wu_status_t st, const char *msg) __attribute__((noretu
 /* Checks shared by many calls; each returns MPI_SUCCESS or raises the error. */
 #define WM_CHECK_INIT(func)                                                              \
     do {                                                                                  \
-        if (WU_UNLIKELY(!wm_state.initialized || wm_state.finalized))                     \
-            return wm_error(NULL, MPI_ERR_OTHER, func, "called %s MPI_Init",              \
-                            wm_state.finalized ? "after MPI_Finalize, not between" : "before"); \
+        if (WU_UNLIKELY(!wm_state.up))                                                    \
+            return wm_error(NULL, MPI_ERR_OTHER, func, "called %s",                       \
+                            wm_state.finalized ? "after MPI_Finalize, with no session open"   \
+                                               : "before MPI_Init or MPI_Session_init");   \
     } while (0)
 
 /* The communicator argument of an entry point: declares `wm_comm_t *c` or returns MPI_ERR_COMM. */
@@ -85,6 +91,11 @@ int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Co
                          MPI_Datatype type, const wm_datatype_t **ti_p);
 
 int wm_barrier(wm_comm_t *c);
+
+/* Sessions and the core's lifetime (wm_init.c): a session opens (starting the core if it is not
+ * up; errors go to eh) and gets the thread level provided, or closes. */
+int wm_life_session_open(const char *fn, MPI_Errhandler eh, int *thread_level_p);
+void wm_life_session_close(void);
 uint32_t wm_ctx_agree(wm_comm_t *c);
 
 /* Dynamic processes (wm_dpm.c): MPI_Init of a spawned process connects to its parents (collective

@@ -52,6 +52,7 @@ typedef enum {
     WM_OBJ_INFO,
     WM_OBJ_KEYVAL,
     WM_OBJ_WIN,
+    WM_OBJ_SESSION,
     WM_OBJ_KINDS
 } wm_obj_kind_t;
 
