@@ -84,6 +84,11 @@ static void wc_on_ctx_named_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const
                                 size_t len)
 {
     (void)payload, (void)len;
+    if (WU_UNLIKELY(ep->rank != 0 || hdr->tag < 0 || (uint32_t)hdr->tag >= hdr->reserved2 ||
+                    hdr->reserved == 0))
+        wc_proto_error(ep, src, hdr, "CTX_NAMED_REQ of member %d of %u for %u context ids (fields "
+                       "tag, reserved2, reserved) to rank %d (only rank 0 hands them out)",
+                       (int)hdr->tag, (unsigned)hdr->reserved2, (unsigned)hdr->reserved, ep->rank);
     uint64_t key[2] = { hdr->addr, hdr->len };
     wc_hdr_t rep = { .type = WC_PKT_CTX_REP, .sreq = hdr->sreq,
                      .addr = wc_named_lookup(ep, key, (uint32_t)hdr->tag, hdr->reserved2,
@@ -108,7 +113,7 @@ uint32_t wc_ctx_named(wc_ep_t *ep, const uint64_t key[2], uint32_t member, uint3
     WU_TSAN_RELEASE(&req);
     wc_hdr_t ask = { .type = WC_PKT_CTX_NAMED_REQ, .tag = (int32_t)member, .reserved2 = nmembers,
                      .reserved = (uint16_t)n, .addr = key[0], .len = key[1],
-                     .sreq = (uint64_t)(uintptr_t)&req };
+                     .sreq = wc_req_token(&req) };
     wc_pt2pt_send_ctrl_hdr(ep, 0, &ask);
     wc_wait(&req);   /* answered by wc_ctx.c's CTX_REP handler */
     return (uint32_t)req.st_bytes;
