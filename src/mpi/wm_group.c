@@ -314,16 +314,19 @@ static int wm_group_ranges(const char *fn, const wm_group_t *g, int n, int range
     int k = 0, rc = MPI_SUCCESS;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        /* MPI 4.1 7.3.2: the ranks first + k * stride for k = 0 .. floor((last - first) / stride),
+         * none when that is negative (a stride going away from last); each computed rank must be
+         * a rank of the group, last itself need not be one */
+        long span = (long)last - first, lastc = first + span / stride * (long)stride;
         if (stride == 0) {
             rc = wm_error(NULL, MPI_ERR_ARG, fn, "ranges[%d] has stride 0", i);
-        } else if (first < 0 || first >= g->size || last < 0 || last >= g->size) {
+        } else if ((stride > 0 && span < 0) || (stride < 0 && span > 0)) {
+            continue;   /* an empty range */
+        } else if (first < 0 || first >= g->size || lastc < 0 || lastc >= g->size) {
             rc = wm_error(NULL, MPI_ERR_RANK, fn, "ranges[%d] = (%d, %d, %d) names a rank outside 0..%d", i,
                           first, last, stride, g->size - 1);
-        } else if ((stride > 0 && first > last) || (stride < 0 && first < last)) {
-            rc = wm_error(NULL, MPI_ERR_ARG, fn, "ranges[%d] = (%d, %d, %d): stride goes away from last", i,
-                          first, last, stride);
         } else {
-            for (long r = first; stride > 0 ? r <= last : r >= last; r += stride) {
+            for (long r = first; stride > 0 ? r <= lastc : r >= lastc; r += stride) {
                 if (seen[r]) {
                     rc = wm_error(NULL, MPI_ERR_RANK, fn, "ranges[%d] names rank %ld a second time", i, r);
                     break;

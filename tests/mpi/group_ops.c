@@ -77,6 +77,26 @@ int main(int argc, char **argv)
     int r2[1][3] = {{0, n - 1, 2}};
     MT_CALL(MPI_Group_range_excl(world, 1, r2, &godd));
     expect("Group_range_excl (0, n-1, 2)", godd, odds, nodd);
+    /* a range whose stride goes away from last is empty (MPI 4.1 7.3.2: k runs to a negative
+     * floor), whatever last is; last need not be a rank when it is not reached */
+    int re[2][3] = {{0, -1, 1}, {n - 1, n, -1}};
+    MT_CALL(MPI_Group_range_incl(world, 2, re, &g));
+    int esize = -1;
+    MT_CALL(MPI_Group_size(g, &esize));
+    MT_EQ("Group_range_incl of (0, -1, 1), (n-1, n, -1): empty", 0, esize);
+    MT_TRUE(g == MPI_GROUP_EMPTY, "an empty range gives MPI_GROUP_EMPTY");
+    MT_CALL(MPI_Group_range_excl(world, 1, re, &g));
+    expect("Group_range_excl of an empty range", g, all, n);
+    MT_CALL(MPI_Group_free(&g));
+    int rl[1][3] = {{0, n, 2}};   /* last = n is not a rank, but the ranks computed are */
+    k = 0;
+    for (int i = 0; i <= n - 1; i += 2)
+        want[k++] = i;
+    if (n % 2 == 1) {   /* n odd: the last rank computed is n - 1; n even would compute rank n */
+        MT_CALL(MPI_Group_range_incl(world, 1, rl, &g));
+        expect("Group_range_incl (0, n, 2)", g, want, k);
+        MT_CALL(MPI_Group_free(&g));
+    }
     /* descending range with negative stride, then a second range */
     int r3[2][3] = {{n - 1, 0, -2}, {n - 2 >= 0 ? n - 2 : 0, n - 2 >= 0 ? n - 2 : 0, 1}};
     k = 0;
