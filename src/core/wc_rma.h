@@ -4,7 +4,8 @@
  * A window's processes share one anonymous segment (memfd_create; the others open it through
  * /proc/<creator>/fd while the creator holds it, so it has no name and nothing outlives the job).
  * It holds, per process, a control block (wc_rma_peer_t: passive-target lock word, accumulate
- * mutex, PSCW completion counter, where its memory is), the PSCW post matrix, and for the
+ * mutex, PSCW completion counter, where its memory is), the PSCW post matrix, the regions attached
+ * to a dynamic window, and for the
  * Win_allocate flavors the window memory itself. So an origin reaches a target's memory with
  * loads and stores (allocated windows) or one process_vm_readv/writev (Win_create on user memory,
  * the target's address and pid in its block): the target never takes part.
@@ -44,6 +45,15 @@ typedef struct wc_rma_peer {
     char     pad[16];
 } __attribute__((aligned(64))) wc_rma_peer_t;
 
+/* An attached region of a dynamic window (MPI_Win_attach). Written only by its owner: attach
+ * claims a free slot by compare-and-swap of base from 0, then publishes size (release); detach
+ * clears size, then base. Origins read size (acquire), then base. */
+#define WC_RMA_REGIONS 32   /* per process */
+typedef struct wc_rma_region {
+    _Atomic uint64_t base;
+    _Atomic uint64_t size;
+} wc_rma_region_t;
+
 /* A process's view of the segment. */
 typedef struct wc_rma_seg {
     void            *map;
@@ -51,6 +61,7 @@ typedef struct wc_rma_seg {
     int              n;          /* processes of the window */
     wc_rma_peer_t   *peers;      /* [n] */
     _Atomic uint32_t *post;      /* [n * n]: post[o * n + t] = MPI_Win_post calls of t naming o */
+    wc_rma_region_t *regions;    /* [n * WC_RMA_REGIONS]: process r's from r * WC_RMA_REGIONS */
     char            *data;       /* the allocated flavors' memory */
 } wc_rma_seg_t;
 

@@ -20,6 +20,8 @@ static size_t wc_rma_round(size_t v, size_t a)
 size_t wc_rma_seg_size(int n, size_t data, size_t *data_off_p)
 {
     size_t off = sizeof(wc_rma_peer_t) * (size_t)n + sizeof(uint32_t) * (size_t)n * (size_t)n;
+    off = wc_rma_round(off, sizeof(wc_rma_region_t));
+    off += sizeof(wc_rma_region_t) * WC_RMA_REGIONS * (size_t)n;
     off = wc_rma_round(off, WC_RMA_PAGE);
     if (data_off_p)
         *data_off_p = off;
@@ -40,6 +42,8 @@ static wu_status_t wc_rma_seg_map(int fd, size_t len, int n, wc_rma_seg_t *seg_p
     seg_p->n = n;
     seg_p->peers = m;
     seg_p->post = (_Atomic uint32_t *)((char *)m + sizeof(wc_rma_peer_t) * (size_t)n);
+    size_t reg = sizeof(wc_rma_peer_t) * (size_t)n + sizeof(uint32_t) * (size_t)n * (size_t)n;
+    seg_p->regions = (wc_rma_region_t *)((char *)m + wc_rma_round(reg, sizeof(wc_rma_region_t)));
     seg_p->data = (char *)m + data_off;
     return WU_OK;
 }

@@ -98,7 +98,7 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
         return wm_error(c, MPI_ERR_INFO, fn, "invalid info %p", (void *)info);
     if (flavor == MPI_WIN_FLAVOR_CREATE && bytes > 0 && !user_base)
         return wm_error(c, MPI_ERR_ARG, fn, "base is NULL with size %lld", (long long)bytes);
-    if (flavor != MPI_WIN_FLAVOR_CREATE && !base_p)
+    if ((flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) && !base_p)
         return wm_error(c, MPI_ERR_ARG, fn, "baseptr is NULL");
 
     int n = c->size, me = c->rank, rc, cls = MPI_SUCCESS;
@@ -160,7 +160,8 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
         goto out_obj;
 
     size_t data = 0, my_off = 0;
-    if (flavor != MPI_WIN_FLAVOR_CREATE)
+    bool in_seg = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
+    if (in_seg)
         for (int r = 0; r < n; r++) {
             if (r == me)
                 my_off = data;
@@ -193,13 +194,13 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
         goto out_obj;
     }
 
-    void *base = flavor == MPI_WIN_FLAVOR_CREATE ? user_base : w->seg.data + my_off;
+    void *base = in_seg ? w->seg.data + my_off : user_base;
     wc_rma_peer_t *p = &w->seg.peers[me];
     p->pid = (int32_t)getpid();
     p->base = (uint64_t)(uintptr_t)base;
     p->size = (uint64_t)bytes;
     p->disp_unit = disp_unit;
-    p->data_off = flavor == MPI_WIN_FLAVOR_CREATE ? WC_RMA_USER_MEM : my_off;
+    p->data_off = in_seg ? my_off : WC_RMA_USER_MEM;
     w->base = base;
     if ((rc = PMPI_Barrier(w->comm)) != MPI_SUCCESS)
         goto out_obj;
@@ -216,7 +217,11 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
         w->world[r] = wm_comm_world_rank(c, r);
         if (q->data_off != WC_RMA_USER_MEM)
             w->targets[r].addr = w->seg.data + q->data_off;
-        else if (r == me)
+        else if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+            /* disps are addresses: every target, this one too, by single copy from 0 */
+            w->targets[r].pid = q->pid;
+            w->targets[r].raddr = 0;
+        } else if (r == me)
             w->targets[r].addr = base;
         else {
             w->targets[r].pid = q->pid;
@@ -275,6 +280,65 @@ WM_API int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_
                        info, base, NULL, win);
 }
 WM_ALIAS(MPI_Win_create_c)
+
+WM_API int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return wm_win_make("MPI_Win_create_dynamic", comm, MPI_WIN_FLAVOR_DYNAMIC, 0, 1, info, NULL,
+                       NULL, win);
+}
+WM_ALIAS(MPI_Win_create_dynamic)
+
+WM_API int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    static const char fn[] = "MPI_Win_attach";
+    WM_WIN_ARG(fn, win, w);
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return wm_win_error(w, MPI_ERR_RMA_FLAVOR, fn, "the window was not made by "
+                            "MPI_Win_create_dynamic");
+    if (size < 0)
+        return wm_win_error(w, MPI_ERR_SIZE, fn, "size %lld is negative", (long long)size);
+    if (size == 0)
+        return MPI_SUCCESS;
+    if (!base)
+        return wm_win_error(w, MPI_ERR_ARG, fn, "base is NULL");
+    uint64_t b = (uint64_t)(uintptr_t)base, e = b + (uint64_t)size;
+    wc_rma_region_t *reg = &w->seg.regions[(size_t)w->rank * WC_RMA_REGIONS];
+    for (int i = 0; i < WC_RMA_REGIONS; i++) {
+        uint64_t rs = atomic_load(&reg[i].size), rb = atomic_load(&reg[i].base);
+        if (rs && b < rb + rs && rb < e)
+            return wm_win_error(w, MPI_ERR_RMA_ATTACH, fn,
+                                "[%p, +%lld) overlaps a region attached already", base,
+                                (long long)size);
+    }
+    for (int i = 0; i < WC_RMA_REGIONS; i++) {
+        uint64_t zero = 0;
+        if (atomic_compare_exchange_strong(&reg[i].base, &zero, b)) {
+            atomic_store_explicit(&reg[i].size, (uint64_t)size, memory_order_release);
+            return MPI_SUCCESS;
+        }
+    }
+    return wm_win_error(w, MPI_ERR_RMA_ATTACH, fn, "%d regions are attached already, the most "
+                        "this version allows", WC_RMA_REGIONS);
+}
+WM_ALIAS(MPI_Win_attach)
+
+WM_API int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    static const char fn[] = "MPI_Win_detach";
+    WM_WIN_ARG(fn, win, w);
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return wm_win_error(w, MPI_ERR_RMA_FLAVOR, fn, "the window was not made by "
+                            "MPI_Win_create_dynamic");
+    wc_rma_region_t *reg = &w->seg.regions[(size_t)w->rank * WC_RMA_REGIONS];
+    for (int i = 0; i < WC_RMA_REGIONS; i++)
+        if (atomic_load(&reg[i].size) && atomic_load(&reg[i].base) == (uint64_t)(uintptr_t)base) {
+            atomic_store_explicit(&reg[i].size, 0, memory_order_release);
+            atomic_store_explicit(&reg[i].base, 0, memory_order_release);
+            return MPI_SUCCESS;
+        }
+    return wm_win_error(w, MPI_ERR_ARG, fn, "no region attached at %p", base);
+}
+WM_ALIAS(MPI_Win_detach)
 
 WM_API int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)

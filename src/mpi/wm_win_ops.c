@@ -96,6 +96,23 @@ static int wm_rma_target(const char *fn, wm_win_t *w, int target, MPI_Aint disp,
         return wm_win_error(w, MPI_ERR_RMA_RANGE, fn, "target_disp %lld is negative",
                             (long long)disp);
     int64_t off = (int64_t)disp * p->disp_unit;
+    if (tcount > 0 && w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        /* disp is an address: the bytes must lie in one region the target attached */
+        uint64_t lo = (uint64_t)(off + tdt->true_lb);
+        uint64_t hi = lo + (uint64_t)((tcount - 1) * tdt->extent + tdt->true_extent);
+        const wc_rma_region_t *reg = &w->seg.regions[(size_t)target * WC_RMA_REGIONS];
+        for (int i = 0; i < WC_RMA_REGIONS; i++) {
+            uint64_t rs = atomic_load_explicit(&reg[i].size, memory_order_acquire);
+            uint64_t rb = atomic_load_explicit(&reg[i].base, memory_order_relaxed);
+            if (rs && lo >= rb && hi <= rb + rs) {
+                *off_p = (uint64_t)off;
+                return MPI_SUCCESS;
+            }
+        }
+        return wm_win_error(w, MPI_ERR_RMA_RANGE, fn,
+                            "target bytes [%#llx, %#llx) are in no region target %d attached",
+                            (unsigned long long)lo, (unsigned long long)hi, target);
+    }
     if (tcount > 0) {
         int64_t lo = off + tdt->true_lb;
         int64_t hi = off + tdt->true_lb + (tcount - 1) * tdt->extent + tdt->true_extent;
@@ -398,3 +415,139 @@ WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Compare_and_swap)
+
+/* ---- request-based operations: the operation is complete when it returns, so the request is
+ * born complete (the standard's local and remote completion both hold at once). ---- */
+
+static int wm_rma_request(const char *fn, int rc, MPI_Win win, MPI_Request *request)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    wm_request_t *r = wm_request_alloc();
+    if (!r)
+        return wm_win_error(wm_win_get(win), MPI_ERR_NO_MEM, fn, "no memory for a request");
+    r->kind = WM_REQ_DONE;
+    r->active = true;
+    r->proc_null = true;   /* completes at once with an empty status */
+    r->comm = &wm_comm_self;
+    *request = wm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+#define WM_RMA_REQ_CHECK(fn, win, request)                                                      \
+    do {                                                                                        \
+        WM_WIN_ARG(fn, win, w_);                                                                \
+        if (!(request))                                                                         \
+            return wm_win_error(w_, MPI_ERR_ARG, fn, "request is NULL");                        \
+    } while (0)
+
+WM_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rput", win, request);
+    return wm_rma_request("MPI_Rput",
+                          wm_rma_put("MPI_Rput", origin_addr, origin_count, origin_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, win),
+                          win, request);
+}
+WM_ALIAS(MPI_Rput)
+
+WM_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rput_c", win, request);
+    return wm_rma_request("MPI_Rput_c",
+                          wm_rma_put("MPI_Rput_c", origin_addr, origin_count, origin_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, win),
+                          win, request);
+}
+WM_ALIAS(MPI_Rput_c)
+
+WM_API int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rget", win, request);
+    return wm_rma_request("MPI_Rget",
+                          wm_rma_get("MPI_Rget", origin_addr, origin_count, origin_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, win),
+                          win, request);
+}
+WM_ALIAS(MPI_Rget)
+
+WM_API int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                       MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rget_c", win, request);
+    return wm_rma_request("MPI_Rget_c",
+                          wm_rma_get("MPI_Rget_c", origin_addr, origin_count, origin_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, win),
+                          win, request);
+}
+WM_ALIAS(MPI_Rget_c)
+
+WM_API int PMPI_Raccumulate(const void *origin_addr, int origin_count,
+                            MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                            int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                            MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Raccumulate", win, request);
+    return wm_rma_request("MPI_Raccumulate",
+                          wm_rma_acc("MPI_Raccumulate", origin_addr, origin_count,
+                                     origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
+                                     target_disp, target_count, target_datatype, op, win, false),
+                          win, request);
+}
+WM_ALIAS(MPI_Raccumulate)
+
+WM_API int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                              MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                              MPI_Win win, MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Raccumulate_c", win, request);
+    return wm_rma_request("MPI_Raccumulate_c",
+                          wm_rma_acc("MPI_Raccumulate_c", origin_addr, origin_count,
+                                     origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
+                                     target_disp, target_count, target_datatype, op, win, false),
+                          win, request);
+}
+WM_ALIAS(MPI_Raccumulate_c)
+
+WM_API int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                                MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                                MPI_Datatype result_datatype, int target_rank,
+                                MPI_Aint target_disp, int target_count,
+                                MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rget_accumulate", win, request);
+    return wm_rma_request("MPI_Rget_accumulate",
+                          wm_rma_acc("MPI_Rget_accumulate", origin_addr, origin_count,
+                                     origin_datatype, result_addr, result_count, result_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, op,
+                                     win, true),
+                          win, request);
+}
+WM_ALIAS(MPI_Rget_accumulate)
+
+WM_API int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                                  MPI_Datatype origin_datatype, void *result_addr,
+                                  MPI_Count result_count, MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                  MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rget_accumulate_c", win, request);
+    return wm_rma_request("MPI_Rget_accumulate_c",
+                          wm_rma_acc("MPI_Rget_accumulate_c", origin_addr, origin_count,
+                                     origin_datatype, result_addr, result_count, result_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, op,
+                                     win, true),
+                          win, request);
+}
+WM_ALIAS(MPI_Rget_accumulate_c)
