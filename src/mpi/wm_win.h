@@ -22,7 +22,8 @@
 #include "mpi/wm_comm.h"
 #include "mpi/wm_object.h"
 
-/* locks[target] */
+/* locks[target]; WM_WIN_LOCKING while a lock or unlock of that target is under way (the claim
+ * that makes a second Win_lock of one target fail) */
 enum { WM_WIN_UNLOCKED = 0, WM_WIN_SHARED, WM_WIN_EXCL, WM_WIN_NOCHECK, WM_WIN_LOCKING };
 
 typedef struct wm_win {
@@ -41,7 +42,8 @@ typedef struct wm_win {
     bool            no_locks;     /* hint: passive target will not be used */
     /* epochs */
     _Atomic int     fence;        /* a fence epoch is open (the last fence had no NOSUCCEED) */
-    _Atomic int     lock_all;     /* MPI_Win_lock_all held */
+    _Atomic int     lock_all;     /* MPI_Win_lock_all: 0 none, -1 being taken or released, 1 held,
+                                     2 held with MPI_MODE_NOCHECK (no lock words taken) */
     _Atomic int     nlocks;       /* targets locked by MPI_Win_lock */
     _Atomic uint8_t *locks;       /* [size]: WM_WIN_* */
     _Atomic int     started;      /* access epoch of MPI_Win_start open */
@@ -77,10 +79,11 @@ int wm_win_attr_predefined(wm_obj_t *o, int key, void *attribute_val, int *flag)
 /* Whether an access epoch to target is open (fence, lock, lock_all or start). */
 static inline bool wm_win_can_access(wm_win_t *w, int target)
 {
-    return atomic_load_explicit(&w->fence, memory_order_acquire) ||
-           atomic_load_explicit(&w->lock_all, memory_order_acquire) ||
-           (atomic_load_explicit(&w->locks[target], memory_order_acquire) != WM_WIN_UNLOCKED &&
-            atomic_load_explicit(&w->locks[target], memory_order_acquire) != WM_WIN_LOCKING) ||
+    if (atomic_load_explicit(&w->fence, memory_order_acquire) ||
+        atomic_load_explicit(&w->lock_all, memory_order_acquire) > 0)
+        return true;
+    uint8_t l = atomic_load_explicit(&w->locks[target], memory_order_acquire);
+    return (l != WM_WIN_UNLOCKED && l != WM_WIN_LOCKING) ||
            (atomic_load_explicit(&w->started, memory_order_acquire) && w->start_in[target]);
 }
 

@@ -98,8 +98,9 @@ static int wm_rma_target(const char *fn, wm_win_t *w, int target, MPI_Aint disp,
     int64_t off = (int64_t)disp * p->disp_unit;
     if (tcount > 0 && w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         /* disp is an address: the bytes must lie in one region the target attached */
-        uint64_t lo = (uint64_t)(off + tdt->true_lb);
-        uint64_t hi = lo + (uint64_t)((tcount - 1) * tdt->extent + tdt->true_extent);
+        int64_t step = (tcount - 1) * tdt->extent;
+        uint64_t lo = (uint64_t)(off + tdt->true_lb + (step < 0 ? step : 0));
+        uint64_t hi = (uint64_t)(off + tdt->true_lb + tdt->true_extent + (step > 0 ? step : 0));
         const wc_rma_region_t *reg = &w->seg.regions[(size_t)target * WC_RMA_REGIONS];
         for (int i = 0; i < WC_RMA_REGIONS; i++) {
             uint64_t rs = atomic_load_explicit(&reg[i].size, memory_order_acquire);
@@ -114,9 +115,11 @@ static int wm_rma_target(const char *fn, wm_win_t *w, int target, MPI_Aint disp,
                             (unsigned long long)lo, (unsigned long long)hi, target);
     }
     if (tcount > 0) {
-        int64_t lo = off + tdt->true_lb;
-        int64_t hi = off + tdt->true_lb + (tcount - 1) * tdt->extent + tdt->true_extent;
-        if (lo < 0 || hi > (int64_t)p->size || (tdt->extent < 0 && off + (tcount - 1) * tdt->extent + tdt->true_lb < 0))
+        /* the first and the last element bound the data, whatever the extent's sign */
+        int64_t step = (tcount - 1) * tdt->extent;
+        int64_t lo = off + tdt->true_lb + (step < 0 ? step : 0);
+        int64_t hi = off + tdt->true_lb + tdt->true_extent + (step > 0 ? step : 0);
+        if (lo < 0 || hi > (int64_t)p->size)
             return wm_win_error(w, MPI_ERR_RMA_RANGE, fn,
                                 "target bytes [%lld, %lld) are outside target %d's window of %llu "
                                 "bytes", (long long)lo, (long long)hi, target,
