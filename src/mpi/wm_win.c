@@ -13,6 +13,8 @@
 
 #define WM_WIN_ALIGN 16   /* each process's part of an allocated window */
 
+_Static_assert(sizeof(wm_win_t) <= WM_OBJ_SLOT, "a window must fit in an object slot");
+
 /* What every process tells the others when a window is made. */
 typedef struct wm_win_meta {
     int64_t bytes;
