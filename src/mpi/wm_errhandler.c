@@ -1,6 +1,6 @@
-/* Error handler objects: create, set, get, free, call (see wm_errhandler.h). Windows, files and
- * sessions do not exist yet: their handlers can be created and freed, and the set/get/call entry
- * points of those families stay generated stubs. */
+/* Error handler objects: create, set, get, free, call (see wm_errhandler.h). Windows' set/get/call
+ * are in wm_win_err.c. Files and sessions do not exist yet: their handlers can be created and
+ * freed, and the set/get/call entry points of those families stay generated stubs. */
 #include "mpi/wm_errhandler.h"
 #include "mpi/wm_internal.h"
 
