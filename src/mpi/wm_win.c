@@ -384,24 +384,25 @@ static int wm_win_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, M
                         void *baseptr)
 {
     WM_WIN_ARG(fn, win, w);
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-        return wm_win_error(w, MPI_ERR_RMA_FLAVOR, fn,
-                            "the window was not made by MPI_Win_allocate_shared");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
         return wm_win_error(w, MPI_ERR_RANK, fn, "rank %d is not in the window's group of %d",
                             rank, w->size);
     if (!size || !du || !baseptr)
         return wm_win_error(w, MPI_ERR_ARG, fn, "an output argument is NULL");
     int r = rank;
-    if (r == MPI_PROC_NULL) {   /* the first process with memory */
+    if (r == MPI_PROC_NULL) {   /* the first process with shared memory */
         r = 0;
-        while (r < w->size - 1 && w->seg.peers[r].size == 0)
+        while (r < w->size - 1 && (w->seg.peers[r].size == 0 ||
+                                   w->seg.peers[r].data_off == WC_RMA_USER_MEM))
             r++;
     }
+    /* MPI 4.1: any flavor; memory this process cannot load from (user memory of Win_create,
+     * dynamic windows) is size 0 and NULL. Win_allocate's is in the segment: shared. */
     const wc_rma_peer_t *q = &w->seg.peers[r];
-    *size = (MPI_Aint)q->size;
+    bool shared = q->data_off != WC_RMA_USER_MEM;
+    *size = shared ? (MPI_Aint)q->size : 0;
     *du = (MPI_Aint)q->disp_unit;
-    *(void **)baseptr = w->seg.data + q->data_off;
+    *(void **)baseptr = shared ? w->seg.data + q->data_off : NULL;
     return MPI_SUCCESS;
 }
 
@@ -480,6 +481,14 @@ WM_ALIAS(MPI_Win_set_name)
 WM_API int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char fn[] = "MPI_Win_get_name";
+    if (win == MPI_WIN_NULL) {   /* MPI 4.1: a valid argument, named "MPI_WIN_NULL" */
+        WM_CHECK_INIT(fn);
+        if (!win_name || !resultlen)
+            return wm_error(NULL, MPI_ERR_ARG, fn, "win_name or resultlen is NULL");
+        strcpy(win_name, "MPI_WIN_NULL");
+        *resultlen = (int)strlen(win_name);
+        return MPI_SUCCESS;
+    }
     WM_WIN_ARG(fn, win, w);
     if (!win_name || !resultlen)
         return wm_win_error(w, MPI_ERR_ARG, fn, "win_name or resultlen is NULL");

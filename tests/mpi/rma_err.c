@@ -1,7 +1,8 @@
 /* Errors of RMA under MPI_ERRORS_RETURN (MPI 4.1 sections 12.7, 9.4): a displacement outside the
  * target's window (MPI_ERR_RMA_RANGE), an operation or synchronization with no epoch open
  * (MPI_ERR_RMA_SYNC), a bad rank (MPI_ERR_RANK), a second lock of one target, and any call on a
- * freed window (MPI_ERR_WIN). */
+ * freed window (MPI_ERR_WIN); Win_shared_query of a Win_create window and the name of MPI_WIN_NULL
+ * (MPI 4.1). */
 #include "mpitest.h"
 
 int main(int argc, char **argv)
@@ -68,8 +69,15 @@ int main(int argc, char **argv)
     int qdu;
     void *qb;
     MT_CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
-    MT_CLASS_EQ("shared_query of a Win_create window", MPI_ERR_RMA_FLAVOR,
-                MPI_Win_shared_query(win, 0, &qs, &qdu, &qb));
+    /* MPI 4.1: any flavor may be queried; user memory is not shared: size 0, NULL */
+    qs = -1;
+    MT_CALL(MPI_Win_shared_query(win, 0, &qs, &qdu, &qb));
+    MT_EQ("shared_query size of a Win_create window", 0, qs);
+    MT_TRUE(qb == NULL, "shared_query base of a Win_create window is not NULL");
+    char nm[MPI_MAX_OBJECT_NAME];
+    int nl;
+    MT_CALL(MPI_Win_get_name(MPI_WIN_NULL, nm, &nl));
+    MT_TRUE(strcmp(nm, "MPI_WIN_NULL") == 0, "name of MPI_WIN_NULL: %s", nm);
     MT_CALL(MPI_Win_free(&win));
     return mt_finish("rma_err");
 }
