@@ -4,6 +4,7 @@
 #include "mpi/wm_attr.h"
 #include "mpi/wm_errhandler.h"
 #include "mpi/wm_internal.h"
+#include "mpi/wm_win.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -475,8 +476,8 @@ WM_API int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 }
 WM_ALIAS(MPI_Type_delete_attr)
 
-/* ---- windows: any WM_OBJ_WIN object (none exist until one-sided communication lands, so these
- * answer MPI_ERR_WIN today; the predefined window attributes need the window's fields) ---- */
+/* ---- windows: any WM_OBJ_WIN object; the predefined window attributes are the window's fields
+ * (wm_win.c) ---- */
 
 #define WM_WIN_CHECK(fn, win, o)                                                             \
     WM_CHECK_INIT(fn);                                                                       \
@@ -512,6 +513,8 @@ WM_API int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, i
 {
     static const char fn[] = "MPI_Win_get_attr";
     WM_WIN_CHECK(fn, win, o);
+    if (win_keyval >= MPI_WIN_BASE && win_keyval <= MPI_WIN_MODEL && attribute_val && flag)
+        return wm_win_attr_predefined(o, win_keyval, attribute_val, flag);
     return wm_attr_get(fn, NULL, o, WM_KV_WIN, win_keyval, attribute_val, flag);
 }
 WM_ALIAS(MPI_Win_get_attr)

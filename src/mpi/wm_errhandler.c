@@ -1,6 +1,6 @@
-/* Error handler objects: create, set, get, free, call (see wm_errhandler.h). Windows and files
- * do not exist yet: their handlers can be created and freed, and the set/get/call entry points of
- * those families stay generated stubs. Sessions' set/get/call are in wm_session.c. */
+/* Error handler objects: create, set, get, free, call (see wm_errhandler.h). Windows' set/get/call
+ * are in wm_win_err.c, sessions' in wm_session.c. Files do not exist yet: their handlers can be
+ * created and freed, and the set/get/call entry points of that family stay generated stubs. */
 #include "mpi/wm_errhandler.h"
 #include "mpi/wm_internal.h"
 

@@ -1,0 +1,107 @@
+/* One-sided communication on one node: the window's shared control segment, its locks and
+ * counters, and moving typed data into and out of a target's window memory (docs/rma.md).
+ *
+ * A window's processes share one anonymous segment (memfd_create; the others open it through
+ * /proc/<creator>/fd while the creator holds it, so it has no name and nothing outlives the job).
+ * It holds, per process, a control block (wc_rma_peer_t: passive-target lock word, accumulate
+ * mutex, PSCW completion counter, where its memory is), the PSCW post matrix, the regions attached
+ * to a dynamic window, and for the
+ * Win_allocate flavors the window memory itself. So an origin reaches a target's memory with
+ * loads and stores (allocated windows) or one process_vm_readv/writev (Win_create on user memory,
+ * the target's address and pid in its block): the target never takes part.
+ *
+ * Concurrency contract: the segment is written by every process of the window at once, only
+ * through the atomics below (control words) or by RMA data movement the MPI layer orders with its
+ * synchronization calls. Every function here may be called by any thread of any process of the
+ * window at any time; waits spin briefly, then yield the CPU (oversubscribed nodes), never hold a
+ * process-wide lock, and need no progress from the target. A wc_rma_seg_t is immutable after
+ * wc_rma_seg_attach returns, until wc_rma_seg_detach (which no other thread may race).
+ */
+#ifndef WC_RMA_H
+#define WC_RMA_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "core/wc_dtype.h"
+#include "util/wu_status.h"
+
+#define WC_RMA_WRITER 0x80000000u   /* lock word: held exclusively; low bits: shared holders */
+#define WC_RMA_USER_MEM UINT64_MAX  /* wc_rma_peer_t.data_off of memory outside the segment */
+
+/* One process's control block; one cache line each, so lock traffic to one target does not slow
+ * the others. */
+typedef struct wc_rma_peer {
+    _Atomic uint32_t lock;        /* passive target: WC_RMA_WRITER | shared holders */
+    _Atomic uint32_t acc;         /* accumulate mutex: 0 free, 1 held (element-wise atomicity) */
+    _Atomic uint32_t complete;    /* PSCW: MPI_Win_complete calls received, ever */
+    int32_t  pid;                 /* the owner's pid (single copy to user memory) */
+    uint64_t base;                /* address of its window memory in its own address space */
+    uint64_t size;                /* bytes */
+    uint64_t data_off;            /* offset in the segment, or WC_RMA_USER_MEM */
+    int64_t  disp_unit;
+    char     pad[16];
+} __attribute__((aligned(64))) wc_rma_peer_t;
+
+/* An attached region of a dynamic window (MPI_Win_attach). Written only by its owner: attach
+ * claims a free slot by compare-and-swap of base from 0, then publishes size (release); detach
+ * clears size, then base. Origins read size (acquire), then base. */
+#define WC_RMA_REGIONS 32   /* per process */
+typedef struct wc_rma_region {
+    _Atomic uint64_t base;
+    _Atomic uint64_t size;
+} wc_rma_region_t;
+
+/* A process's view of the segment. */
+typedef struct wc_rma_seg {
+    void            *map;
+    size_t           len;
+    int              n;          /* processes of the window */
+    wc_rma_peer_t   *peers;      /* [n] */
+    _Atomic uint32_t *post;      /* [n * n]: post[o * n + t] = MPI_Win_post calls of t naming o */
+    wc_rma_region_t *regions;    /* [n * WC_RMA_REGIONS]: process r's from r * WC_RMA_REGIONS */
+    char            *data;       /* the allocated flavors' memory */
+} wc_rma_seg_t;
+
+/* Bytes of a segment for n processes with `data` bytes of window memory, and where data starts. */
+size_t wc_rma_seg_size(int n, size_t data, size_t *data_off_p);
+/* The creator: a new zeroed segment of len bytes, mapped, its descriptor in *fd_p (keep it open
+ * until every other process has attached, then close it). */
+wu_status_t wc_rma_seg_create(size_t len, int n, wc_rma_seg_t *seg_p, int *fd_p);
+/* The others: map the segment the creator (pid) holds as descriptor fd. */
+wu_status_t wc_rma_seg_attach(pid_t pid, int fd, size_t len, int n, wc_rma_seg_t *seg_p);
+void wc_rma_seg_detach(wc_rma_seg_t *seg);
+
+/* ---- locks and counters (wc_rma_sync.c) ---- */
+void wc_rma_lock(wc_rma_peer_t *p, bool exclusive);
+/* false: the lock is not free now (a shared lock is refused only while a writer holds it). */
+bool wc_rma_trylock(wc_rma_peer_t *p, bool exclusive);
+void wc_rma_unlock(wc_rma_peer_t *p, bool exclusive);
+void wc_rma_acc_lock(wc_rma_peer_t *p);
+void wc_rma_acc_unlock(wc_rma_peer_t *p);
+/* Waits until *w >= v (acquire). */
+void wc_rma_wait_ge(_Atomic uint32_t *w, uint32_t v);
+/* Spin-then-yield step of a wait loop: call with a counter starting at 0. */
+void wc_rma_backoff(unsigned *spins);
+
+/* ---- data movement (wc_rma_io.c) ---- */
+/* Where a target's window memory is, from the origin's side. */
+typedef struct wc_rma_target {
+    char    *addr;      /* mapped here (allocated flavors, or the origin itself), or NULL */
+    pid_t    pid;       /* addr == NULL: the owner, reached by process_vm_readv/writev */
+    uint64_t raddr;     /* addr == NULL: the memory's address in the owner */
+} wc_rma_target_t;
+
+/* Moves count elements of layout dt at byte offset off of the target's memory from / to a packed
+ * buffer of count * dt->size bytes. The caller has checked the range. WU_ERR_IO: the single copy
+ * failed (errno logged). */
+wu_status_t wc_rma_write(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                         uint64_t count, const void *packed);
+wu_status_t wc_rma_read(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                        uint64_t count, void *packed);
+/* Whether this process may single-copy from and to pid (probe: a one-byte read of addr). */
+bool wc_rma_cma_ok(pid_t pid, uint64_t addr);
+
+#endif

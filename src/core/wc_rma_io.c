@@ -1,0 +1,108 @@
+/* Typed data into and out of a target's window memory: the pack engine on a mapped window, one
+ * process_vm_readv/writev per batch of blocks on user memory of another process (see wc_rma.h). */
+#include "core/wc_rma.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include "util/wu_log.h"
+
+#define WC_RMA_IOV 256   /* remote blocks per system call (IOV_MAX is 1024) */
+
+/* A batch of remote blocks matched by one contiguous run of the packed buffer. */
+typedef struct wc_rma_batch {
+    const wc_rma_target_t *t;
+    bool   write;
+    char  *lp;          /* packed bytes not yet moved */
+    size_t bytes;       /* bytes of the blocks in riov */
+    int    nr;
+    struct iovec riov[WC_RMA_IOV];
+} wc_rma_batch_t;
+
+static wu_status_t wc_rma_batch_flush(wc_rma_batch_t *b)
+{
+    if (!b->nr)
+        return WU_OK;
+    struct iovec l = {b->lp, b->bytes};
+    ssize_t got = b->write ? process_vm_writev(b->t->pid, &l, 1, b->riov, (unsigned long)b->nr, 0)
+                           : process_vm_readv(b->t->pid, &l, 1, b->riov, (unsigned long)b->nr, 0);
+    if (got != (ssize_t)b->bytes) {
+        wu_log_error("RMA: single copy %s process %d failed: %s", b->write ? "to" : "from",
+                     (int)b->t->pid, got < 0 ? strerror(errno) : "short transfer");
+        return WU_ERR_IO;
+    }
+    b->lp += b->bytes;
+    b->bytes = 0;
+    b->nr = 0;
+    return WU_OK;
+}
+
+/* Walks the blocks of (off, dt, count) in the target in type-map order, so that they line up
+ * with the packed stream. */
+static wu_status_t wc_rma_cma(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                              uint64_t count, char *packed, bool write)
+{
+    wc_rma_batch_t b = {.t = t, .write = write, .lp = packed};
+    for (uint64_t e = 0; e < count; e++) {
+        uint64_t elem = t->raddr + off + e * (uint64_t)dt->extent;
+        for (uint64_t s = 0; s < dt->nsegs; s++) {
+            const wc_dtype_seg_t *sg = &dt->segs[s];
+            for (uint64_t k = 0; k < sg->count; k++) {
+                if (b.nr == WC_RMA_IOV) {
+                    wu_status_t st = wc_rma_batch_flush(&b);
+                    if (st != WU_OK)
+                        return st;
+                }
+                b.riov[b.nr].iov_base =
+                    (void *)(uintptr_t)(elem + (uint64_t)sg->disp + k * (uint64_t)sg->stride);
+                b.riov[b.nr].iov_len = sg->blocklen;
+                b.bytes += sg->blocklen;
+                b.nr++;
+            }
+        }
+    }
+    return wc_rma_batch_flush(&b);
+}
+
+wu_status_t wc_rma_write(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                         uint64_t count, const void *packed)
+{
+    uint64_t bytes = count * dt->size;
+    if (!bytes)
+        return WU_OK;
+    if (!t->addr)
+        return wc_rma_cma(t, off, dt, count, (char *)packed, true);
+    if (dt->contig) {
+        memcpy(t->addr + off + dt->contig_off, packed, bytes);
+        return WU_OK;
+    }
+    wc_dtype_cursor_t c;
+    wc_dtype_cursor_init(&c, dt, t->addr + off, count);
+    wc_dtype_unpack(&c, packed, bytes);
+    return WU_OK;
+}
+
+wu_status_t wc_rma_read(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                        uint64_t count, void *packed)
+{
+    uint64_t bytes = count * dt->size;
+    if (!bytes)
+        return WU_OK;
+    if (!t->addr)
+        return wc_rma_cma(t, off, dt, count, packed, false);
+    if (dt->contig) {
+        memcpy(packed, t->addr + off + dt->contig_off, bytes);
+        return WU_OK;
+    }
+    wc_dtype_cursor_t c;
+    wc_dtype_cursor_init(&c, dt, t->addr + off, count);
+    wc_dtype_pack(&c, packed, bytes);
+    return WU_OK;
+}
+
+bool wc_rma_cma_ok(pid_t pid, uint64_t addr)
+{
+    char b;
+    struct iovec l = {&b, 1}, r = {(void *)(uintptr_t)addr, 1};
+    return process_vm_readv(pid, &l, 1, &r, 1, 0) == 1;
+}

@@ -1,0 +1,556 @@
+/* The RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap.
+ * Each completes before it returns (the target's memory is reached directly, core/wc_rma.h), so
+ * the synchronization calls only order and publish (wm_win_sync.c). Accumulates to one target are
+ * serialized by the target's accumulate mutex in the segment, which gives the per-element
+ * atomicity and the default ordering (rar,raw,war,waw) the standard asks for. */
+#include "mpi/wm_win.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "mpi/wm_internal.h"
+#include "mpi/wm_op.h"
+
+#define WM_RMA_STACK 256   /* packed bytes handled without malloc */
+
+/* A packed form of (buf, count, type): the buffer itself when contiguous, else a copy. */
+typedef struct wm_rma_packed {
+    char *p;
+    bool  owned;
+    char  stack[WM_RMA_STACK];
+} wm_rma_packed_t;
+
+static bool wm_rma_packed_alloc(wm_rma_packed_t *pk, uint64_t bytes)
+{
+    pk->owned = bytes > WM_RMA_STACK;
+    pk->p = pk->owned ? malloc(bytes) : pk->stack;
+    return pk->p != NULL;
+}
+
+static void wm_rma_packed_free(wm_rma_packed_t *pk)
+{
+    if (pk->owned)
+        free(pk->p);
+}
+
+static bool wm_rma_pack(wm_rma_packed_t *pk, const void *buf, MPI_Count count,
+                        const wm_datatype_t *dt)
+{
+    uint64_t bytes = (uint64_t)count * dt->size;
+    if (dt->layout.contig) {
+        pk->owned = false;
+        pk->p = (char *)buf + dt->layout.contig_off;
+        return true;
+    }
+    if (!wm_rma_packed_alloc(pk, bytes))
+        return false;
+    wc_dtype_cursor_t c;
+    wc_dtype_cursor_init(&c, &dt->layout, buf, (uint64_t)count);
+    wc_dtype_pack(&c, pk->p, bytes);
+    return true;
+}
+
+static void wm_rma_unpack(void *buf, MPI_Count count, const wm_datatype_t *dt, const void *packed)
+{
+    uint64_t bytes = (uint64_t)count * dt->size;
+    if (dt->layout.contig) {
+        memcpy((char *)buf + dt->layout.contig_off, packed, bytes);
+        return;
+    }
+    wc_dtype_cursor_t c;
+    wc_dtype_cursor_init(&c, &dt->layout, buf, (uint64_t)count);
+    wc_dtype_unpack(&c, packed, bytes);
+}
+
+static const wm_datatype_t *wm_rma_type(const char *fn, wm_win_t *w, MPI_Datatype t,
+                                        MPI_Count count, const char *which, int *rc_p)
+{
+    const wm_datatype_t *ti = wm_type_get(t);
+    if (!ti || !ti->committed || ti->size_overflow || ti->bounds_overflow) {
+        *rc_p = wm_win_error(w, MPI_ERR_TYPE, fn, "%s %p is %s", which, (void *)t,
+                             !ti ? "not a valid datatype" : !ti->committed ? "not committed"
+                                                                             : "too large");
+        return NULL;
+    }
+    if (count < 0) {
+        *rc_p = wm_win_error(w, MPI_ERR_COUNT, fn, "the count of %s is negative (%lld)", which,
+                             (long long)count);
+        return NULL;
+    }
+    return ti;
+}
+
+/* The target of an operation: rank, epoch and range checks. On success *off_p is the byte offset
+ * of the target's first element in its window memory. */
+static int wm_rma_target(const char *fn, wm_win_t *w, int target, MPI_Aint disp, MPI_Count tcount,
+                         const wm_datatype_t *tdt, uint64_t *off_p)
+{
+    if (target < 0 || target >= w->size)
+        return wm_win_error(w, MPI_ERR_RANK, fn, "target_rank %d is not in the window's group of %d",
+                            target, w->size);
+    if (!wm_win_can_access(w, target))
+        return wm_win_error(w, MPI_ERR_RMA_SYNC, fn,
+                            "no access epoch to target %d is open (fence, lock, lock_all or start)",
+                            target);
+    const wc_rma_peer_t *p = &w->seg.peers[target];
+    if (disp < 0)
+        return wm_win_error(w, MPI_ERR_RMA_RANGE, fn, "target_disp %lld is negative",
+                            (long long)disp);
+    int64_t off = (int64_t)disp * p->disp_unit;
+    if (tcount > 0 && w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        /* disp is an address: the bytes must lie in one region the target attached */
+        int64_t step = (tcount - 1) * tdt->extent;
+        uint64_t lo = (uint64_t)(off + tdt->true_lb + (step < 0 ? step : 0));
+        uint64_t hi = (uint64_t)(off + tdt->true_lb + tdt->true_extent + (step > 0 ? step : 0));
+        const wc_rma_region_t *reg = &w->seg.regions[(size_t)target * WC_RMA_REGIONS];
+        for (int i = 0; i < WC_RMA_REGIONS; i++) {
+            uint64_t rs = atomic_load_explicit(&reg[i].size, memory_order_acquire);
+            uint64_t rb = atomic_load_explicit(&reg[i].base, memory_order_relaxed);
+            if (rs && lo >= rb && hi <= rb + rs) {
+                *off_p = (uint64_t)off;
+                return MPI_SUCCESS;
+            }
+        }
+        return wm_win_error(w, MPI_ERR_RMA_RANGE, fn,
+                            "target bytes [%#llx, %#llx) are in no region target %d attached",
+                            (unsigned long long)lo, (unsigned long long)hi, target);
+    }
+    if (tcount > 0) {
+        /* the first and the last element bound the data, whatever the extent's sign */
+        int64_t step = (tcount - 1) * tdt->extent;
+        int64_t lo = off + tdt->true_lb + (step < 0 ? step : 0);
+        int64_t hi = off + tdt->true_lb + tdt->true_extent + (step > 0 ? step : 0);
+        if (lo < 0 || hi > (int64_t)p->size)
+            return wm_win_error(w, MPI_ERR_RMA_RANGE, fn,
+                                "target bytes [%lld, %lld) are outside target %d's window of %llu "
+                                "bytes", (long long)lo, (long long)hi, target,
+                                (unsigned long long)p->size);
+    }
+    *off_p = (uint64_t)off;
+    return MPI_SUCCESS;
+}
+
+static int wm_rma_io_error(const char *fn, wm_win_t *w, int target)
+{
+    return wm_win_error(w, MPI_ERR_OTHER, fn, "moving data to or from target %d failed (see the log)",
+                        target);
+}
+
+static int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Datatype otype,
+                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    WM_WIN_ARG(fn, win, w);
+    int rc = MPI_SUCCESS;
+    const wm_datatype_t *odt = wm_rma_type(fn, w, otype, ocount, "origin_datatype", &rc);
+    if (!odt)
+        return rc;
+    const wm_datatype_t *tdt = wm_rma_type(fn, w, ttype, tcount, "target_datatype", &rc);
+    if (!tdt)
+        return rc;
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    uint64_t off;
+    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &off)) != MPI_SUCCESS)
+        return rc;
+    if ((uint64_t)ocount * odt->size != (uint64_t)tcount * tdt->size)
+        return wm_win_error(w, MPI_ERR_TYPE, fn, "origin data is %llu bytes, target data %llu",
+                            (unsigned long long)((uint64_t)ocount * odt->size),
+                            (unsigned long long)((uint64_t)tcount * tdt->size));
+    wm_rma_packed_t pk;
+    if (!wm_rma_pack(&pk, obuf, ocount, odt))
+        return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory to pack the origin data");
+    wu_status_t st = wc_rma_write(&w->targets[target], off, &tdt->layout, (uint64_t)tcount, pk.p);
+    wm_rma_packed_free(&pk);
+    return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
+}
+
+static int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
+                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    WM_WIN_ARG(fn, win, w);
+    int rc = MPI_SUCCESS;
+    const wm_datatype_t *odt = wm_rma_type(fn, w, otype, ocount, "origin_datatype", &rc);
+    if (!odt)
+        return rc;
+    const wm_datatype_t *tdt = wm_rma_type(fn, w, ttype, tcount, "target_datatype", &rc);
+    if (!tdt)
+        return rc;
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    uint64_t off;
+    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &off)) != MPI_SUCCESS)
+        return rc;
+    uint64_t bytes = (uint64_t)tcount * tdt->size;
+    if ((uint64_t)ocount * odt->size != bytes)
+        return wm_win_error(w, MPI_ERR_TYPE, fn, "origin data is %llu bytes, target data %llu",
+                            (unsigned long long)((uint64_t)ocount * odt->size),
+                            (unsigned long long)bytes);
+    wm_rma_packed_t pk;
+    if (odt->layout.contig) {
+        pk.owned = false;
+        pk.p = (char *)obuf + odt->layout.contig_off;
+    } else if (!wm_rma_packed_alloc(&pk, bytes)) {
+        return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for the packed data");
+    }
+    wu_status_t st = wc_rma_read(&w->targets[target], off, &tdt->layout, (uint64_t)tcount, pk.p);
+    if (st == WU_OK && !odt->layout.contig)
+        wm_rma_unpack(obuf, ocount, odt, pk.p);
+    wm_rma_packed_free(&pk);
+    return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
+}
+
+/* inout_packed = in_packed op inout_packed for tcount elements of tdt (packed streams). */
+static bool wm_rma_reduce_packed(const wm_op_t *op, const char *in, char *inout, MPI_Count tcount,
+                                 const wm_datatype_t *tdt, MPI_Datatype ttype)
+{
+    if (tdt->layout.contig) {
+        wm_op_apply(op, in - tdt->layout.contig_off, inout - tdt->layout.contig_off, tcount, tdt,
+                    ttype);
+        return true;
+    }
+    /* Lay both out as the type says, reduce, pack back. */
+    size_t span = (size_t)((tcount - 1) * tdt->extent + tdt->true_extent);
+    char *a = malloc(span), *b = malloc(span);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return false;
+    }
+    char *ao = a - tdt->true_lb, *bo = b - tdt->true_lb;
+    wm_rma_unpack(ao, tcount, tdt, inout);
+    wm_rma_unpack(bo, tcount, tdt, in);
+    wm_op_apply(op, bo, ao, tcount, tdt, ttype);
+    wc_dtype_cursor_t c;
+    wc_dtype_cursor_init(&c, &tdt->layout, ao, (uint64_t)tcount);
+    wc_dtype_pack(&c, inout, (uint64_t)tcount * tdt->size);
+    free(a);
+    free(b);
+    return true;
+}
+
+/* Accumulate and Get_accumulate (rbuf NULL: no result). */
+static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Datatype otype,
+                      void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
+                      MPI_Count tcount, MPI_Datatype ttype, MPI_Op oph, MPI_Win win, bool fetch)
+{
+    WM_WIN_ARG(fn, win, w);
+    int rc = MPI_SUCCESS;
+    const wm_op_t *op = wm_op_get(oph);
+    if (!op)
+        return wm_win_error(w, MPI_ERR_OP, fn, "invalid op %p", (void *)oph);
+    if (!op->obj.predefined)
+        return wm_win_error(w, MPI_ERR_OP, fn, "user operations are not allowed in accumulates");
+    bool noop = oph == MPI_NO_OP;
+    if (noop && !fetch)
+        return wm_win_error(w, MPI_ERR_OP, fn, "MPI_NO_OP is only for Get_accumulate");
+    const wm_datatype_t *tdt = wm_rma_type(fn, w, ttype, tcount, "target_datatype", &rc);
+    if (!tdt)
+        return rc;
+    const wm_datatype_t *odt = NULL, *rdt = NULL;
+    if (!noop && !(odt = wm_rma_type(fn, w, otype, ocount, "origin_datatype", &rc)))
+        return rc;
+    if (fetch && !(rdt = wm_rma_type(fn, w, rtype, rcount, "result_datatype", &rc)))
+        return rc;
+    const char *why;
+    if (!wm_op_valid_rma(op, tdt, &why))
+        return wm_win_error(w, MPI_ERR_OP, fn, "%s on target_datatype: %s", wm_op_name(op), why);
+    if (target == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    uint64_t off;
+    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &off)) != MPI_SUCCESS)
+        return rc;
+    uint64_t bytes = (uint64_t)tcount * tdt->size;
+    if ((odt && (uint64_t)ocount * odt->size != bytes) ||
+        (rdt && (uint64_t)rcount * rdt->size != bytes))
+        return wm_win_error(w, MPI_ERR_TYPE, fn,
+                            "origin, result and target data differ in size (target: %llu bytes)",
+                            (unsigned long long)bytes);
+
+    wm_rma_packed_t in = {.owned = false, .p = NULL}, cur;
+    if (odt && !wm_rma_pack(&in, obuf, ocount, odt))
+        return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory to pack the origin data");
+    if (!wm_rma_packed_alloc(&cur, bytes)) {
+        wm_rma_packed_free(&in);
+        return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for the target data");
+    }
+    const wc_rma_target_t *t = &w->targets[target];
+    wc_rma_peer_t *p = &w->seg.peers[target];
+    wu_status_t st = WU_OK;
+    bool mem = true;
+    wc_rma_acc_lock(p);
+    if (fetch || (!noop && oph != MPI_REPLACE))
+        st = wc_rma_read(t, off, &tdt->layout, (uint64_t)tcount, cur.p);
+    if (st == WU_OK && fetch)
+        wm_rma_unpack(rbuf, rcount, rdt, cur.p);
+    if (st == WU_OK && oph == MPI_REPLACE)
+        st = wc_rma_write(t, off, &tdt->layout, (uint64_t)tcount, in.p);
+    else if (st == WU_OK && !noop) {
+        mem = wm_rma_reduce_packed(op, in.p, cur.p, tcount, tdt, ttype);
+        if (mem)
+            st = wc_rma_write(t, off, &tdt->layout, (uint64_t)tcount, cur.p);
+    }
+    wc_rma_acc_unlock(p);
+    wm_rma_packed_free(&cur);
+    wm_rma_packed_free(&in);
+    if (!mem)
+        return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory to reduce a derived datatype");
+    return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
+}
+
+WM_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Win win)
+{
+    return wm_rma_put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win);
+}
+WM_ALIAS(MPI_Put)
+
+WM_API int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return wm_rma_put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win);
+}
+WM_ALIAS(MPI_Put_c)
+
+WM_API int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Win win)
+{
+    return wm_rma_get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win);
+}
+WM_ALIAS(MPI_Get)
+
+WM_API int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Win win)
+{
+    return wm_rma_get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win);
+}
+WM_ALIAS(MPI_Get_c)
+
+WM_API int PMPI_Accumulate(const void *origin_addr, int origin_count,
+                           MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                           int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return wm_rma_acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
+                      MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
+                      op, win, false);
+}
+WM_ALIAS(MPI_Accumulate)
+
+WM_API int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                             MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                             MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                             MPI_Win win)
+{
+    return wm_rma_acc("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0,
+                      MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
+                      op, win, false);
+}
+WM_ALIAS(MPI_Accumulate_c)
+
+WM_API int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
+                               MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                               MPI_Datatype result_datatype, int target_rank,
+                               MPI_Aint target_disp, int target_count,
+                               MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return wm_rma_acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
+                      result_addr, result_count, result_datatype, target_rank, target_disp,
+                      target_count, target_datatype, op, win, true);
+}
+WM_ALIAS(MPI_Get_accumulate)
+
+WM_API int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                                 MPI_Datatype origin_datatype, void *result_addr,
+                                 MPI_Count result_count, MPI_Datatype result_datatype,
+                                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return wm_rma_acc("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype,
+                      result_addr, result_count, result_datatype, target_rank, target_disp,
+                      target_count, target_datatype, op, win, true);
+}
+WM_ALIAS(MPI_Get_accumulate_c)
+
+WM_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                             int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    return wm_rma_acc("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype,
+                      target_rank, target_disp, 1, datatype, op, win, true);
+}
+WM_ALIAS(MPI_Fetch_and_op)
+
+WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+                                 void *result_addr, MPI_Datatype datatype, int target_rank,
+                                 MPI_Aint target_disp, MPI_Win win)
+{
+    static const char fn[] = "MPI_Compare_and_swap";
+    WM_WIN_ARG(fn, win, w);
+    int rc = MPI_SUCCESS;
+    const wm_datatype_t *dt = wm_rma_type(fn, w, datatype, 1, "datatype", &rc);
+    if (!dt)
+        return rc;
+    if (!dt->obj.predefined || !dt->layout.contig || dt->size > 16)
+        return wm_win_error(w, MPI_ERR_TYPE, fn, "datatype %p is not a predefined basic type",
+                            (void *)datatype);
+    if (target_rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    uint64_t off;
+    if ((rc = wm_rma_target(fn, w, target_rank, target_disp, 1, dt, &off)) != MPI_SUCCESS)
+        return rc;
+    char cur[16];
+    size_t n = (size_t)dt->size;
+    const wc_rma_target_t *t = &w->targets[target_rank];
+    wc_rma_peer_t *p = &w->seg.peers[target_rank];
+    wc_rma_acc_lock(p);
+    wu_status_t st = wc_rma_read(t, off, &dt->layout, 1, cur);
+    if (st == WU_OK && memcmp(cur, compare_addr, n) == 0)
+        st = wc_rma_write(t, off, &dt->layout, 1, origin_addr);
+    wc_rma_acc_unlock(p);
+    if (st != WU_OK)
+        return wm_rma_io_error(fn, w, target_rank);
+    memcpy(result_addr, cur, n);
+    return MPI_SUCCESS;
+}
+WM_ALIAS(MPI_Compare_and_swap)
+
+/* ---- request-based operations: the operation is complete when it returns, so the request is
+ * born complete (the standard's local and remote completion both hold at once). ---- */
+
+static int wm_rma_request(const char *fn, int rc, MPI_Win win, MPI_Request *request)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    wm_request_t *r = wm_request_alloc();
+    if (!r)
+        return wm_win_error(wm_win_get(win), MPI_ERR_NO_MEM, fn, "no memory for a request");
+    r->kind = WM_REQ_DONE;
+    r->active = true;
+    r->proc_null = true;   /* completes at once with an empty status */
+    r->comm = &wm_comm_self;
+    *request = wm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+#define WM_RMA_REQ_CHECK(fn, win, request)                                                      \
+    do {                                                                                        \
+        WM_WIN_ARG(fn, win, w_);                                                                \
+        if (!(request))                                                                         \
+            return wm_win_error(w_, MPI_ERR_ARG, fn, "request is NULL");                        \
+    } while (0)
+
+WM_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rput", win, request);
+    return wm_rma_request("MPI_Rput",
+                          wm_rma_put("MPI_Rput", origin_addr, origin_count, origin_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, win),
+                          win, request);
+}
+WM_ALIAS(MPI_Rput)
+
+WM_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rput_c", win, request);
+    return wm_rma_request("MPI_Rput_c",
+                          wm_rma_put("MPI_Rput_c", origin_addr, origin_count, origin_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, win),
+                          win, request);
+}
+WM_ALIAS(MPI_Rput_c)
+
+WM_API int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rget", win, request);
+    return wm_rma_request("MPI_Rget",
+                          wm_rma_get("MPI_Rget", origin_addr, origin_count, origin_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, win),
+                          win, request);
+}
+WM_ALIAS(MPI_Rget)
+
+WM_API int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                       MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rget_c", win, request);
+    return wm_rma_request("MPI_Rget_c",
+                          wm_rma_get("MPI_Rget_c", origin_addr, origin_count, origin_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, win),
+                          win, request);
+}
+WM_ALIAS(MPI_Rget_c)
+
+WM_API int PMPI_Raccumulate(const void *origin_addr, int origin_count,
+                            MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                            int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                            MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Raccumulate", win, request);
+    return wm_rma_request("MPI_Raccumulate",
+                          wm_rma_acc("MPI_Raccumulate", origin_addr, origin_count,
+                                     origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
+                                     target_disp, target_count, target_datatype, op, win, false),
+                          win, request);
+}
+WM_ALIAS(MPI_Raccumulate)
+
+WM_API int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                              MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                              MPI_Win win, MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Raccumulate_c", win, request);
+    return wm_rma_request("MPI_Raccumulate_c",
+                          wm_rma_acc("MPI_Raccumulate_c", origin_addr, origin_count,
+                                     origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
+                                     target_disp, target_count, target_datatype, op, win, false),
+                          win, request);
+}
+WM_ALIAS(MPI_Raccumulate_c)
+
+WM_API int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                                MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                                MPI_Datatype result_datatype, int target_rank,
+                                MPI_Aint target_disp, int target_count,
+                                MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rget_accumulate", win, request);
+    return wm_rma_request("MPI_Rget_accumulate",
+                          wm_rma_acc("MPI_Rget_accumulate", origin_addr, origin_count,
+                                     origin_datatype, result_addr, result_count, result_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, op,
+                                     win, true),
+                          win, request);
+}
+WM_ALIAS(MPI_Rget_accumulate)
+
+WM_API int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                                  MPI_Datatype origin_datatype, void *result_addr,
+                                  MPI_Count result_count, MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                  MPI_Request *request)
+{
+    WM_RMA_REQ_CHECK("MPI_Rget_accumulate_c", win, request);
+    return wm_rma_request("MPI_Rget_accumulate_c",
+                          wm_rma_acc("MPI_Rget_accumulate_c", origin_addr, origin_count,
+                                     origin_datatype, result_addr, result_count, result_datatype,
+                                     target_rank, target_disp, target_count, target_datatype, op,
+                                     win, true),
+                          win, request);
+}
+WM_ALIAS(MPI_Rget_accumulate_c)

@@ -1,0 +1,9 @@
+# One-sided communication (docs/rma.md): windows, operations, synchronization, errors.
+foreach(p rma_win rma_fence rma_passive rma_err rma_more)
+  weft_mpi_program(${p} ${p}.c)
+endforeach()
+weft_mpi_tests(rma_win NPS 1 2 4 ARGS --weft TIMEOUT 120)
+weft_mpi_tests(rma_fence NPS 2 4 ARGS --weft TIMEOUT 120)
+weft_mpi_tests(rma_passive NPS 2 4 ARGS --weft TIMEOUT 120)
+weft_mpi_tests(rma_err NPS 1 2 ARGS --weft TIMEOUT 120)
+weft_mpi_tests(rma_more NPS 1 2 4 ARGS --weft TIMEOUT 120)
