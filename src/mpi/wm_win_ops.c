@@ -250,8 +250,10 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
         return rc;
     if (fetch && !(rdt = wm_rma_type(fn, w, rtype, rcount, "result_datatype", &rc)))
         return rc;
+    /* nothing is combined when there is no element: both peers then accept any predefined op on
+     * any type (mpi4py's Get_accumulate of zero MPI_BYTEs with the default MPI_SUM) */
     const char *why;
-    if (!wm_op_valid_rma(op, tdt, &why))
+    if (tcount > 0 && !wm_op_valid_rma(op, tdt, &why))
         return wm_win_error(w, MPI_ERR_OP, fn, "%s on target_datatype: %s", wm_op_name(op), why);
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
