@@ -16,15 +16,7 @@
 #define NHANDLES 4000
 #define ROUNDS   3
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);              \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "test_check.h"
 
 static int ints[NTHREADS][NHANDLES];
 static atomic_int writers_done;

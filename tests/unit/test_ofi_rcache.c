@@ -10,15 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);              \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "test_check.h"
 
 static int live;          /* registrations made and not yet undone (atomics) */
 static uint64_t next_key = 100;

@@ -10,15 +10,7 @@
 #define NTHREADS 8
 #define NITERS   100000
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);              \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "test_check.h"
 
 static const char *volatile phase = "start";
 static int started;   /* threads released together by the last one to arrive; atomics */

@@ -9,15 +9,7 @@
 
 #define NTHREADS 6
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);              \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "test_check.h"
 
 static void watchdog(int sig)
 {

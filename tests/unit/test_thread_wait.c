@@ -13,15 +13,7 @@
 #define NWAKERS          4
 #define ROUNDS           4000
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond);              \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include "test_check.h"
 
 static const char *volatile phase = "start";
 static long progress;   /* atomics: last step reached, for the watchdog's message */
