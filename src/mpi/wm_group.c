@@ -317,7 +317,8 @@ static int wm_group_ranges(const char *fn, const wm_group_t *g, int n, int range
         /* MPI 4.1 7.3.2: the ranks first + k * stride for k = 0 .. floor((last - first) / stride),
          * none when that is negative (a stride going away from last); each computed rank must be
          * a rank of the group, last itself need not be one */
-        long span = (long)last - first, lastc = first + span / stride * (long)stride;
+        long span = (long)last - first;
+        long lastc = stride ? first + span / stride * (long)stride : first;
         if (stride == 0) {
             rc = wm_error(NULL, MPI_ERR_ARG, fn, "ranges[%d] has stride 0", i);
         } else if ((stride > 0 && span < 0) || (stride < 0 && span > 0)) {
