@@ -66,9 +66,10 @@ static void wc_on_ctx_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void 
 {
     wc_request_t *req = wc_req_untoken(hdr->sreq);
     (void)payload, (void)len;
+    if (req)
+        WU_TSAN_ACQUIRE(req);   /* before reading kind: released when the request was asked */
     if (WU_UNLIKELY(!req || req->kind != WC_REQ_RECV))
         wc_proto_error(ep, src, hdr, "CTX_REP names no request of this rank (field sreq)");
-    WU_TSAN_ACQUIRE(req);
     req->st_bytes = (size_t)hdr->addr;
     wc_request_done(req);   /* release: the waiter reads st_bytes after seeing it complete */
 }

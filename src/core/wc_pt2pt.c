@@ -574,9 +574,10 @@ static void wc_recv_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *
 {
     wc_request_t *rreq = wc_req_untoken(hdr->addr);
     size_t off = hdr->sreq;
+    if (rreq)
+        WU_TSAN_ACQUIRE(rreq);   /* before reading kind: released with our CTS */
     if (WU_UNLIKELY(!rreq || rreq->kind != WC_REQ_RECV))
         wc_proto_error(ep, src, hdr, "FRAG names no receive request of this rank (field addr)");
-    WU_TSAN_ACQUIRE(rreq);
     if (WU_UNLIKELY(rreq->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(rreq))
         return;   /* abandoned (wc_quiesce): its buffer is no longer written */
     if (WU_UNLIKELY(off > rreq->msg_len || len > rreq->msg_len - off))
@@ -680,6 +681,8 @@ void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *dat
 static inline wc_request_t *wc_sreq_of(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const char *what)
 {
     wc_request_t *sreq = wc_req_untoken(hdr->sreq);
+    if (sreq)
+        WU_TSAN_ACQUIRE(sreq);   /* before reading kind: released when the request was sent */
     if (WU_UNLIKELY(!sreq || sreq->kind != WC_REQ_SEND))
         wc_proto_error(ep, src, hdr, "%s names no send request of this rank (field sreq)", what);
     return sreq;
@@ -733,7 +736,6 @@ static void wc_on_fin(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
 {
     wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "FIN");
     (void)payload, (void)len;
-    WU_TSAN_ACQUIRE(sreq);
     wc_cma_wait_end(sreq);
     wc_rkey_release(ep, src, sreq);
     wc_request_done(sreq);
@@ -743,7 +745,6 @@ static void wc_on_ack(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
 {
     wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "ACK");
     (void)payload, (void)len;
-    WU_TSAN_ACQUIRE(sreq);
     wc_request_done(sreq);
 }
 
@@ -751,7 +752,6 @@ static void wc_on_cts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
 {
     wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "CTS");
     (void)payload, (void)len;
-    WU_TSAN_ACQUIRE(sreq);
     wc_cma_wait_end(sreq);   /* the receiver chose the pipeline after all */
     wc_rkey_release(ep, src, sreq);
     wc_peer_t *p = &ep->peers[src];
@@ -812,7 +812,6 @@ static void wc_on_cancel_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const vo
     if (!(hdr->flags & (WC_PKT_FLAG_CANCELLED | WC_PKT_FLAG_WAIT)))
         return;
     wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "CANCEL_REP");
-    WU_TSAN_ACQUIRE(sreq);
     if (hdr->flags & WC_PKT_FLAG_CANCELLED) {
         wc_cma_wait_end(sreq);
         wc_rkey_release(ep, src, sreq);
