@@ -154,13 +154,6 @@ int wm_t_check_init(void)
                                                              : MPI_T_ERR_NOT_INITIALIZED;
 }
 
-#define WM_T_CHECK()                                                                               \
-    do {                                                                                           \
-        int rc_ = wm_t_check_init();                                                               \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            return rc_;                                                                            \
-    } while (0)
-
 /* ---- init and finalize ----------------------------------------------------------------------- */
 
 /* Before MPI_Init, after MPI_Finalize, from any thread: the settings come from the environment

@@ -49,5 +49,12 @@ void wm_t_pvar_release_all(void);
 void wm_t_str(const char *s, char *name, int *name_len);
 /* MPI_T_ERR_NOT_INITIALIZED unless MPI_T is initialized. */
 int wm_t_check_init(void);
+/* In an MPI_T entry point: return MPI_T_ERR_NOT_INITIALIZED unless MPI_T is initialized. */
+#define WM_T_CHECK()                                                                               \
+    do {                                                                                           \
+        int rc_ = wm_t_check_init();                                                               \
+        if (rc_ != MPI_SUCCESS)                                                                    \
+            return rc_;                                                                            \
+    } while (0)
 
 #endif

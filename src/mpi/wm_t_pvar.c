@@ -28,13 +28,6 @@ struct MPI_T_pvar_session_t {
 
 static struct MPI_T_pvar_session_t *wm_t_sessions;   /* wm_t_lock */
 
-#define WM_T_CHECK()                                                                               \
-    do {                                                                                           \
-        int rc_ = wm_t_check_init();                                                               \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            return rc_;                                                                            \
-    } while (0)
-
 WM_API int PMPI_T_pvar_get_num(int *num_pvar)
 {
     WM_T_CHECK();
