@@ -14,6 +14,7 @@
 #include "mpi/wm_internal.h"
 #include "mpi/wm_info.h"
 #include "core/wc_dyn.h"
+#include "transport/sock/wx_sock.h"
 #include "util/wu_log.h"
 
 #include <arpa/inet.h>
@@ -57,9 +58,8 @@ extern char **environ;
 /* A listening socket on the address of the socket transport; its port name in name. */
 static int wm_dpm_listen(char *name, size_t len)
 {
-    const char *ip = getenv("WEFT_SOCK_IF_ADDR");
-    if (!ip || !*ip)
-        ip = "127.0.0.1";
+    char ipbuf[INET_ADDRSTRLEN];
+    const char *ip = wx_sock_default_ip(ipbuf, sizeof(ipbuf));
     struct sockaddr_in sa = { .sin_family = AF_INET };
     socklen_t sl = sizeof(sa);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -530,8 +530,11 @@ static bool wm_spawn_host_here(const char *host)
     return !strcmp(host, "localhost") || !strncmp(host, "127.", 4) || !strcmp(host, me);
 }
 
-/* At the root: start "mpiexec -n N1 [-wdir D] P1 args : ..." with WEFT_PARENT_PORT; returns its pid
- * or -1 with why. */
+/* At the root: start "mpiexec [hosts, launcher] -n N1 [-hosts H1] [-wdir D] P1 args : ..." with
+ * WEFT_PARENT_PORT; returns its pid or -1 with why. On several hosts (our job's, exported by
+ * mpiexec as WEFT_MPIEXEC_HOSTS, or info "host" naming another host) the children's mpiexec runs
+ * as the front end of a job on those hosts, started by our job's launcher; by default its ranks
+ * take the slots after ours (--weft-skip), as Hydra places spawned processes. */
 static pid_t wm_spawn_launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
                              const MPI_Info infos[], const char *port, char *why, size_t len)
 {
@@ -541,35 +544,90 @@ static pid_t wm_spawn_launch(int count, char *cmds[], char **argvs[], const int 
                  "runs under another launcher), and only Weft's mpiexec can start new processes");
         return -1;
     }
-    size_t nargs = 2;
+    const char *jhosts = getenv("WEFT_MPIEXEC_HOSTS");
+    const char *launcher = getenv("WEFT_MPIEXEC_LAUNCHER");
+    const char *lexec = getenv("WEFT_MPIEXEC_LAUNCHER_EXEC");
+    const char *iface = getenv("WEFT_MPIEXEC_IFACE");
+    bool multi = jhosts && *jhosts, remote = false;
+    const char **hosts = calloc((size_t)count, sizeof(char *));
+    if (!hosts) {
+        snprintf(why, len, "no memory");
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        MPI_Info in = infos ? infos[i] : MPI_INFO_NULL;
+        const char *h = in != MPI_INFO_NULL ? wm_info_value(in, "host") : NULL;
+        if (h && !*h)
+            h = NULL;
+        if (h && !wm_spawn_host_here(h))
+            remote = multi = true;
+        hosts[i] = h;
+    }
+    for (const char *p = multi && jhosts ? jhosts : ""; *p && !remote;) {   /* "h1:2,h2:2" */
+        char h[256];
+        size_t n = strcspn(p, ":,");
+        snprintf(h, sizeof(h), "%.*s", (int)(n < sizeof(h) ? n : sizeof(h) - 1), p);
+        remote = !wm_spawn_host_here(h);
+        p += n;
+        p += strcspn(p, ",");
+        p += *p == ',';
+    }
+    if (remote && !(launcher && !strcmp(launcher, "fork")) &&
+        !strncmp(port, WM_DPM_PREFIX "127.", strlen(WM_DPM_PREFIX "127."))) {
+        snprintf(why, len, "the children may run on other hosts, but this process listens on a "
+                 "loopback address only (%s): set WEFT_SOCK_IF_ADDR to an address of this host, or "
+                 "start the job with mpiexec -iface", port + strlen(WM_DPM_PREFIX));
+        free(hosts);
+        return -1;
+    }
+    size_t nargs = 16;
     for (int i = 0; i < count; i++)
-        nargs += 6 + (size_t)wm_argv_len(argvs ? argvs[i] : NULL);
+        nargs += 8 + (size_t)wm_argv_len(argvs ? argvs[i] : NULL);
     char **av = calloc(nargs, sizeof(char *));
     char (*progs)[PATH_MAX] = malloc(PATH_MAX * (size_t)count);
     char (*ns)[16] = malloc(16 * (size_t)count);
+    char skip[16];
     if (!av || !progs || !ns) {
-        free(av), free(progs), free(ns);
+        free(av), free(progs), free(ns), free(hosts);
         snprintf(why, len, "no memory");
         return -1;
     }
     int k = 0;
     av[k++] = (char *)mpiexec;
+    if (multi) {
+        if (jhosts && *jhosts) {
+            snprintf(skip, sizeof(skip), "%d", wc_world.size);
+            av[k++] = "-hosts";
+            av[k++] = (char *)jhosts;
+            av[k++] = "--weft-skip";
+            av[k++] = skip;
+        }
+        if (launcher && *launcher) {
+            av[k++] = "-launcher";
+            av[k++] = (char *)launcher;
+        }
+        if (lexec && *lexec) {
+            av[k++] = "-launcher-exec";
+            av[k++] = (char *)lexec;
+        }
+        if (iface && *iface) {
+            av[k++] = "-iface";
+            av[k++] = (char *)iface;
+        }
+    }
     for (int i = 0; i < count; i++) {
         MPI_Info in = infos ? infos[i] : MPI_INFO_NULL;
-        const char *host = in != MPI_INFO_NULL ? wm_info_value(in, "host") : NULL;
         const char *wdir = in != MPI_INFO_NULL ? wm_info_value(in, "wdir") : NULL;
         const char *path = in != MPI_INFO_NULL ? wm_info_value(in, "path") : NULL;
-        if (host && !wm_spawn_host_here(host)) {
-            snprintf(why, len, "info host=\"%.60s\" of command %d: spawning on another host is not "
-                     "supported yet (docs/dynamic.md)", host, i);
-            free(av), free(progs), free(ns);
-            return -1;
-        }
         if (i)
             av[k++] = ":";
         snprintf(ns[i], sizeof(ns[i]), "%d", maxprocs[i]);
         av[k++] = "-n";
         av[k++] = ns[i];
+        if (multi && hosts[i]) {
+            av[k++] = "--weft-section-hosts";
+            av[k++] = (char *)hosts[i];
+        }
         if (wdir) {
             av[k++] = "-wdir";
             av[k++] = (char *)wdir;
@@ -580,6 +638,7 @@ static pid_t wm_spawn_launch(int count, char *cmds[], char **argvs[], const int 
             av[k++] = argvs[i][a];
     }
     av[k] = NULL;
+    free(hosts);
     /* the environment: ours, without what describes our own job, plus the parent's port */
     int ne = 0;
     while (environ[ne])

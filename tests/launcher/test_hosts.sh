@@ -34,6 +34,25 @@ want='[0] rank 0 WEFT_T_G=g
 [2] rank 2 WEFT_T_L=y'
 expect_eq "tagged output (sorted)" "$(sorted "$want")" "$(sorted "$T_OUT")"
 
+# MPMD with hosts per section (as Hydra's local -hosts): the section after the first ':' on its own
+# host c (3 ranks, one slot: round after round), the last one on the global list going on where
+# the first section stopped (b, then a again). Hosts told apart by their local ranks.
+run "${F[@]}" -hosts a,b -n 1 sh -c 'echo $PMI_RANK $MPI_LOCALRANKID $MPI_LOCALNRANKS' : \
+    -host c -n 3 sh -c 'echo $PMI_RANK $MPI_LOCALRANKID $MPI_LOCALNRANKS' : \
+    -n 2 sh -c 'echo $PMI_RANK $MPI_LOCALRANKID $MPI_LOCALNRANKS'
+expect_rc 0 "MPMD, hosts per section"
+expect_eq "MPMD, hosts per section: rank local nlocal (a: 0 5, b: 4, c: 1 2 3)" \
+    "$(printf '0 0 2\n1 0 3\n2 1 3\n3 2 3\n4 0 1\n5 1 2')" "$(sorted "$T_OUT")"
+# Only sections' hosts: the others run on mpiexec's own host (its host name).
+run "${F[@]}" -n 2 sh -c 'echo $PMI_RANK $MPI_LOCALRANKID $MPI_LOCALNRANKS' : -hosts a,b:2 -n 3 \
+    sh -c 'echo $PMI_RANK $MPI_LOCALRANKID $MPI_LOCALNRANKS'
+expect_rc 0 "MPMD, hosts in the second section only"
+expect_eq "MPMD, hosts in the second section only: rank local nlocal (here: 0 1, a: 2, b: 3 4)" \
+    "$(printf '0 0 2\n1 1 2\n2 0 1\n3 0 2\n4 1 2')" "$(sorted "$T_OUT")"
+run "$MX" -n 1 true : -hosts a -host b -n 1 true
+expect_rc 2 "-hosts twice in one section"
+expect_mpiexec_msg "-hosts twice in one section" "^mpiexec: -host given twice for one program\$"
+
 # stdin goes to rank 0 only, through its proxy, whatever its size.
 seq 1 30000 >"$T_DIR/in"
 T_STDIN=$T_DIR/in run "${F[@]}" -hosts a,b -n 2 sh -c 'if [ $PMI_RANK = 0 ]; then cat; else wc -c; fi'

@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <stdbool.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -117,21 +118,28 @@ int main(int argc, char **argv)
         int fd;
         snprintf(path, sizeof(path), "%s/join", dir);
         if (server) {
+            /* on every address: the client may be on another host (tests/net/test_spawn.sh) */
             int l = socket(AF_INET, SOCK_STREAM, 0);
-            struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+            struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
             socklen_t sl = sizeof(sa);
             MT_TRUE(l >= 0 && bind(l, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(l, 1) == 0 &&
                     getsockname(l, (struct sockaddr *)&sa, &sl) == 0, "cannot listen");
-            char num[16];
-            snprintf(num, sizeof(num), "%u", (unsigned)ntohs(sa.sin_port));
+            char num[300], host[256] = "localhost";
+            gethostname(host, sizeof(host) - 1);
+            snprintf(num, sizeof(num), "%s %u", host, (unsigned)ntohs(sa.sin_port));
             write_file(path, num);
             fd = accept(l, NULL, NULL);
             close(l);
         } else {
-            char num[16];
+            char num[300], host[256] = "";
+            unsigned pnum = 0;
             read_file(path, num, sizeof(num));
-            struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-                                      .sin_port = htons((uint16_t)atoi(num)) };
+            MT_TRUE(sscanf(num, "%255s %u", host, &pnum) == 2, "bad join file: %s", num);
+            struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
+            MT_TRUE(getaddrinfo(host, NULL, &hints, &res) == 0 && res, "cannot resolve %s", host);
+            struct sockaddr_in sa = *(struct sockaddr_in *)res->ai_addr;
+            freeaddrinfo(res);
+            sa.sin_port = htons((uint16_t)pnum);
             fd = socket(AF_INET, SOCK_STREAM, 0);
             MT_TRUE(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "cannot connect");
         }

@@ -9,7 +9,11 @@
  *   dpm_spawn selfconnect    two halves of one job connect/accept through a port
  *   dpm_spawn missing        spawning a program that does not exist: MPI_ERR_SPAWN, errcodes
  *   dpm_spawn singleton      (run without mpiexec) spawn fails with MPI_ERR_SPAWN
- * The children run "dpm_spawn child ..." and check their side. */
+ * The children run "dpm_spawn child ..." and check their side.
+ *
+ * Across hosts (tests/net/test_spawn.sh), from the environment: DPM_SPAWN_HOST, info "host" of
+ * spawn/nested; DPM_SPAWN_HOSTS "H0,H1", info "host" of the two commands of multiple; and
+ * DPM_EXPECT_HOSTS "H0,H1,...", the host each child (by its world rank) must run on. */
 #include "mpitest.h"
 
 #include <limits.h>
@@ -86,8 +90,26 @@ static void child_side(MPI_Comm parent, int nparents)
     MT_CALL(MPI_Comm_free(&merged));
 }
 
+/* Entry i of a comma-separated list, into out ("" if none). */
+static void list_item(const char *list, int i, char *out, size_t len)
+{
+    const char *p = list;
+    for (; i > 0 && p; i--)
+        p = (p = strchr(p, ',')) ? p + 1 : NULL;
+    snprintf(out, len, "%.*s", p ? (int)strcspn(p, ",") : 0, p ? p : "");
+}
+
 static int run_child(int argc, char **argv)
 {
+    const char *expect = getenv("DPM_EXPECT_HOSTS");
+    if (expect && *expect) {
+        char want[256], me[256] = "";
+        list_item(expect, mt_rank, want, sizeof(want));
+        gethostname(me, sizeof(me) - 1);
+        MT_TRUE(!strcmp(want, me), "child %d runs on %s, expected %s (DPM_EXPECT_HOSTS=%s)",
+                mt_rank, me, want, expect);
+        unsetenv("DPM_EXPECT_HOSTS");   /* not for our own children */
+    }
     MPI_Comm parent;
     MT_CALL(MPI_Comm_get_parent(&parent));
     MT_TRUE(parent != MPI_COMM_NULL, "a spawned process expected a parent communicator");
@@ -160,7 +182,15 @@ int main(int argc, char **argv)
         char *args[] = { "child", !strcmp(mode, "nested") ? "nest" : "plain", np, NULL };
         int err[8];
         MPI_Comm inter;
-        MT_CALL(MPI_Comm_spawn(self_path, args, nc, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, err));
+        MPI_Info info = MPI_INFO_NULL;
+        const char *host = getenv("DPM_SPAWN_HOST");
+        if (host && *host) {
+            MT_CALL(MPI_Info_create(&info));
+            MT_CALL(MPI_Info_set(info, "host", host));
+        }
+        MT_CALL(MPI_Comm_spawn(self_path, args, nc, info, 0, MPI_COMM_WORLD, &inter, err));
+        if (info != MPI_INFO_NULL)
+            MT_CALL(MPI_Info_free(&info));
         for (int i = 0; i < nc; i++)
             MT_EQ("errcode", MPI_SUCCESS, err[i]);
         parent_side(inter, nc);
@@ -182,9 +212,17 @@ int main(int argc, char **argv)
         MPI_Info infos[2];
         MT_CALL(MPI_Info_create(&infos[0]));
         MT_CALL(MPI_Info_create(&infos[1]));
+        const char *hosts = getenv("DPM_SPAWN_HOSTS");
+        char h0[256] = "localhost", h1[256] = "";
+        if (hosts && *hosts) {
+            list_item(hosts, 0, h0, sizeof(h0));
+            list_item(hosts, 1, h1, sizeof(h1));
+        }
         MT_CALL(MPI_Info_set(infos[0], "wdir", dir));
-        MT_CALL(MPI_Info_set(infos[0], "host", "localhost"));
+        MT_CALL(MPI_Info_set(infos[0], "host", h0));
         MT_CALL(MPI_Info_set(infos[1], "path", bindir));
+        if (h1[0])
+            MT_CALL(MPI_Info_set(infos[1], "host", h1));
         MPI_Comm inter;
         MT_CALL(MPI_Comm_spawn_multiple(2, cmds, argvs, maxp, infos, 0, MPI_COMM_WORLD, &inter, err));
         for (int i = 0; i < 3; i++)

@@ -82,6 +82,15 @@ expect_rc 0 "MPMD"
 expect_eq "MPMD: stdout" "$(printf '[0] A 0 weft-h1\n[1] B 1 weft-h2\n[2] B 2 weft-h3')" "$(sorted "$T_OUT")"
 expect_eq "MPMD: stderr" "$(printf '[1] err 1\n[2] err 2')" "$(sorted "$T_ERR")"
 
+# --- MPMD with hosts per section: the second section on weft-h3 (its own -hosts), the third on the
+# global list where the first stopped (weft-h2), with its -wdir there.
+hrun h1 60 "$MX" "${RSH[@]}" --timeout 50 -hosts $H2 --tag-output -n 1 sh -c 'echo A $(hostname)' : \
+    -hosts weft-h3 -n 2 sh -c 'echo B $(hostname)' : -wdir /tmp -n 1 sh -c 'echo C $(hostname) $(pwd)'
+expect_rc 0 "MPMD, hosts per section"
+expect_eq "MPMD, hosts per section: stdout" \
+    "$(printf '[0] A weft-h1\n[1] B weft-h3\n[2] B weft-h3\n[3] C weft-h2 /tmp')" "$(sorted "$T_OUT")"
+expect_clean "MPMD, hosts per section"
+
 # --- stdin goes to rank 0, here on weft-h2 (the front end runs in weft-h1).
 seq 1 40000 >"$T_DIR/in"
 T_STDIN=$T_DIR/in hrun h1 60 "$MX" "${RSH[@]}" --timeout 50 -hosts weft-h2,weft-h1 -n 2 \

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char mx_usage[] =
     "Usage: mpiexec [options] program [args...] [: [local options] program [args...]]...\n"
@@ -16,7 +17,10 @@ static const char mx_usage[] =
     "Local options (apply to the program that follows them):\n"
     "  -n, -np N           number of ranks running this program (default 1)\n"
     "  -env VAR VALUE      set VAR=VALUE in the environment of these ranks\n"
-    "  -wdir DIR           run these ranks in directory DIR (on one host; used by MPI_Comm_spawn)\n"
+    "  -wdir DIR           run these ranks in directory DIR (used by MPI_Comm_spawn)\n"
+    "  -hosts H1,H2:N,...  after ':', the hosts of this program's ranks, placed as below from the\n"
+    "                      first of them; a program without it takes the global hosts, going on\n"
+    "                      where the previous such program stopped (also -host)\n"
     "Global options (anywhere before the first program):\n"
     "  -genv VAR VALUE     set VAR=VALUE in the environment of every rank\n"
     "  --tag-output        prefix every output line with \"[rank] \" (also -tag-output,\n"
@@ -103,8 +107,9 @@ static void mx_env_free(mx_env_t *env)
     env->nvars = 0;
 }
 
-/* Adds "NAME[:SLOTS]" to opts->hosts. */
-static bool mx_host_add(mx_opts_t *opts, const char *opt, const char *spec, size_t len)
+/* Adds "NAME[:SLOTS]" to the list *hosts_p of *n_p hosts. */
+static bool mx_host_add(mx_hostspec_t **hosts_p, int *n_p, const char *opt, const char *spec,
+                        size_t len)
 {
     char name[256];
     long slots = 0;
@@ -126,18 +131,28 @@ static bool mx_host_add(mx_opts_t *opts, const char *opt, const char *spec, size
         fprintf(stderr, "mpiexec: %s: empty host name\n", opt);
         return false;
     }
-    mx_hostspec_t *h = realloc(opts->hosts, (size_t)(opts->nhosts + 1) * sizeof(*h));
+    mx_hostspec_t *h = realloc(*hosts_p, (size_t)(*n_p + 1) * sizeof(*h));
     char *dup = strdup(name);
     if (!h || !dup) {
         fprintf(stderr, "mpiexec: out of memory\n");
         exit(1);
     }
-    opts->hosts = h;
-    opts->hosts[opts->nhosts++] = (mx_hostspec_t){ .name = dup, .slots = (int)slots };
+    *hosts_p = h;
+    h[(*n_p)++] = (mx_hostspec_t){ .name = dup, .slots = (int)slots };
     return true;
 }
 
-static bool mx_hosts_list(mx_opts_t *opts, const char *opt, const char *list)
+static void mx_hosts_free(mx_hostspec_t **hosts_p, int *n_p)
+{
+    for (int i = 0; i < *n_p; i++)
+        free((*hosts_p)[i].name);
+    free(*hosts_p);
+    *hosts_p = NULL;
+    *n_p = 0;
+}
+
+/* "H1,H2:N,..." into the list *hosts_p. */
+static bool mx_hosts_list(mx_hostspec_t **hosts_p, int *n_p, const char *opt, const char *list)
 {
     if (!list || !*list) {
         fprintf(stderr, "mpiexec: %s wants a list of hosts\n", opt);
@@ -145,7 +160,7 @@ static bool mx_hosts_list(mx_opts_t *opts, const char *opt, const char *list)
     }
     for (const char *p = list;;) {
         size_t n = strcspn(p, ",");
-        if (!mx_host_add(opts, opt, p, n))
+        if (!mx_host_add(hosts_p, n_p, opt, p, n))
             return false;
         if (!p[n])
             return true;
@@ -166,7 +181,7 @@ static bool mx_hosts_file(mx_opts_t *opts, const char *opt, const char *path)
     while (fgets(line, sizeof(line), f)) {
         char *p = line + strspn(line, " \t");
         size_t n = strcspn(p, " \t\r\n#");
-        if (!mx_host_add(opts, opt, p, n)) {
+        if (!mx_host_add(&opts->hosts, &opts->nhosts, opt, p, n)) {
             fclose(f);
             return false;
         }
@@ -292,8 +307,23 @@ static bool mx_args_parse_sections(int argc, char **argv, mx_opts_t *opts)
             } else if (first && (!strcmp(a, "--report-bindings") || !strcmp(a, "-report-bindings"))) {
                 opts->report_bindings = true;
             } else if (first && (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host"))) {
-                if (!mx_hosts_list(opts, a, next))
+                if (!mx_hosts_list(&opts->hosts, &opts->nhosts, a, next))
                     goto free_sec;
+                i++;
+            } else if (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host") ||
+                       !strcmp(a, "--weft-section-hosts")) {
+                /* after ':' (or, from MPI_Comm_spawn, in any section): this section's hosts */
+                if (sec.hosts) {
+                    fprintf(stderr, "mpiexec: %s given twice for one program\n", a);
+                    goto free_sec;
+                }
+                if (!mx_hosts_list(&sec.hosts, &sec.nhosts, a, next))
+                    goto free_sec;
+                i++;
+            } else if (first && !strcmp(a, "--weft-skip")) {
+                if (!mx_parse_long(a, next, 0, MX_NPROCS_MAX * 64L, &v))
+                    goto free_sec;
+                opts->skip = (int)v;
                 i++;
             } else if (first && (!strcmp(a, "-f") || !strcmp(a, "-hostfile") ||
                                  !strcmp(a, "--hostfile") || !strcmp(a, "-machinefile"))) {
@@ -347,7 +377,7 @@ static bool mx_args_parse_sections(int argc, char **argv, mx_opts_t *opts)
                 break;
             } else if (a[0] == '-' && a[1] != '\0') {
                 fprintf(stderr, "mpiexec: unknown option '%s'%s (try --help)\n", a,
-                        first ? "" : " (only -n and -env may follow ':')");
+                        first ? "" : " (only -n, -env, -wdir and -hosts may follow ':')");
                 goto free_sec;
             } else {
                 break;
@@ -357,6 +387,8 @@ static bool mx_args_parse_sections(int argc, char **argv, mx_opts_t *opts)
             fprintf(stderr, "mpiexec: no program to run (try --help)\n");
             goto free_sec;
         }
+        if (sec.hosts)
+            opts->multi = true;
         /* the program and its arguments, up to ':' */
         int start = i;
         while (i < argc && strcmp(argv[i], ":"))
@@ -380,6 +412,7 @@ static bool mx_args_parse_sections(int argc, char **argv, mx_opts_t *opts)
         continue;
 free_sec:
         mx_env_free(&sec.env);
+        mx_hosts_free(&sec.hosts, &sec.nhosts);
         return false;
     }
     if (opts->nsections == 0) {
@@ -389,15 +422,18 @@ free_sec:
     if (timeout >= 0)
         opts->timeout_s = timeout;
     /* Inside a Slurm allocation, or asked for srun without hosts: the allocation's hosts. */
-    if (!opts->hosts && opts->launcher_given && opts->launcher == MX_LAUNCH_SLURM) {
+    if (!opts->hosts && !opts->multi && opts->launcher_given && opts->launcher == MX_LAUNCH_SLURM) {
         if (mx_slurm_hosts(opts, "-launcher slurm") < 0)
             return false;
-    } else if (!opts->hosts && !opts->launcher_given && !opts->launcher_exec &&
+    } else if (!opts->hosts && !opts->multi && !opts->launcher_given && !opts->launcher_exec &&
                mx_slurm_in_allocation()) {
         if (mx_slurm_hosts(opts, "mpiexec in a Slurm allocation") < 0)
             return false;
     }
-    if (!opts->hosts && (opts->ppn || opts->launcher_given || opts->launcher_exec || opts->iface)) {
+    if (opts->hosts)
+        opts->multi = true;
+    if (!opts->multi && (opts->ppn || opts->launcher_given || opts->launcher_exec || opts->iface ||
+                         opts->skip)) {
         fprintf(stderr, "mpiexec: -ppn, -launcher, -launcher-exec and -iface need -hosts or -f\n");
         return false;
     }
@@ -425,12 +461,69 @@ void mx_args_free(mx_opts_t *opts)
     for (int i = 0; i < opts->nsections; i++) {
         free(opts->sections[i].argv);
         mx_env_free(&opts->sections[i].env);
+        mx_hosts_free(&opts->sections[i].hosts, &opts->sections[i].nhosts);
     }
     free(opts->sections);
     mx_env_free(&opts->genv);
-    for (int i = 0; i < opts->nhosts; i++)
-        free(opts->hosts[i].name);
-    free(opts->hosts);
+    mx_hosts_free(&opts->hosts, &opts->nhosts);
     free(opts->envlist);
     memset(opts, 0, sizeof(*opts));
+}
+
+/* name=value into our environment and, on several hosts, into -genv (after the user's). */
+static void mx_export_one(mx_opts_t *opts, const char *name, const char *value)
+{
+    setenv(name, value, 1);
+    if (opts->multi)
+        (void)mx_env_add(&opts->genv, "mpiexec", name, value);
+}
+
+void mx_args_export(mx_opts_t *opts)
+{
+    static const char *const launchers[] = {
+        [MX_LAUNCH_SSH] = "ssh", [MX_LAUNCH_RSH] = "rsh", [MX_LAUNCH_FORK] = "fork",
+        [MX_LAUNCH_SLURM] = "slurm",
+    };
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        mx_export_one(opts, "WEFT_MPIEXEC", self);
+    }
+    /* what an outer job exported describes that job's hosts, not this one's */
+    unsetenv("WEFT_MPIEXEC_HOSTS");
+    unsetenv("WEFT_MPIEXEC_LAUNCHER");
+    unsetenv("WEFT_MPIEXEC_LAUNCHER_EXEC");
+    unsetenv("WEFT_MPIEXEC_IFACE");
+    if (!opts->multi)
+        return;
+    if (opts->hosts) {   /* each host with its share of a round, as placed */
+        size_t cap = 1, at = 0;
+        for (int i = 0; i < opts->nhosts; i++)
+            cap += strlen(opts->hosts[i].name) + 16;
+        char *list = malloc(cap);
+        if (!list) {
+            fprintf(stderr, "mpiexec: out of memory\n");
+            exit(1);
+        }
+        list[0] = '\0';
+        for (int i = 0; i < opts->nhosts; i++) {
+            int take = opts->ppn ? opts->ppn : opts->hosts[i].slots ? opts->hosts[i].slots : 1;
+            at += (size_t)snprintf(list + at, cap - at, "%s%s:%d", i ? "," : "",
+                                   opts->hosts[i].name, take);
+        }
+        mx_export_one(opts, "WEFT_MPIEXEC_HOSTS", list);
+        free(list);
+    }
+    mx_export_one(opts, "WEFT_MPIEXEC_LAUNCHER", launchers[opts->launcher]);
+    if (opts->launcher_exec) {
+        /* a relative path names a file of our directory; the spawning rank may run elsewhere */
+        char abs[4096];
+        if (strchr(opts->launcher_exec, '/') && realpath(opts->launcher_exec, abs))
+            mx_export_one(opts, "WEFT_MPIEXEC_LAUNCHER_EXEC", abs);
+        else
+            mx_export_one(opts, "WEFT_MPIEXEC_LAUNCHER_EXEC", opts->launcher_exec);
+    }
+    if (opts->iface)
+        mx_export_one(opts, "WEFT_MPIEXEC_IFACE", opts->iface);
 }

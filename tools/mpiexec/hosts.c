@@ -78,35 +78,82 @@ static char *mx_front_mapping(const mx_state_t *s)
     return map;
 }
 
-/* Ranks in order: each host (in the order given) takes -ppn or its slots, round after round. */
+/* The proxy (index into s->hosts) of host name, added if new: a host named twice, in the global
+ * list or in sections' lists, has one proxy. */
+static int mx_front_host(mx_state_t *s, const char *name)
+{
+    mx_opts_t *o = s->job.opts;
+    int h;
+    for (h = 0; h < s->nhosts && strcmp(s->hosts[h].name, name); h++)
+        ;
+    if (h == s->nhosts) {
+        s->hosts[h].name = (char *)name;
+        s->hosts[h].local = o->launcher == MX_LAUNCH_FORK || mx_host_is_here(name);
+        mx_link_init(&s->hosts[h].link, -1);
+        s->nhosts++;
+    }
+    return h;
+}
+
+/* A position in a host list: entry i, with `used` ranks of its share of this round placed. */
+typedef struct {
+    int i, used;
+} mx_cursor_t;
+
+/* The entry of list (n hosts) the next rank goes to, moving the cursor past it. */
+static int mx_cursor_next(const mx_opts_t *o, const mx_hostspec_t *list, int n, mx_cursor_t *c)
+{
+    for (;;) {
+        int take = o->ppn ? o->ppn : list[c->i].slots ? list[c->i].slots : 1;
+        if (c->used < take) {
+            c->used++;
+            return c->i;
+        }
+        c->i = (c->i + 1) % n;
+        c->used = 0;
+    }
+}
+
+/* Ranks in order, section by section: each host of the section's list (its own after ':', else
+ * the global one) takes -ppn or its slots, round after round. Sections on the global list go on
+ * where the previous one stopped, after the first --weft-skip slots; a section with its own list
+ * starts at its first host. Without a global list (only sections' lists), it is this host. */
 static bool mx_front_place(mx_state_t *s)
 {
     mx_opts_t *o = s->job.opts;
-    int *index = malloc((size_t)o->nhosts * sizeof(int));
-    s->hosts = calloc((size_t)o->nhosts, sizeof(mx_host_t));
+    static char me[256];
+    mx_hostspec_t here = { .name = me, .slots = 0 };
+    const mx_hostspec_t *global = o->hosts;
+    int nglobal = o->nhosts, total = o->nhosts + 1;
+    if (!global) {
+        if (gethostname(me, sizeof(me) - 1) != 0)
+            strcpy(me, "localhost");
+        global = &here;
+        nglobal = 1;
+    }
+    for (int k = 0; k < o->nsections; k++)
+        total += o->sections[k].nhosts;
+    int *index = malloc((size_t)total * sizeof(int));
+    s->hosts = calloc((size_t)total, sizeof(mx_host_t));
     if (!index || !s->hosts)
         goto oom;
-    for (int i = 0; i < o->nhosts; i++) {   /* a host named twice has one proxy */
-        int h;
-        for (h = 0; h < s->nhosts && strcmp(s->hosts[h].name, o->hosts[i].name); h++)
-            ;
-        if (h == s->nhosts) {
-            s->hosts[h].name = o->hosts[i].name;
-            s->hosts[h].local = o->launcher == MX_LAUNCH_FORK || mx_host_is_here(o->hosts[i].name);
-            mx_link_init(&s->hosts[h].link, -1);
-            s->nhosts++;
-        }
-        index[i] = h;
-    }
-    for (int h = 0; h < s->nhosts; h++)
-        if (!(s->hosts[h].ranks = malloc((size_t)s->job.nranks * sizeof(int))))
-            goto oom;
-    for (int r = 0, i = 0; r < s->job.nranks; i = (i + 1) % o->nhosts) {
-        int take = o->ppn ? o->ppn : o->hosts[i].slots ? o->hosts[i].slots : 1;
-        mx_host_t *h = &s->hosts[index[i]];
-        for (; take > 0 && r < s->job.nranks; take--, r++) {
+    mx_cursor_t gc = { 0, 0 };
+    for (int k = 0; k < o->skip; k++)
+        (void)mx_cursor_next(o, global, nglobal, &gc);
+    for (int k = 0, r = 0; k < o->nsections; k++) {
+        mx_section_t *sec = &o->sections[k];
+        const mx_hostspec_t *list = sec->hosts ? sec->hosts : global;
+        int n = sec->hosts ? sec->nhosts : nglobal;
+        mx_cursor_t lc = { 0, 0 }, *c = sec->hosts ? &lc : &gc;
+        for (int i = 0; i < n; i++)
+            index[i] = mx_front_host(s, list[i].name);
+        for (int j = 0; j < sec->nprocs; j++, r++) {
+            int e = mx_cursor_next(o, list, n, c);
+            mx_host_t *h = &s->hosts[index[e]];
+            if (!h->ranks && !(h->ranks = malloc((size_t)s->job.nranks * sizeof(int))))
+                goto oom;
             mx_rank_t *rk = &s->job.ranks[r];
-            rk->host = index[i];
+            rk->host = index[e];
             rk->local = h->nranks;
             rk->pid = 1;   /* running as far as we know; its pid comes with MX_MSG_STARTED */
             mx_stream_init(&rk->out, -1, STDOUT_FILENO, r);   /* fed by mx_stream_feed */
@@ -345,7 +392,8 @@ static void mx_strs_int(mx_strs_t *b, long v)
 static bool mx_env_private(const char *var)
 {
     static const char *const names[] = { "PMI_", "HOSTNAME=", "PWD=", "OLDPWD=", "SHLVL=", "_=",
-                                         "WEFT_BOUND_CPUS=", "MPI_LOCALRANKID=", "MPI_LOCALNRANKS=" };
+                                         "WEFT_BOUND_CPUS=", "MPI_LOCALRANKID=", "MPI_LOCALNRANKS=",
+                                         "WEFT_HOST_ADDR=" };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strncmp(var, names[i], strlen(names[i])))
             return true;
@@ -366,7 +414,8 @@ static bool mx_env_listed(const char *list, const char *var)
 
 /* The spec, strings in this order: kvsname, size, nlocal, cwd, bind, report_bindings; the count
  * and the NAME=VALUE of the passed environment, then of -genv; the count of sections, then for
- * each the count and words of argv, the count and NAME=VALUE of -env; then rank, local index and
+ * each the count and words of argv, the count and NAME=VALUE of -env, -wdir (empty: none); then
+ * rank, local index and
  * section of each rank of the host. proxy.c reads it. */
 static void mx_front_send_spec(mx_state_t *s, int h)
 {
@@ -406,6 +455,7 @@ static void mx_front_send_spec(mx_state_t *s, int h)
         mx_strs_int(&b, sec->env.nvars);
         for (int j = 0; j < sec->env.nvars; j++)
             mx_strs_add(&b, sec->env.vars[j]);
+        mx_strs_add(&b, sec->wdir ? sec->wdir : "");
     }
     for (int i = 0; i < host->nranks; i++) {
         mx_rank_t *r = &s->job.ranks[host->ranks[i]];

@@ -785,17 +785,10 @@ int main(int argc, char **argv)
         return mx_proxy_main(argc, argv);
     if (!mx_args_parse(argc, argv, &opts))
         return 2;
-    {
-        /* MPI_Comm_spawn in the ranks starts the children's job with this same program
-         * (docs/dynamic.md) */
-        char self[4096];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        if (n > 0) {
-            self[n] = '\0';
-            setenv("WEFT_MPIEXEC", self, 1);
-        }
-    }
-    for (int i = 0; i < opts.nsections && !opts.hosts; i++) {   /* remote hosts check their own */
+    /* MPI_Comm_spawn in the ranks starts the children's job with this same program, on this
+     * job's hosts and launcher (docs/dynamic.md) */
+    mx_args_export(&opts);
+    for (int i = 0; i < opts.nsections && !opts.multi; i++) {   /* remote hosts check their own */
         if (!mx_program_exists(opts.sections[i].argv[0])) {
             fprintf(stderr, "mpiexec: cannot run '%s': no such program\n", opts.sections[i].argv[0]);
             ret = MX_EXIT_NOTFOUND;
@@ -804,7 +797,7 @@ int main(int argc, char **argv)
     }
     mx_io_set_tag(opts.tag_output);
 
-    s->mode = opts.hosts ? MX_MODE_FRONT : MX_MODE_LOCAL;
+    s->mode = opts.multi ? MX_MODE_FRONT : MX_MODE_LOCAL;
     s->listen_fd = -1;
     s->job.opts = &opts;
     s->job.owner = s;

@@ -42,6 +42,9 @@ typedef struct {
     char **argv;          /* NULL-terminated, points into the command line */
     mx_env_t env;         /* -env */
     const char *wdir;     /* -wdir: the ranks' working directory (NULL: mpiexec's) */
+    struct mx_hostspec *hosts;   /* -hosts after ':' (or --weft-section-hosts): this section's
+                                  * hosts; NULL: the global list */
+    int nhosts;
 } mx_section_t;
 
 /* --bind-to, WEFT_BIND: which CPUs each rank may run on (see mx_bind_share in mpiexec.c). */
@@ -67,7 +70,7 @@ typedef enum {
 
 #define MX_NPROCS_MAX 4096    /* the most ranks of a job, and slots of a host */
 
-typedef struct {
+typedef struct mx_hostspec {
     char *name;
     int slots;            /* 0: not given (-ppn, else 1) */
 } mx_hostspec_t;
@@ -91,12 +94,19 @@ typedef struct {
     const char *iface;           /* -iface: the interface whose address proxies connect to */
     mx_envmode_t envmode;
     char *envlist;               /* -genvlist: comma-separated names */
+    int skip;                    /* --weft-skip: slots of the global list already taken (the
+                                  * spawning job's ranks): placement starts after them */
+    bool multi;                  /* a host list anywhere (global or a section's): front end */
 } mx_opts_t;
 
 /* Parses argv into opts; on a usage error prints why and returns false, holding nothing. Exits for
  * -h/--version. After success, mx_args_free releases what opts holds. */
 bool mx_args_parse(int argc, char **argv, mx_opts_t *opts);
 void mx_args_free(mx_opts_t *opts);
+/* Sets, for the ranks, what MPI_Comm_spawn needs to start a job as this one was started
+ * (WEFT_MPIEXEC, and on several hosts WEFT_MPIEXEC_HOSTS, _LAUNCHER, _LAUNCHER_EXEC, _IFACE;
+ * docs/dynamic.md); on several hosts also as -genv, so that -genvnone keeps them. */
+void mx_args_export(mx_opts_t *opts);
 
 /* ---- output forwarding (iofwd.c) ---- */
 

@@ -10,6 +10,7 @@
  * /dev/shm/<kvsname>* of this host. */
 #include "mpiexec.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -315,6 +316,8 @@ static bool mx_proxy_job(mx_state_t *s, mx_opts_t *o, char *spec, size_t len)
         for (int j = 0; j < n; j++)
             o->sections[i].argv[j] = mx_spec_str(&p);
         mx_spec_env(&p, &o->sections[i].env);
+        const char *wdir = mx_spec_str(&p);
+        o->sections[i].wdir = *wdir ? wdir : NULL;
     }
     if (p.bad || !(s->job.ranks = calloc((size_t)s->job.nranks, sizeof(mx_rank_t))))
         return false;
@@ -329,6 +332,21 @@ static bool mx_proxy_job(mx_state_t *s, mx_opts_t *o, char *spec, size_t len)
         fprintf(stderr, "mpiexec (proxy on %s): cannot enter %s: %s; the ranks run in the proxy's "
                 "directory\n", s->hostname, cwd, strerror(errno));
     return !p.bad;
+}
+
+/* WEFT_HOST_ADDR for the ranks: this host's address on the way to the front end, which other hosts
+ * reach it by; their socket transport listens there (dynamic processes across hosts,
+ * docs/dynamic.md). Over what the front end passed: that one describes the front end's host. */
+static void mx_proxy_host_addr(int fd)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof(a);
+    char ip[INET_ADDRSTRLEN];
+    if (getsockname(fd, (struct sockaddr *)&a, &alen) == 0 && a.sin_family == AF_INET &&
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip)))
+        setenv("WEFT_HOST_ADDR", ip, 1);
+    else
+        unsetenv("WEFT_HOST_ADDR");
 }
 
 int mx_proxy_main(int argc, char **argv)
@@ -366,6 +384,7 @@ int mx_proxy_main(int argc, char **argv)
         fprintf(stderr, "mpiexec (proxy on %s): no valid job from %s:%s\n", s->hostname, argv[2], argv[3]);
         goto free_job;
     }
+    mx_proxy_host_addr(s->up.fd);
     s->job.opts = &opts;
     s->job.owner = s;
     s->job.pmi_relay = mx_proxy_relay;

@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdatomic.h>
@@ -371,6 +372,35 @@ static const wx_ops_t wx_sock_ops = {
     .finalize = wx_sock_finalize,
 };
 
+const char *wx_sock_default_ip(char *buf, size_t len)
+{
+    const char *ip = getenv("WEFT_SOCK_IF_ADDR");
+    if (ip && *ip)
+        return ip;
+    ip = getenv("WEFT_HOST_ADDR");
+    if (ip && *ip)
+        return ip;
+    /* the address the host name resolves to, as other hosts would find this one; a loopback one
+     * (127.x, as Debian maps the host name) means nothing elsewhere, so 127.0.0.1 then */
+    char host[256];
+    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
+    snprintf(buf, len, "127.0.0.1");
+    if (gethostname(host, sizeof(host) - 1) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        if (getaddrinfo(host, NULL, &hints, &res) == 0) {
+            for (struct addrinfo *a = res; a; a = a->ai_next) {
+                struct in_addr in = ((struct sockaddr_in *)a->ai_addr)->sin_addr;
+                if ((ntohl(in.s_addr) >> 24) != 127) {
+                    inet_ntop(AF_INET, &in, buf, (socklen_t)len);
+                    break;
+                }
+            }
+            freeaddrinfo(res);
+        }
+    }
+    return buf;
+}
+
 wu_status_t wx_sock_create(int npeers, wx_recv_fn_t cb, void *cb_arg, wx_sock_resolve_fn_t resolve,
                            void *resolve_arg, wx_tl_t **tl_p)
 {
@@ -387,9 +417,8 @@ wu_status_t wx_sock_create(int npeers, wx_recv_fn_t cb, void *cb_arg, wx_sock_re
         tx[i].fd = -1;
         atomic_init(&tx[i].backlog, false);
     }
-    const char *ip = getenv("WEFT_SOCK_IF_ADDR");
-    if (!ip || !*ip)
-        ip = "127.0.0.1";
+    char ipbuf[INET_ADDRSTRLEN];
+    const char *ip = wx_sock_default_ip(ipbuf, sizeof(ipbuf));
     struct sockaddr_in sa = { .sin_family = AF_INET };
     socklen_t sl = sizeof(sa);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

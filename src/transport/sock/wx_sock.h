@@ -24,8 +24,11 @@
  * progress. */
 typedef int (*wx_sock_resolve_fn_t)(const char *addr, void *arg);
 
-/* Listen on an ephemeral TCP port of the host's address (WEFT_SOCK_IF_ADDR, else 127.0.0.1);
- * peers are ids 0..npeers-1. */
+/* The IPv4 address this process listens on for other jobs: WEFT_SOCK_IF_ADDR; else WEFT_HOST_ADDR
+ * (set by mpiexec's proxies: the host's address towards the front end); else the address of the
+ * host name unless it is a loopback one; else 127.0.0.1. Into buf, or an environment string. */
+const char *wx_sock_default_ip(char *buf, size_t len);
+/* Listen on an ephemeral TCP port of wx_sock_default_ip; peers are ids 0..npeers-1. */
 wu_status_t wx_sock_create(int npeers, wx_recv_fn_t cb, void *cb_arg, wx_sock_resolve_fn_t resolve,
                            void *resolve_arg, wx_tl_t **tl_p);
 /* "IP:PORT" of this process's listening socket (valid while tl lives). */
