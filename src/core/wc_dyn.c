@@ -119,9 +119,16 @@ const char *wc_dyn_job(void)
 {
     wt_mutex_lock_always(&wc_dyn_mu);
     if (!wc_dyn_myjob[0]) {
+        /* the same in every process of the job, on every host: our mpiexec's job names
+         * ("weft-<pid>-<32 random bits>") are unique as they are; another launcher's (Hydra's
+         * kvs_<pid>_...) only with the host name, which is then that of each process's host */
+        const char *kvs = wi_pmi_kvsname();
         char host[64] = "?";
         gethostname(host, sizeof(host) - 1);
-        snprintf(wc_dyn_myjob, sizeof(wc_dyn_myjob), "%s/%s", host, wi_pmi_kvsname());
+        if (!strncmp(kvs, "weft-", 5))
+            snprintf(wc_dyn_myjob, sizeof(wc_dyn_myjob), "%s", kvs);
+        else
+            snprintf(wc_dyn_myjob, sizeof(wc_dyn_myjob), "%s/%s", host, kvs);
     }
     wt_mutex_unlock_always(&wc_dyn_mu);
     return wc_dyn_myjob;

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* One attribute; a list in the order of setting. */
@@ -176,14 +177,23 @@ static pthread_once_t wm_attr_universe_once = PTHREAD_ONCE_INIT;
 static void wm_attr_universe_setup(void)
 {
     /* WEFT_UNIVERSE_SIZE if set; under Weft's mpiexec, which can spawn (docs/dynamic.md), at
-     * least the CPUs of the machine; elsewhere nothing can be spawned: the job */
+     * least the slots of the job's hosts (WEFT_MPIEXEC_HOSTS "h1:2,h2:2"), or on one host the
+     * CPUs of the machine; elsewhere nothing can be spawned: the job */
     wm_attr_universe = wc_world.size;
     const char *u = getenv("WEFT_UNIVERSE_SIZE");
+    const char *hosts = getenv("WEFT_MPIEXEC_HOSTS");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (u && atoi(u) > 0)
+    if (u && atoi(u) > 0) {
         wm_attr_universe = atoi(u);
-    else if (getenv("WEFT_MPIEXEC") && ncpu > wm_attr_universe)
+    } else if (getenv("WEFT_MPIEXEC") && hosts && *hosts) {
+        long slots = 0;
+        for (const char *p = strchr(hosts, ':'); p; p = strchr(p + 1, ':'))
+            slots += atol(p + 1);
+        if (slots > wm_attr_universe && slots < 1L << 30)
+            wm_attr_universe = (int)slots;
+    } else if (getenv("WEFT_MPIEXEC") && ncpu > wm_attr_universe) {
         wm_attr_universe = (int)ncpu;
+    }
     wm_attr_appnum = wc_world.appnum;
 }
 

@@ -575,7 +575,7 @@ static pid_t wm_spawn_launch(int count, char *cmds[], char **argvs[], const int 
     if (remote && !(launcher && !strcmp(launcher, "fork")) &&
         !strncmp(port, WM_DPM_PREFIX "127.", strlen(WM_DPM_PREFIX "127."))) {
         snprintf(why, len, "the children may run on other hosts, but this process listens on a "
-                 "loopback address only (%s): set WEFT_SOCK_IF_ADDR to an address of this host, or "
+                 "loopback address only (%.60s): set WEFT_SOCK_IF_ADDR to an address of this host, or "
                  "start the job with mpiexec -iface", port + strlen(WM_DPM_PREFIX));
         free(hosts);
         return -1;

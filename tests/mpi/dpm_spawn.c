@@ -12,7 +12,7 @@
  * The children run "dpm_spawn child ..." and check their side.
  *
  * Across hosts (tests/net/test_spawn.sh), from the environment: DPM_SPAWN_HOST, info "host" of
- * spawn/nested; DPM_SPAWN_HOSTS "H0,H1", info "host" of the two commands of multiple; and
+ * spawn/nested/missing; DPM_SPAWN_HOSTS "H0,H1", info "host" of the two commands of multiple; and
  * DPM_EXPECT_HOSTS "H0,H1,...", the host each child (by its world rank) must run on. */
 #include "mpitest.h"
 
@@ -270,7 +270,15 @@ int main(int argc, char **argv)
         int err[2] = { -1, -1 };
         MPI_Comm inter = MPI_COMM_WORLD;
         const char *prog = !strcmp(mode, "missing") ? "/nonexistent/weft-no-such-program" : self_path;
-        int rc = MPI_Comm_spawn(prog, MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, err);
+        MPI_Info info = MPI_INFO_NULL;
+        const char *host = getenv("DPM_SPAWN_HOST");
+        if (host && *host) {   /* a host the launcher cannot reach (tests/net/test_spawn.sh) */
+            MT_CALL(MPI_Info_create(&info));
+            MT_CALL(MPI_Info_set(info, "host", host));
+        }
+        int rc = MPI_Comm_spawn(prog, MPI_ARGV_NULL, 2, info, 0, MPI_COMM_WORLD, &inter, err);
+        if (info != MPI_INFO_NULL)
+            MT_CALL(MPI_Info_free(&info));
         int cls = mt_class(rc);
         MT_EQ("class of a failed spawn (MPI_ERR_SPAWN)", MPI_ERR_SPAWN, cls);
         MT_EQ("errcodes[0]", MPI_ERR_SPAWN, err[0]);

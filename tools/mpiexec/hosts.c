@@ -415,8 +415,7 @@ static bool mx_env_listed(const char *list, const char *var)
 /* The spec, strings in this order: kvsname, size, nlocal, cwd, bind, report_bindings; the count
  * and the NAME=VALUE of the passed environment, then of -genv; the count of sections, then for
  * each the count and words of argv, the count and NAME=VALUE of -env, -wdir (empty: none); then
- * rank, local index and
- * section of each rank of the host. proxy.c reads it. */
+ * rank, local index and section of each rank of the host. proxy.c reads it. */
 static void mx_front_send_spec(mx_state_t *s, int h)
 {
     mx_opts_t *o = s->job.opts;
