@@ -73,7 +73,10 @@ spawn_case() {
         echo "note: not run (this Weft has no libfabric between hosts): $what"
         return
     fi
-    hrun h1 150 env "${envs[@]}" "$MX" "${RSH[@]}" --timeout 140 "$@"
+    case " $* " in
+    *" -hosts "*) hrun h1 150 env "${envs[@]}" "$MX" "${RSH[@]}" --timeout 140 "$@" ;;
+    *) hrun h1 150 env "${envs[@]}" "$MX" --bind-to none --timeout 140 "$@" ;;   # one host: no launcher
+    esac
     expect_rc 0 "$what"
     echo "note: $what: passed in $T_SECS s"
     expect_clean "$what"
@@ -87,6 +90,15 @@ spawn_case "spawn from 4 ranks on weft-h1, 2 children on weft-h2 (info host)" 0 
 spawn_case "spawn_multiple: 1 child with wdir and 2 found by path, all on weft-h2 (info host)" 0 \
     DPM_SPAWN_HOSTS=weft-h2,weft-h2 DPM_EXPECT_HOSTS=weft-h2,weft-h2,weft-h2 -- \
     -hosts $H2 -n 1 "$SP" multiple /tmp
+
+# --- A job on one host (no -hosts: no proxy, no launcher of its own) spawning onto weft-h2: the
+# children's mpiexec starts its proxy by ssh, here an ssh in PATH that is tests/net/rsh.
+mkdir -p "$T_DIR/bin"
+printf '#!/bin/sh\nexec "%s/rsh" "$@"\n' "$NET_SRC" >"$T_DIR/bin/ssh"
+chmod +x "$T_DIR/bin/ssh"
+spawn_case "spawn from a 1-rank job on one host onto weft-h2 (ssh, the default launcher)" 0 \
+    PATH="$T_DIR/bin:$PATH" DPM_SPAWN_HOST=weft-h2 DPM_EXPECT_HOSTS=weft-h2,weft-h2 -- \
+    -n 1 "$SP" spawn 2
 
 # --- Default placement: the children take the job's slots after the parents' (as Hydra).
 spawn_case "spawn from 1 rank, children placed after it: weft-h2 then weft-h1" 1 \
