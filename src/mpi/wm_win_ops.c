@@ -1,8 +1,10 @@
 /* The RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap.
  * Each completes before it returns (the target's memory is reached directly, core/wc_rma.h), so
  * the synchronization calls only order and publish (wm_win_sync.c). Accumulates to one target are
- * serialized by the target's accumulate mutex in the segment, which gives the per-element
- * atomicity and the default ordering (rar,raw,war,waw) the standard asks for. */
+ * CPU atomics element by element where every origin maps the target and the basic type has them
+ * (core/wc_rma_atomic_inl.h), else serialized by the target's accumulate mutex in the segment:
+ * either gives the per-element atomicity and the default ordering (rar,raw,war,waw) the
+ * standard asks for. */
 #include "mpi/wm_win.h"
 
 #include <stdlib.h>
@@ -276,6 +278,17 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     }
     const wc_rma_target_t *t = &w->targets[target];
     wc_rma_peer_t *p = &w->seg.peers[target];
+    wc_rma_atomic_t a;
+    if (wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(op, tdt, &a)) {
+        /* CPU atomics, element by element (core/wc_rma_atomic_inl.h) */
+        wc_rma_atomic_apply(&a, p, t->addr, off, &tdt->layout, (uint64_t)tcount, in.p,
+                            fetch ? cur.p : NULL);
+        if (fetch)
+            wm_rma_unpack(rbuf, rcount, rdt, cur.p);
+        wm_rma_packed_free(&cur);
+        wm_rma_packed_free(&in);
+        return MPI_SUCCESS;
+    }
     wu_status_t st = WU_OK;
     bool mem = true;
     wc_rma_acc_lock(p);
@@ -409,6 +422,11 @@ WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
     size_t n = (size_t)dt->size;
     const wc_rma_target_t *t = &w->targets[target_rank];
     wc_rma_peer_t *p = &w->seg.peers[target_rank];
+    wc_rma_atomic_t a;
+    if (wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(NULL, dt, &a)) {
+        wc_rma_atomic_cas(a.esize, p, t->addr + off, compare_addr, origin_addr, result_addr);
+        return MPI_SUCCESS;
+    }
     wc_rma_acc_lock(p);
     wu_status_t st = wc_rma_read(t, off, &dt->layout, 1, cur);
     if (st == WU_OK && memcmp(cur, compare_addr, n) == 0)

@@ -1,0 +1,7 @@
+# Accumulate atomicity under concurrent accumulates from every rank and thread, mixed ops, on
+# windows taking CPU atomics and the mutex path (docs/rma.md, "Atomic accumulates"). Label mt: the
+# TSan build runs it.
+weft_mpi_program(rma_atomic rma_atomic.c)
+foreach(np 2 4)
+  weft_mpi_test(NAME rma_atomic.np${np} PROGRAM rma_atomic NP ${np} TIMEOUT 180 ARGS --weft LABELS mt)
+endforeach()
