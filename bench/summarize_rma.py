@@ -24,6 +24,7 @@ def main(out):
     tails = collections.defaultdict(list)       # (impl, key) -> [p99_us]
     fails = collections.Counter()               # (impl, key) -> failed checks
     dnf = collections.defaultdict(set)          # impl -> jobs that did not finish
+    ends = collections.defaultdict(list)        # (impl, key) -> how the computing target stopped
     job_of, order = {}, []
     for line in open(f"{out}/runs.txt"):
         kv = kv_of(line)
@@ -41,6 +42,8 @@ def main(out):
             fails[(kv["impl"], key)] += 1
             continue
         runs[(kv["impl"], key)].append(float(kv["median_us"]))
+        if "target_end" in kv:
+            ends[(kv["impl"], key)].append(kv["target_end"])
         bw[(kv["impl"], key)].append(float(kv["mbps"]))
         tails[(kv["impl"], key)].append(float(kv["p99_us"]))
     impls = [i for i in IMPLS if any(k[0] == i for k in runs) or i in dnf]
@@ -50,7 +53,7 @@ def main(out):
         return statistics.median(v) if v else None
 
     def is_bw(key):
-        return key[1] >= 65536
+        return job_of[key] == "bw" or job_of[key].startswith("mt")
 
     def cell(i, key):
         if (i, key) in runs:
@@ -133,7 +136,10 @@ def main(out):
         for i in impls:
             a, b = med(runs, i, idle[0]), med(runs, i, comp[0])
             if a and b:
-                lines.append(f"- {i}: {b:.3f} us / {a:.3f} us = {b / a:.2f}")
+                stop = ends.get((i, comp[0]), [])
+                how = (f" (the computing target's loop ran to its time limit in {stop.count('limit')} of "
+                       f"{len(stop)} runs: the accumulates waited for it)") if "limit" in stop else ""
+                lines.append(f"- {i}: {b:.3f} us / {a:.3f} us = {b / a:.2f}{how}")
                 if i == "weft":
                     goals.append(f"- Accumulate, target computing / idle: {b / a:.2f} "
                                  f"({'met' if b / a <= 2 else 'NOT met'}: goal within 2x)")
