@@ -8,10 +8,12 @@
  *   -m bw       Put and Get of 64 KiB (64 per sample) and 1 MiB (4 per sample), 4 MiB in all, then
  *               the synchronization; bandwidth = bytes of a sample / median sample time.
  *   -m atomic   MPI_Fetch_and_op (MPI_SUM, int64) and MPI_Compare_and_swap (int64) + flush.
- *   -m mt       RMA-MT-style Put bandwidth: T threads of rank 0 (the main thread is thread 0) each
- *               Put 16 x 16 KiB to their own part of the target; -s fence: the main thread closes
- *               the sample with MPI_Win_fence; -s flush: every thread calls MPI_Win_flush inside one
- *               lock_all epoch. -T lists the thread counts (1,2,4,8). Needs MPI_THREAD_MULTIPLE.
+ *   -m mt       RMA-MT-style Put bandwidth: T threads of rank 0 (the main thread is thread 0)
+ *               share 128 Puts of 16 KiB per sample (2 MiB, the same for every T, so that the
+ *               working set does not grow with T), each thread 128/T to its own part of the
+ *               target; -s fence: the main thread closes the sample with MPI_Win_fence; -s flush:
+ *               every thread calls MPI_Win_flush inside one lock_all epoch. -T lists the thread
+ *               counts (1,2,4,8). Needs MPI_THREAD_MULTIPLE.
  *   -m passive  Accumulate (MPI_SUM, one int64) + MPI_Win_flush under lock_all while the target
  *               (-g idle) waits in MPI_Barrier or (-g compute) runs a loop of arithmetic that calls
  *               no MPI function until the origin raises a flag in the window (a plain load) or a
@@ -28,6 +30,7 @@
 #include "bench_util.h"   /* first: _GNU_SOURCE */
 #include <mpi.h>
 #include <pthread.h>
+#include <unistd.h>
 #include "bench_mt_util.h"
 
 #define DATA (4L << 20)          /* data part of the window */
@@ -35,7 +38,7 @@
 #define FLAG (DATA + 64)         /* int64 flag: the origin tells a computing target to stop */
 #define WIN_BYTES (DATA + 4096)
 #define MT_SIZE (16L << 10)
-#define MT_OPS 16
+#define MT_OPS 128         /* per sample, shared by the threads */
 #define MAX_THREADS 8
 #define TAG 7
 
@@ -373,7 +376,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < nt; i++) {
                 if (tl[i] < 1 || tl[i] > MAX_THREADS)
                     usage();
-                rcase_t c = { "put", sync, MT_SIZE, MT_OPS, (int)tl[i],
+                rcase_t c = { "put", sync, MT_SIZE, MT_OPS / (int)tl[i], (int)tl[i],
                               strcmp(sync, "fence") ? "idle" : "active" };
                 run_case(&c, budget, salt++);
             }

@@ -61,8 +61,9 @@ static inline bool wc_rma_atomic_reach(const wc_rma_peer_t *p, const wc_rma_targ
 #define WC_RMA_ATOMIC_ELEM(T)                                                                  \
     /* *addr = in op *addr, returning the previous value (fetch) or 0. addr aligned to      \
      * sizeof(T). A plain load or store is one atomic access of an aligned element: NO_OP   \
-     * and REPLACE without fetch need no read-modify-write (and no ordering of their own:   \
-     * the caller's fence publishes them). */                                               \
+     * and REPLACE without fetch need no read-modify-write, and no ordering of their own:   \
+     * one location is coherent, and the synchronization calls (flush, unlock, fence) are   \
+     * full barriers that publish them. */                                                 \
     static inline T wc_rma_atomic_##T(const wc_rma_atomic_t *a, T *addr, T in, bool fetch)     \
     {                                                                                          \
         T old, nv;                                                                             \

@@ -136,7 +136,6 @@ void wc_rma_atomic_apply(const wc_rma_atomic_t *a, wc_rma_peer_t *p, char *tbase
             }
         }
     }
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* the relaxed loads and stores above */
     if (locked)
         wc_rma_acc_unlock(p);
 }

@@ -269,7 +269,9 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
                             "origin, result and target data differ in size (target: %llu bytes)",
                             (unsigned long long)bytes);
 
-    wm_rma_packed_t in = {.owned = false, .p = NULL}, cur;
+    wm_rma_packed_t in, cur;   /* not zero-initialized: that would clear their stack buffers */
+    in.owned = false;
+    in.p = NULL;
     if (odt && !wm_rma_pack(&in, obuf, ocount, odt))
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory to pack the origin data");
     if (!wm_rma_packed_alloc(&cur, bytes)) {
@@ -280,11 +282,20 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     wc_rma_peer_t *p = &w->seg.peers[target];
     wc_rma_atomic_t a;
     if (wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(op, tdt, &a)) {
-        /* CPU atomics, element by element (core/wc_rma_atomic_inl.h) */
-        wc_rma_atomic_apply(&a, p, t->addr, off, &tdt->layout, (uint64_t)tcount, in.p,
-                            fetch ? cur.p : NULL);
-        if (fetch)
-            wm_rma_unpack(rbuf, rcount, rdt, cur.p);
+        /* CPU atomics, element by element (core/wc_rma_atomic_inl.h); one contiguous element
+         * (Fetch_and_op and its like) straight between the user's buffers */
+        if (bytes == a.esize && tdt->layout.contig && (!fetch || rdt->layout.contig)) {
+            bool locked = false;
+            wc_rma_atomic_elem(&a, p, t->addr + off + tdt->layout.contig_off, in.p,
+                               fetch ? (char *)rbuf + rdt->layout.contig_off : NULL, &locked);
+            if (locked)
+                wc_rma_acc_unlock(p);
+        } else {
+            wc_rma_atomic_apply(&a, p, t->addr, off, &tdt->layout, (uint64_t)tcount, in.p,
+                                fetch ? cur.p : NULL);
+            if (fetch)
+                wm_rma_unpack(rbuf, rcount, rdt, cur.p);
+        }
         wm_rma_packed_free(&cur);
         wm_rma_packed_free(&in);
         return MPI_SUCCESS;
