@@ -13,7 +13,7 @@
 # flush_local lock_all). A run passes when the job exits 0 and prints at least one result line
 # (size, then a number; the atomics print the 8-byte line); it is bounded by a timeout.
 set -u
-mpiexec=$1 mpicc=$2 mpicxx=$3 work=$4
+mpiexec=$(realpath -m "$1") mpicc=$(realpath -m "$2") mpicxx=$(realpath -m "$3") work=$(realpath -m "$4")
 progs="osu_put_latency osu_get_latency osu_put_bw osu_get_bw osu_put_bibw osu_acc_latency
        osu_fop_latency osu_cas_latency osu_get_acc_latency"
 per_run=${WEFT_OSU_TIMEOUT:-60}
