@@ -84,7 +84,7 @@ def main(out):
 
     lines = ["# One-sided communication (2 ranks)", "", open(f"{out}/meta.txt").read().rstrip(), "",
              "Median over rounds of each run's median (latency: one operation and its "
-             "synchronization; bandwidth: bytes of a sample / median sample time), the spread "
+             "synchronization, timed in groups of 16; bandwidth: bytes of a sample / median sample time), the spread "
              "over rounds in brackets, p99 the median over rounds of each run's 99th percentile.",
              "", "| case | " + " | ".join(impls) + " | Weft / better peer |",
              "|---|" + "---|" * (len(impls) + 1)]
