@@ -13,6 +13,8 @@
  * types is always handled under the target's accumulate mutex, by everyone: misaligned locations
  * are only ever accessed there. Other types keep the mutex path unchanged.
  *
+ * Bulk accumulates: see WC_RMA_AMODE_* below (the window leaves the atomic mode at the first one).
+ *
  * "Every origin maps the target memory" (wc_rma_atomic_reach): allocated windows of one node. A
  * target reached by process_vm_readv/writev (Win_create, dynamic) uses the mutex for every
  * accumulate, the target itself included. Any other path that applies accumulates to a mapped
@@ -26,6 +28,7 @@
 #ifndef WC_RMA_ATOMIC_INL_H
 #define WC_RMA_ATOMIC_INL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +54,44 @@ typedef struct wc_rma_atomic {
     wc_rma_aop_t op;
     wc_rma_afn_t fn;      /* WC_RMA_A_FN */
 } wc_rma_atomic_t;
+
+/* The window's accumulate mode, in process 0's control block. It starts ATOMIC: accumulates of at
+ * most WC_RMA_ATOMIC_MAX elements of the types above are CPU atomics. The first accumulate of
+ * such a type with more elements (a bulk update, which one atomic per element would slow tenfold)
+ * switches the window to MUTEX for good: every accumulate then takes the target's mutex, as other
+ * types always do. The switch waits until no process has an atomic accumulate under way (each
+ * counts its own in ainflight, in its own control block, so the count costs no shared line):
+ * an origin raises its count, then reads the mode; the switcher writes the mode, then reads the
+ * counts (both sequentially consistent), so either the origin sees the switch and backs off, or
+ * the switcher sees the count and waits for it. */
+enum { WC_RMA_AMODE_ATOMIC = 0, WC_RMA_AMODE_SWITCHING, WC_RMA_AMODE_MUTEX };
+#define WC_RMA_ATOMIC_MAX 8
+
+/* Before an atomic accumulate by process me: true if the window is in ATOMIC mode (then call
+ * wc_rma_atomic_leave when done); false once it is MUTEX (waits for a switch under way). */
+static inline bool wc_rma_atomic_enter(wc_rma_seg_t *seg, int me)
+{
+    _Atomic uint32_t *mine = &seg->peers[me].ainflight, *mode = &seg->peers[0].amode;
+    if (atomic_load_explicit(mode, memory_order_relaxed) == WC_RMA_AMODE_MUTEX)
+        return false;
+    atomic_fetch_add_explicit(mine, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(mode, memory_order_seq_cst) == WC_RMA_AMODE_ATOMIC)
+        return true;
+    atomic_fetch_sub_explicit(mine, 1, memory_order_release);
+    unsigned spins = 0;
+    while (atomic_load_explicit(mode, memory_order_acquire) != WC_RMA_AMODE_MUTEX)
+        wc_rma_backoff(&spins);
+    return false;
+}
+
+static inline void wc_rma_atomic_leave(wc_rma_seg_t *seg, int me)
+{
+    atomic_fetch_sub_explicit(&seg->peers[me].ainflight, 1, memory_order_release);
+}
+
+/* Switches the window to MUTEX mode (or waits for another's switch); returns once no atomic
+ * accumulate of any process is under way. In wc_rma_io.c. */
+void wc_rma_atomic_switch(wc_rma_seg_t *seg);
 
 /* Whether every origin reaches target memory t (of control block p) by loads and stores. */
 static inline bool wc_rma_atomic_reach(const wc_rma_peer_t *p, const wc_rma_target_t *t)

@@ -139,3 +139,20 @@ void wc_rma_atomic_apply(const wc_rma_atomic_t *a, wc_rma_peer_t *p, char *tbase
     if (locked)
         wc_rma_acc_unlock(p);
 }
+
+void wc_rma_atomic_switch(wc_rma_seg_t *seg)
+{
+    _Atomic uint32_t *mode = &seg->peers[0].amode;
+    uint32_t m = WC_RMA_AMODE_ATOMIC;
+    unsigned spins = 0;
+    if (atomic_compare_exchange_strong_explicit(mode, &m, WC_RMA_AMODE_SWITCHING,
+                                                memory_order_seq_cst, memory_order_acquire)) {
+        for (int q = 0; q < seg->n; q++)
+            while (atomic_load_explicit(&seg->peers[q].ainflight, memory_order_seq_cst) != 0)
+                wc_rma_backoff(&spins);
+        atomic_store_explicit(mode, WC_RMA_AMODE_MUTEX, memory_order_release);
+        return;
+    }
+    while (atomic_load_explicit(mode, memory_order_acquire) != WC_RMA_AMODE_MUTEX)
+        wc_rma_backoff(&spins);
+}

@@ -281,7 +281,12 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     const wc_rma_target_t *t = &w->targets[target];
     wc_rma_peer_t *p = &w->seg.peers[target];
     wc_rma_atomic_t a;
-    if (wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(op, tdt, &a)) {
+    bool atomic = wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(op, tdt, &a);
+    if (atomic && bytes > WC_RMA_ATOMIC_MAX * a.esize) {
+        wc_rma_atomic_switch(&w->seg);   /* a bulk update: the window leaves the atomic mode */
+        atomic = false;
+    }
+    if (atomic && wc_rma_atomic_enter(&w->seg, w->rank)) {
         /* CPU atomics, element by element (core/wc_rma_atomic_inl.h); one contiguous element
          * (Fetch_and_op and its like) straight between the user's buffers */
         if (bytes == a.esize && tdt->layout.contig && (!fetch || rdt->layout.contig)) {
@@ -296,6 +301,7 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
             if (fetch)
                 wm_rma_unpack(rbuf, rcount, rdt, cur.p);
         }
+        wc_rma_atomic_leave(&w->seg, w->rank);
         wm_rma_packed_free(&cur);
         wm_rma_packed_free(&in);
         return MPI_SUCCESS;
@@ -434,8 +440,10 @@ WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
     const wc_rma_target_t *t = &w->targets[target_rank];
     wc_rma_peer_t *p = &w->seg.peers[target_rank];
     wc_rma_atomic_t a;
-    if (wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(NULL, dt, &a)) {
+    if (wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(NULL, dt, &a) &&
+        wc_rma_atomic_enter(&w->seg, w->rank)) {
         wc_rma_atomic_cas(a.esize, p, t->addr + off, compare_addr, origin_addr, result_addr);
+        wc_rma_atomic_leave(&w->seg, w->rank);
         return MPI_SUCCESS;
     }
     wc_rma_acc_lock(p);

@@ -11,7 +11,9 @@
  *   - an int64 multiplied by -1 (MPI_PROD) while others read it (MPI_NO_OP): never torn;
  *   - an int32 at a misaligned byte offset (the mutex path for misaligned elements);
  *   - an int64 array updated by a vector datatype (every other element) and by Fetch_and_op on
- *     single elements.
+ *     single elements; in the second run one thread also adds to the whole array at once halfway
+ *     (16 elements: a bulk update, which switches the window from CPU atomics to the mutex while
+ *     the other threads' atomics are under way).
  * On MPI_Win_allocate, MPI_Win_allocate_shared (CPU atomics) and MPI_Win_create (the mutex and
  * single copy), all with disp_unit 1. */
 #include <pthread.h>
@@ -29,6 +31,7 @@ enum {
 static MPI_Win win;
 static MPI_Datatype vec;   /* 8 x int64, every other one */
 static int64_t *olds;      /* [T * K]: values fetched by this rank's exchanges */
+static int bulk;           /* this run adds one bulk update to the array */
 
 static void *worker(void *arg)
 {
@@ -89,6 +92,13 @@ static void *worker(void *arg)
         MT_CALL(MPI_Accumulate(ones, 8, MPI_INT64_T, 0, OFF_VEC, 1, vec, MPI_SUM, win));
         MT_CALL(MPI_Fetch_and_op(&one, &r64, MPI_INT64_T, 0, OFF_VEC + 8 * (k % NVEC), MPI_SUM,
                                  win));
+        if (bulk && k == K / 2 && mt_rank == mt_size - 1 && t == 0) {
+            int64_t all[NVEC];
+            for (int i = 0; i < NVEC; i++)
+                all[i] = 1;
+            MT_CALL(MPI_Accumulate(all, NVEC, MPI_INT64_T, 0, OFF_VEC, NVEC, MPI_INT64_T, MPI_SUM,
+                                   win));
+        }
         if (k % 10 == 0)
             MT_CALL(MPI_Win_flush(0, win));
     }
@@ -161,7 +171,7 @@ static void run(char *b, const char *kind)
             for (int k = 0; k < K; k++)
                 fops += k % NVEC == i;
             snprintf(what, sizeof what, "%s: vector accumulate element %d", kind, i);
-            MT_EQ(what, (i % 2 == 0 ? p * K : 0) + p * fops, e);
+            MT_EQ(what, (i % 2 == 0 ? p * K : 0) + p * fops + bulk, e);
         }
         memcpy(&all[p * K], b + OFF_SWAP, 8);   /* the final value */
         MT_CALL(MPI_Win_unlock(0, win));
@@ -195,9 +205,10 @@ int main(int argc, char **argv)
     run(b, "Win_allocate");
     MT_CALL(MPI_Win_free(&win));
 
+    bulk = 1;
     MT_CALL(MPI_Win_allocate_shared(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &b, &win));
     MT_CALL(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
-    run(b, "Win_allocate_shared");
+    run(b, "Win_allocate_shared, with a bulk update");
     MT_CALL(MPI_Win_free(&win));
 
     char *u = mt_malloc(WIN_BYTES);
