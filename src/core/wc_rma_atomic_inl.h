@@ -23,7 +23,9 @@
  *
  * Concurrency contract: any thread of any process may call these at any time on memory of a
  * window it maps; they take no lock except the target's accumulate mutex for misaligned elements
- * (held for the rest of the call), and need nothing from the target.
+ * (held for the rest of the call), wait for nothing else than a mode switch under way (which
+ * waits only for atomic accumulates under way, which never wait), and need nothing from the
+ * target.
  */
 #ifndef WC_RMA_ATOMIC_INL_H
 #define WC_RMA_ATOMIC_INL_H
