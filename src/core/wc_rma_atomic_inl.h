@@ -74,15 +74,21 @@ enum { WC_RMA_AMODE_ATOMIC = 0, WC_RMA_AMODE_SWITCHING, WC_RMA_AMODE_MUTEX };
 static inline bool wc_rma_atomic_enter(wc_rma_seg_t *seg, int me)
 {
     _Atomic uint32_t *mine = &seg->peers[me].ainflight, *mode = &seg->peers[0].amode;
-    if (atomic_load_explicit(mode, memory_order_relaxed) == WC_RMA_AMODE_MUTEX)
-        return false;
-    atomic_fetch_add_explicit(mine, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(mode, memory_order_seq_cst) == WC_RMA_AMODE_ATOMIC)
-        return true;
-    atomic_fetch_sub_explicit(mine, 1, memory_order_release);
-    unsigned spins = 0;
-    while (atomic_load_explicit(mode, memory_order_acquire) != WC_RMA_AMODE_MUTEX)
-        wc_rma_backoff(&spins);
+    if (atomic_load_explicit(mode, memory_order_acquire) != WC_RMA_AMODE_MUTEX) {
+        atomic_fetch_add_explicit(mine, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(mode, memory_order_seq_cst) == WC_RMA_AMODE_ATOMIC)
+            return true;
+        atomic_fetch_sub_explicit(mine, 1, memory_order_release);
+        unsigned spins = 0;
+        while (atomic_load_explicit(mode, memory_order_acquire) != WC_RMA_AMODE_MUTEX)
+            wc_rma_backoff(&spins);
+    }
+    /* The switcher saw every count at zero before it wrote MUTEX, and this process's count is
+     * zero or counts only later entries that backed off: reading it (acquire) orders this
+     * process's earlier atomic accumulates before the mutex path that follows, directly (the
+     * chain through the switcher, possibly another process, holds too, but is invisible to
+     * tools that watch one process). */
+    (void)atomic_load_explicit(mine, memory_order_acquire);
     return false;
 }
 
@@ -93,7 +99,7 @@ static inline void wc_rma_atomic_leave(wc_rma_seg_t *seg, int me)
 
 /* Switches the window to MUTEX mode (or waits for another's switch); returns once no atomic
  * accumulate of any process is under way. In wc_rma_io.c. */
-void wc_rma_atomic_switch(wc_rma_seg_t *seg);
+void wc_rma_atomic_switch(wc_rma_seg_t *seg, int me);
 
 /* Whether every origin reaches target memory t (of control block p) by loads and stores. */
 static inline bool wc_rma_atomic_reach(const wc_rma_peer_t *p, const wc_rma_target_t *t)

@@ -140,7 +140,7 @@ void wc_rma_atomic_apply(const wc_rma_atomic_t *a, wc_rma_peer_t *p, char *tbase
         wc_rma_acc_unlock(p);
 }
 
-void wc_rma_atomic_switch(wc_rma_seg_t *seg)
+void wc_rma_atomic_switch(wc_rma_seg_t *seg, int me)
 {
     _Atomic uint32_t *mode = &seg->peers[0].amode;
     uint32_t m = WC_RMA_AMODE_ATOMIC;
@@ -155,4 +155,5 @@ void wc_rma_atomic_switch(wc_rma_seg_t *seg)
     }
     while (atomic_load_explicit(mode, memory_order_acquire) != WC_RMA_AMODE_MUTEX)
         wc_rma_backoff(&spins);
+    (void)atomic_load_explicit(&seg->peers[me].ainflight, memory_order_acquire);   /* as in enter */
 }

@@ -283,7 +283,7 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     wc_rma_atomic_t a;
     bool atomic = wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(op, tdt, &a);
     if (atomic && bytes > WC_RMA_ATOMIC_MAX * a.esize) {
-        wc_rma_atomic_switch(&w->seg);   /* a bulk update: the window leaves the atomic mode */
+        wc_rma_atomic_switch(&w->seg, w->rank);   /* a bulk update: the window leaves the atomic mode */
         atomic = false;
     }
     if (atomic && wc_rma_atomic_enter(&w->seg, w->rank)) {
