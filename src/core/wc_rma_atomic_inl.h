@@ -19,7 +19,8 @@
  * target reached by process_vm_readv/writev (Win_create, dynamic) uses the mutex for every
  * accumulate, the target itself included. Any other path that applies accumulates to a mapped
  * window memory (e.g. a target's engine serving origins of another node) must apply the types
- * above through wc_rma_atomic_apply too, or the mix loses atomicity.
+ * above through wc_rma_atomic_apply too, or the window must be put in WC_RMA_AMODE_MUTEX at its
+ * creation (one store before any operation), or the mix loses atomicity.
  *
  * Concurrency contract: any thread of any process may call these at any time on memory of a
  * window it maps; they take no lock except the target's accumulate mutex for misaligned elements
