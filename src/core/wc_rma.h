@@ -42,7 +42,9 @@ typedef struct wc_rma_peer {
     uint64_t size;                /* bytes */
     uint64_t data_off;            /* offset in the segment, or WC_RMA_USER_MEM */
     int64_t  disp_unit;
-    char     pad[16];
+    _Atomic uint32_t ainflight;   /* atomic accumulates this process has under way (wc_rma_atomic_inl.h) */
+    _Atomic uint32_t amode;       /* process 0's block only: the window's WC_RMA_AMODE_* */
+    char     pad[8];
 } __attribute__((aligned(64))) wc_rma_peer_t;
 
 /* An attached region of a dynamic window (MPI_Win_attach). Written only by its owner: attach

@@ -1,6 +1,8 @@
 /* Typed data into and out of a target's window memory: the pack engine on a mapped window, one
- * process_vm_readv/writev per batch of blocks on user memory of another process (see wc_rma.h). */
+ * process_vm_readv/writev per batch of blocks on user memory of another process (see wc_rma.h);
+ * accumulates element by element with CPU atomics on a mapped window (wc_rma_atomic_inl.h). */
 #include "core/wc_rma.h"
+#include "core/wc_rma_atomic_inl.h"
 
 #include <errno.h>
 #include <string.h>
@@ -105,4 +107,53 @@ bool wc_rma_cma_ok(pid_t pid, uint64_t addr)
     char b;
     struct iovec l = {&b, 1}, r = {(void *)(uintptr_t)addr, 1};
     return process_vm_readv(pid, &l, 1, &r, 1, 0) == 1;
+}
+
+/* ---- atomic accumulates (wc_rma_atomic_inl.h) ---- */
+
+void wc_rma_atomic_apply(const wc_rma_atomic_t *a, wc_rma_peer_t *p, char *tbase, uint64_t off,
+                         const wc_dtype_t *dt, uint64_t count, const char *in, char *old)
+{
+    const uint64_t es = a->esize;
+    bool locked = false;
+    uint64_t pos = 0;   /* packed bytes done */
+    if (dt->contig) {
+        char *x = tbase + off + dt->contig_off;
+        for (uint64_t n = count * dt->size; pos < n; pos += es)
+            wc_rma_atomic_elem(a, p, x + pos, in ? in + pos : NULL, old ? old + pos : NULL,
+                               &locked);
+    } else {
+        for (uint64_t e = 0; e < count; e++) {
+            char *elem = tbase + off + (int64_t)e * dt->extent;
+            for (uint64_t s = 0; s < dt->nsegs; s++) {
+                const wc_dtype_seg_t *sg = &dt->segs[s];
+                for (uint64_t k = 0; k < sg->count; k++) {
+                    char *blk = elem + sg->disp + (int64_t)k * sg->stride;
+                    for (uint64_t b = 0; b < sg->blocklen; b += es, pos += es)
+                        wc_rma_atomic_elem(a, p, blk + b, in ? in + pos : NULL,
+                                           old ? old + pos : NULL, &locked);
+                }
+            }
+        }
+    }
+    if (locked)
+        wc_rma_acc_unlock(p);
+}
+
+void wc_rma_atomic_switch(wc_rma_seg_t *seg, int me)
+{
+    _Atomic uint32_t *mode = &seg->peers[0].amode;
+    uint32_t m = WC_RMA_AMODE_ATOMIC;
+    unsigned spins = 0;
+    if (atomic_compare_exchange_strong_explicit(mode, &m, WC_RMA_AMODE_SWITCHING,
+                                                memory_order_seq_cst, memory_order_acquire)) {
+        for (int q = 0; q < seg->n; q++)
+            while (atomic_load_explicit(&seg->peers[q].ainflight, memory_order_seq_cst) != 0)
+                wc_rma_backoff(&spins);
+        atomic_store_explicit(mode, WC_RMA_AMODE_MUTEX, memory_order_release);
+        return;
+    }
+    while (atomic_load_explicit(mode, memory_order_acquire) != WC_RMA_AMODE_MUTEX)
+        wc_rma_backoff(&spins);
+    (void)atomic_load_explicit(&seg->peers[me].ainflight, memory_order_acquire);   /* as in enter */
 }

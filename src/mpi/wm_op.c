@@ -398,6 +398,41 @@ void wm_op_apply(const wm_op_t *op, const void *in, void *inout, MPI_Count count
     wm_op_apply_packed(&p, in, inout, count, l);
 }
 
+/* ---- accumulates by CPU atomics ------------------------------------------------------------ */
+
+bool wm_op_atomic_plan(const wm_op_t *op, const wm_datatype_t *dt, wc_rma_atomic_t *a_p)
+{
+    const wm_op_type_t *ty = wm_op_type(wm_op_basic_of(dt, 0));
+    if (!ty || ty->cls & WM_C_PAIR)
+        return false;
+    int kind = ty->kind;
+    bool integer = kind >= WM_K_I8 && kind <= WM_K_U64;
+    if (!integer && kind != WM_K_F32 && kind != WM_K_F64)
+        return false;
+    wc_rma_atomic_t a = { .esize = wm_kind_size[kind], .op = WC_RMA_A_FN, .fn = NULL };
+    if (op) {
+        int k = op->builtin;
+        if (k < 0)
+            return false;   /* refused before: user ops are not allowed in accumulates */
+        switch (k) {
+        case WM_OPK_NO_OP: a.op = WC_RMA_A_LOAD; break;
+        case WM_OPK_REPLACE: a.op = WC_RMA_A_SWAP; break;
+        case WM_OPK_SUM: if (integer) a.op = WC_RMA_A_ADD; break;
+        case WM_OPK_BAND: if (integer) a.op = WC_RMA_A_AND; break;
+        case WM_OPK_BOR: if (integer) a.op = WC_RMA_A_OR; break;
+        case WM_OPK_BXOR: if (integer) a.op = WC_RMA_A_XOR; break;
+        default: break;
+        }
+        if (a.op == WC_RMA_A_FN) {
+            a.fn = k < WM_OPK_REPLACE ? wm_op_kernels[kind][k] : NULL;
+            if (!a.fn)   /* an op the type does not take: refused before (wm_op_valid_rma) */
+                return false;
+        }
+    }
+    *a_p = a;
+    return true;
+}
+
 /* ---- user operations and MPI_Reduce_local -------------------------------------------------- */
 
 static int wm_op_create(const char *fn, MPI_User_function *f, MPI_User_function_c *fc,

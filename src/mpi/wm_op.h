@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include "core/wc_rma_atomic_inl.h"
 #include "mpi/wm_datatype.h"
 #include "mpi/wm_object.h"
 
@@ -30,6 +31,13 @@ bool wm_op_valid(const wm_op_t *op, const wm_datatype_t *dt, const char **why_p)
  * any predefined type or a derived type of one predefined type. *why_p stays valid until the
  * calling thread's next call. */
 bool wm_op_valid_rma(const wm_op_t *op, const wm_datatype_t *dt, const char **why_p);
+
+/* Accumulates by CPU atomics (core/wc_rma_atomic_inl.h): true if dt's basic type is one whose
+ * every accumulate goes through them (1, 2, 4 or 8 bytes: integers, logicals, bytes, float,
+ * double; not the pairs), with *a_p set for op (NULL: Compare_and_swap, only esize is set). The
+ * answer for a type never depends on op, so that all accumulates to one location agree. The
+ * caller has checked wm_op_valid_rma. */
+bool wm_op_atomic_plan(const wm_op_t *op, const wm_datatype_t *dt, wc_rma_atomic_t *a_p);
 
 /* "MPI_SUM", ... or "a user operation": for error messages. */
 const char *wm_op_name(const wm_op_t *op);

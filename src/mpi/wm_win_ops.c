@@ -1,8 +1,10 @@
 /* The RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap.
  * Each completes before it returns (the target's memory is reached directly, core/wc_rma.h), so
  * the synchronization calls only order and publish (wm_win_sync.c). Accumulates to one target are
- * serialized by the target's accumulate mutex in the segment, which gives the per-element
- * atomicity and the default ordering (rar,raw,war,waw) the standard asks for. */
+ * CPU atomics element by element where every origin maps the target and the basic type has them
+ * (core/wc_rma_atomic_inl.h), else serialized by the target's accumulate mutex in the segment:
+ * either gives the per-element atomicity and the default ordering (rar,raw,war,waw) the
+ * standard asks for. */
 #include "mpi/wm_win.h"
 
 #include <stdlib.h>
@@ -267,7 +269,9 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
                             "origin, result and target data differ in size (target: %llu bytes)",
                             (unsigned long long)bytes);
 
-    wm_rma_packed_t in = {.owned = false, .p = NULL}, cur;
+    wm_rma_packed_t in, cur;   /* not zero-initialized: that would clear their stack buffers */
+    in.owned = false;
+    in.p = NULL;
     if (odt && !wm_rma_pack(&in, obuf, ocount, odt))
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory to pack the origin data");
     if (!wm_rma_packed_alloc(&cur, bytes)) {
@@ -276,6 +280,32 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     }
     const wc_rma_target_t *t = &w->targets[target];
     wc_rma_peer_t *p = &w->seg.peers[target];
+    wc_rma_atomic_t a;
+    bool atomic = wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(op, tdt, &a);
+    if (atomic && bytes > WC_RMA_ATOMIC_MAX * a.esize) {
+        wc_rma_atomic_switch(&w->seg, w->rank);   /* a bulk update: the window leaves the atomic mode */
+        atomic = false;
+    }
+    if (atomic && wc_rma_atomic_enter(&w->seg, w->rank)) {
+        /* CPU atomics, element by element (core/wc_rma_atomic_inl.h); one contiguous element
+         * (Fetch_and_op and its like) straight between the user's buffers */
+        if (bytes == a.esize && tdt->layout.contig && (!fetch || rdt->layout.contig)) {
+            bool locked = false;
+            wc_rma_atomic_elem(&a, p, t->addr + off + tdt->layout.contig_off, in.p,
+                               fetch ? (char *)rbuf + rdt->layout.contig_off : NULL, &locked);
+            if (locked)
+                wc_rma_acc_unlock(p);
+        } else {
+            wc_rma_atomic_apply(&a, p, t->addr, off, &tdt->layout, (uint64_t)tcount, in.p,
+                                fetch ? cur.p : NULL);
+            if (fetch)
+                wm_rma_unpack(rbuf, rcount, rdt, cur.p);
+        }
+        wc_rma_atomic_leave(&w->seg, w->rank);
+        wm_rma_packed_free(&cur);
+        wm_rma_packed_free(&in);
+        return MPI_SUCCESS;
+    }
     wu_status_t st = WU_OK;
     bool mem = true;
     wc_rma_acc_lock(p);
@@ -409,6 +439,13 @@ WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
     size_t n = (size_t)dt->size;
     const wc_rma_target_t *t = &w->targets[target_rank];
     wc_rma_peer_t *p = &w->seg.peers[target_rank];
+    wc_rma_atomic_t a;
+    if (wc_rma_atomic_reach(p, t) && wm_op_atomic_plan(NULL, dt, &a) &&
+        wc_rma_atomic_enter(&w->seg, w->rank)) {
+        wc_rma_atomic_cas(a.esize, p, t->addr + off, compare_addr, origin_addr, result_addr);
+        wc_rma_atomic_leave(&w->seg, w->rank);
+        return MPI_SUCCESS;
+    }
     wc_rma_acc_lock(p);
     wu_status_t st = wc_rma_read(t, off, &dt->layout, 1, cur);
     if (st == WU_OK && memcmp(cur, compare_addr, n) == 0)
