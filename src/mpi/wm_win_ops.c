@@ -1,8 +1,12 @@
 /* The RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap.
- * Each completes before it returns (the target's memory is reached directly, core/wc_rma.h), so
- * the synchronization calls only order and publish (wm_win_sync.c). Accumulates to one target are
- * serialized by the target's accumulate mutex in the segment, which gives the per-element
- * atomicity and the default ordering (rar,raw,war,waw) the standard asks for. */
+ * On a target of this node each completes before it returns (the target's memory is reached
+ * directly, core/wc_rma.h), so the synchronization calls only order and publish (wm_win_sync.c).
+ * Accumulates to one target are serialized by the target's accumulate mutex in the node's
+ * segment, which gives the per-element atomicity and the default ordering (rar,raw,war,waw) the
+ * standard asks for. A target of another node is reached by messages its progress applies under
+ * that same mutex (core/wc_rma_msg.h): Put and Accumulate return once their data is copied into
+ * packets (complete at the target at the next flush, unlock or fence), the others wait for their
+ * answer. */
 #include "mpi/wm_win.h"
 
 #include <stdlib.h>

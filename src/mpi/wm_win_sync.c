@@ -1,9 +1,13 @@
 /* Synchronization of windows: fence, passive target (lock, lock_all, flush, sync) and general
- * active target (post, start, complete, wait, test). Operations complete when they return
- * (wm_win_ops.c), so closing an epoch needs no waiting for data: a fence is a memory barrier and
- * a barrier of the window's processes; a lock is the target's reader-writer word in the shared
- * segment; PSCW counts posts and completions in the segment. The target takes no part in any of
- * it, so a target busy computing never delays an origin. */
+ * active target (post, start, complete, wait, test). Operations on targets of this node complete
+ * when they return (wm_win_ops.c), so closing an epoch needs no waiting for their data: a fence is
+ * a memory barrier and a barrier of the window's processes; a lock is the target's reader-writer
+ * word in the node's segment; PSCW counts posts and completions in the segment. The target takes
+ * no part in any of it, so a target busy computing never delays an origin. A target of another
+ * node takes part only through its progress (idle and timer threads too): lock and unlock are
+ * messages it answers, a flush (also inside fence, unlock and unlock_all) is a round trip that
+ * comes back after the operations sent before it, post and complete are messages that move the
+ * same counters in the peer's node segment (core/wc_rma_msg.h). */
 #include "mpi/wm_win.h"
 
 #include <stdlib.h>
