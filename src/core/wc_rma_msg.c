@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/wc_pt2pt.h"
 #include "core/wc_wait.h"
+#include "progress/wp_engine.h"
 #include "util/wu_log.h"
 #include "util/wu_tsan.h"
 
@@ -69,6 +70,11 @@ static _Atomic int wc_rma_wins_hw;   /* slots ever used: lookups scan these */
 
 wu_status_t wc_rma_win_register(wc_rma_win_t *w)
 {
+    /* targets serve origins from their progress: below MPI_THREAD_MULTIPLE the engine has no
+     * thread, so a target computing outside MPI would serve nobody without the timer */
+    wu_status_t st = wp_engine_start_timer();
+    if (st != WU_OK)
+        return st;
     for (int i = 0; i < WC_RMA_WINS; i++) {
         wc_rma_win_t *none = NULL;
         if (atomic_compare_exchange_strong_explicit(&wc_rma_wins[i], &none, w, memory_order_release,

@@ -65,7 +65,10 @@ typedef struct wc_rma_where {
 
 /* Registers the handlers of ep (wc_ep_init). */
 void wc_rma_msg_init(wc_ep_t *ep);
-/* WU_ERR_NO_MEMORY: too many windows across nodes at once. */
+/* The window's creating thread, the only one in the library (window creation is collective, and
+ * below MPI_THREAD_MULTIPLE one thread calls at a time): starts the engine's timer thread if none
+ * runs (wp_engine_start_timer), so that this process serves other nodes' origins while it
+ * computes. WU_ERR_NO_MEMORY: too many windows across nodes at once. */
 wu_status_t wc_rma_win_register(wc_rma_win_t *w);
 void wc_rma_win_unregister(wc_rma_win_t *w);
 
