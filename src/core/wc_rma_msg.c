@@ -519,27 +519,35 @@ static void wc_rma_serve_get(wc_ep_t *ep, int src, const wc_rma_msg_t *m, char *
 static void wc_rma_serve_acc(wc_ep_t *ep, int src, wc_rma_win_t *w, const wc_rma_msg_t *m,
                              char *addr, const wc_dtype_t *dt, const char *data)
 {
-    /* aligned copies: the reduction reads whole elements */
-    char *b = malloc(sizeof(wc_rma_rep_t) + m->n + 16), *cur = b + sizeof(wc_rma_rep_t);
+    /* aligned copies (the reduction reads whole elements): in, the target data updated in cur,
+     * and for a fetch the data before the update, answered once the update is written (so a
+     * fetching operation is complete at the target when the origin has its result) */
+    bool fetch = m->flags & WC_RMA_F_FETCH;
+    char *b = malloc(sizeof(wc_rma_rep_t) + m->n + 16), *old = b + sizeof(wc_rma_rep_t);
+    char *cur = fetch ? malloc(m->n ? m->n : 1) : old;
     char *in = (m->flags & WC_RMA_F_IN) ? malloc(m->n ? m->n : 1) : NULL;
-    if (!b || ((m->flags & WC_RMA_F_IN) && !in))
+    if (!b || !cur || ((m->flags & WC_RMA_F_IN) && !in))
         wu_log_fatal("RMA: out of memory applying an accumulate of rank %d", src);
     if (in)
         memcpy(in, data, m->n);
-    _Static_assert(sizeof(wc_rma_rep_t) % 16 == 0, "cur is 16-byte aligned after the header");
+    _Static_assert(sizeof(wc_rma_rep_t) % 16 == 0, "the data after the header is 16-byte aligned");
     wc_rma_peer_t *me = &w->seg->peers[w->me];
     bool ok = true;
     wc_rma_acc_lock(me);
     wc_rma_here(addr, dt, m->count, m->pos, cur, m->n, false);
-    if (m->flags & WC_RMA_F_FETCH)
-        wc_rma_answer(ep, src, m, WC_RMA_ACC, 0, false, m->pos, cur, m->n, b);
+    if (fetch)
+        memcpy(old, cur, m->n);
     if (in) {
         ok = w->reduce(m->op_h, m->basic, in, cur, m->n);
         if (ok)
             wc_rma_here(addr, dt, m->count, m->pos, cur, m->n, true);
     }
     wc_rma_acc_unlock(me);
+    if (fetch)
+        wc_rma_answer(ep, src, m, WC_RMA_ACC, 0, false, m->pos, old, m->n, b);
     free(in);
+    if (cur != old)
+        free(cur);
     free(b);
     if (!ok)
         wu_log_fatal("RMA: out of memory reducing an accumulate of rank %d", src);

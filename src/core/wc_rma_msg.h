@@ -14,7 +14,8 @@
  * Accumulate are sent and forgotten (their data is copied into the packet: they are complete at
  * the origin when the call returns); a flush is a FLUSH packet whose answer comes after every
  * earlier operation was applied. Get, Get_accumulate, Fetch_and_op and Compare_and_swap wait for
- * their answer. Operations larger than a packet go as fragments (accumulates split on element
+ * their answer, sent once the target's update is written: they are complete at the target when
+ * they return, and a flush need not cover them. Operations larger than a packet go as fragments (accumulates split on element
  * boundaries, each fragment atomic per element under the accumulate mutex).
  *
  * Concurrency contract: every function may be called by any thread at any time on a registered
