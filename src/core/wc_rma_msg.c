@@ -62,7 +62,7 @@ typedef struct wc_rma_wait {
     uint8_t      busy;
 } wc_rma_wait_t;
 
-/* ---- the window table -------------------------------------------------------------------------- */
+/* ---- the window table ---------------------------------------------------------------------- */
 
 #define WC_RMA_WINS 1024
 static _Atomic(wc_rma_win_t *) wc_rma_wins[WC_RMA_WINS];
@@ -113,7 +113,7 @@ static wc_rma_win_t *wc_rma_win_find(uint32_t id)
     return NULL;
 }
 
-/* ---- sending ------------------------------------------------------------------------------------ */
+/* ---- sending ------------------------------------------------------------------------------- */
 
 static size_t wc_rma_maxp(const wc_rma_win_t *w, int t)
 {

@@ -15,14 +15,16 @@
  * the origin when the call returns); a flush is a FLUSH packet whose answer comes after every
  * earlier operation was applied. Get, Get_accumulate, Fetch_and_op and Compare_and_swap wait for
  * their answer, sent once the target's update is written: they are complete at the target when
- * they return, and a flush need not cover them. Operations larger than a packet go as fragments (accumulates split on element
- * boundaries, each fragment atomic per element under the accumulate mutex).
+ * they return, and a flush need not cover them. Operations larger than a packet go as fragments
+ * (accumulates split on element boundaries, each fragment atomic per element under the accumulate
+ * mutex).
  *
  * Concurrency contract: every function may be called by any thread at any time on a registered
  * window (MPI_THREAD_MULTIPLE, no library-wide lock); the origin's waits poll progress. A
  * wc_rma_win_t's fields are written before wc_rma_win_register and read-only afterwards except
- * sent[], flushed[] and err (atomics). The window table is process-wide on purpose (windows live on the
- * default endpoint): insert and remove under its spinlock, lookup without it. A window is
+ * sent[], flushed[] and err (atomics). The window table is process-wide on purpose (windows live
+ * on the default endpoint): a slot is taken and freed by compare-and-swap and store, looked up by
+ * acquire loads, no lock. A window is
  * unregistered only when no packet for it can still come (MPI_Win_free's barrier follows closed
  * epochs, whose last packets were answered).
  */

@@ -194,7 +194,8 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
     if ((rc = PMPI_Bcast(&where, sizeof(where), MPI_BYTE, 0, node)) != MPI_SUCCESS)
         goto out_obj;
     int ok = (int)where.ok;
-    if (nr != 0 && ok && wc_rma_seg_attach((pid_t)where.pid, (int)where.fd, len, n, &w->seg) != WU_OK)
+    if (nr != 0 && ok &&
+        wc_rma_seg_attach((pid_t)where.pid, (int)where.fd, len, n, &w->seg) != WU_OK)
         ok = 0;
     rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, w->comm);
     if (fd >= 0)

@@ -128,7 +128,8 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     int nsize, first_here = mt_size;
     MPI_Comm_size(node, &nsize);
-    int *here = mt_malloc(sizeof(int) * (size_t)mt_size), *nranks = mt_malloc(sizeof(int) * (size_t)nsize);
+    int *here = mt_malloc(sizeof(int) * (size_t)mt_size);
+    int *nranks = mt_malloc(sizeof(int) * (size_t)nsize);
     MT_CALL(MPI_Allgather(&mt_rank, 1, MPI_INT, nranks, 1, MPI_INT, node));
     for (int r = 0; r < mt_size; r++)
         here[r] = 0;
