@@ -11,3 +11,6 @@ weft_mpi_tests(rma_more NPS 1 2 4 ARGS --weft TIMEOUT 120)
 # node the same checks of the one-node path.
 weft_mpi_program(rma_net rma_net.c)
 weft_mpi_tests(rma_net NPS 2 4 ARGS --weft TIMEOUT 180)
+# multithreaded (MPI_THREAD_MULTIPLE): the TSan run of `make test` takes them (label mt)
+set_tests_properties(mpi.rma_passive.np2 mpi.rma_passive.np4 mpi.rma_net.np2 mpi.rma_net.np4
+  PROPERTIES LABELS "mpi;mt")

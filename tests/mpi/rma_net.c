@@ -249,11 +249,19 @@ static void busy_target(void)
     MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0) {
         double t0 = now(), x = 1;
+#ifndef __SANITIZE_THREAD__
         while (__atomic_load_n(&w[M], __ATOMIC_ACQUIRE) < mt_size - 1) {
             x = x * 1.0000001 + 1e-9;   /* computing */
             if (now() - t0 > 60)
                 MT_FAIL("busy target: %ld of %d origins done in 60 s", w[M], mt_size - 1);
         }
+#else
+        /* Watching the count while this process's progress thread accumulates into it is a race
+         * by the C memory model (a load against the handler's memcpy), which TSan reports: here
+         * rank 0 computes for 2 s, and the values are checked after the barrier. */
+        while (now() - t0 < 2)
+            x = x * 1.0000001 + 1e-9;
+#endif
         MT_TRUE(x > 0, "computation");
     } else {
         long *got = mt_malloc(sizeof(long) * M);
@@ -271,9 +279,11 @@ static void busy_target(void)
         free(got);
     }
     MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
-    if (mt_rank == 0)
+    if (mt_rank == 0) {
+        MT_EQ("origins done with the computing target", (long)mt_size - 1, w[M]);
         for (int r = 1; r < mt_size; r++)
             MT_EQ("Put while the target computed", 100 + r, w[M + r]);
+    }
     MT_CALL(MPI_Win_free(&win));
 }
 
