@@ -3,6 +3,7 @@
 #include "core/wc_core.h"
 #include "core/wc_dynbcast.h"
 #include "core/wc_pt2pt.h"
+#include "core/wc_rma_msg.h"
 #include "progress/wp_engine.h"
 #include "util/wu_log.h"
 
@@ -70,6 +71,7 @@ wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size)
     wc_pt2pt_handlers_init(ep);
     wc_handler_register(ep, WC_PKT_DYN, wc_dyn_deliver);
     wc_ctx_init(ep);
+    wc_rma_msg_init(ep);
     wu_status_t st = wc_match_create(&ep->match);
     if (st != WU_OK)
         return st;

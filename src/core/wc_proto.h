@@ -15,6 +15,8 @@
  *   cancel      CANCEL_REQ(tag, ctx, sreq [, WAIT]) -> CANCEL_REP(sreq [, CANCELLED] [, WAIT]):
  *               the receiver withdraws the newest unexpected EAGER or RTS of that sender with
  *               (ctx, tag, sreq), if any (MPI_Cancel of a send, wc_cancel_send)
+ *   one-sided   RMA + wc_rma_msg_t [+ layout] [+ data]  -> [RMA_REP + wc_rma_rep_t [+ data]]
+ *               (windows across nodes: the payload says which operation, wc_rma_msg.h)
  */
 #ifndef WC_PROTO_H
 #define WC_PROTO_H
@@ -35,6 +37,8 @@ typedef enum {
     WC_PKT_CANCEL_REQ, /* sender to receiver: withdraw the unmatched EAGER or RTS (tag, ctx, sreq) */
     WC_PKT_CANCEL_REP, /* the answer: sreq, flags CANCELLED if it was withdrawn, WAIT echoed */
     WC_PKT_CTX_NAMED_REQ, /* to world rank 0: the context ids of a key (wc_ctx_named.c) */
+    WC_PKT_RMA,      /* one-sided request to a target on another node (wc_rma_msg.c) */
+    WC_PKT_RMA_REP,  /* its answer to the origin: data, lock grant, acknowledgement, error */
 } wc_pkt_type_t;
 
 #define WC_PKT_FLAG_SYNC   0x1

@@ -198,30 +198,37 @@ static inline bool wc_out_locked(wc_ep_t *ep, int dst, wc_peer_t *p, wc_sendop_t
     return false;
 }
 
-void wc_pt2pt_send_ctrl_hdr(wc_ep_t *ep, int dst, const wc_hdr_t *hdrp)
+void wc_pt2pt_send_ctrl(wc_ep_t *ep, int dst, const wc_hdr_t *hdrp, const void *payload,
+                        size_t len)
 {
     wc_hdr_t hdr = *hdrp;
     wc_peer_t *p = &ep->peers[dst];
     if (p->direct) {
-        p->send(p->tl, dst, &hdr, NULL, 0);
+        p->send(p->tl, dst, &hdr, payload, len);
         return;
     }
     wt_spin_lock(&p->lock);
-    if (wu_list_empty(&p->pending) && p->send(p->tl, dst, &hdr, NULL, 0) == WU_OK) {
+    if (wu_list_empty(&p->pending) && p->send(p->tl, dst, &hdr, payload, len) == WU_OK) {
         wt_spin_unlock(&p->lock);
         return;
     }
-    wc_sendop_t *op = malloc(sizeof(*op));
+    /* queued: the payload is copied behind the descriptor (freed with it once sent) */
+    wc_sendop_t *op = malloc(sizeof(*op) + len);
     if (!op)
         wu_log_fatal("out of memory queueing a control packet for rank %d", dst);
     op->hdr = hdr;
-    op->payload = NULL;
-    op->len = 0;
+    op->payload = len ? memcpy(op + 1, payload, len) : NULL;
+    op->len = len;
     op->req = NULL;
     op->pooled = true;
     op->pack = false;
     wc_queue_locked(ep, p, op);
     wt_spin_unlock(&p->lock);
+}
+
+void wc_pt2pt_send_ctrl_hdr(wc_ep_t *ep, int dst, const wc_hdr_t *hdrp)
+{
+    wc_pt2pt_send_ctrl(ep, dst, hdrp, NULL, 0);
 }
 
 static inline void wc_send_ctrl(wc_ep_t *ep, int dst, wc_pkt_type_t type, uint64_t sreq,

@@ -20,6 +20,10 @@ void wc_pt2pt_release(wc_ep_t *ep);
 /* Send a header-only packet (control: ACK, FIN, CTS, ...) to dst, queued behind dst's pending
  * packets if the transport has no room. Any thread, inside a handler too. */
 void wc_pt2pt_send_ctrl_hdr(wc_ep_t *ep, int dst, const wc_hdr_t *hdr);
+/* The same with len payload bytes (at most the peer's transport's max_payload), copied if the
+ * packet must wait: the caller may reuse payload at once (one-sided messages, wc_rma_msg.c). */
+void wc_pt2pt_send_ctrl(wc_ep_t *ep, int dst, const wc_hdr_t *hdr, const void *payload,
+                        size_t len);
 
 /* Context ids (wc_ctx.c): registers the CTX_REQ/CTX_REP handlers of ep (wc_ep_init). */
 void wc_ctx_init(wc_ep_t *ep);

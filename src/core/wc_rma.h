@@ -1,8 +1,10 @@
 /* One-sided communication on one node: the window's shared control segment, its locks and
  * counters, and moving typed data into and out of a target's window memory (docs/rma.md).
  *
- * A window's processes share one anonymous segment (memfd_create; the others open it through
- * /proc/<creator>/fd while the creator holds it, so it has no name and nothing outlives the job).
+ * A window's processes of one node share one anonymous segment (memfd_create by the node's first;
+ * the others open it through /proc/<creator>/fd while the creator holds it, so it has no name and
+ * nothing outlives the job). Processes of other nodes are reached by messages (wc_rma_msg.h),
+ * whose handlers take the same words of the target's node segment.
  * It holds, per process, a control block (wc_rma_peer_t: passive-target lock word, accumulate
  * mutex, PSCW completion counter, where its memory is), the PSCW post matrix, the regions attached
  * to a dynamic window, and for the

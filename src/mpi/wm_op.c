@@ -433,6 +433,38 @@ bool wm_op_atomic_plan(const wm_op_t *op, const wm_datatype_t *dt, wc_rma_atomic
     return true;
 }
 
+MPI_Datatype wm_op_basic(const wm_datatype_t *dt)
+{
+    return wm_op_basic_of(dt, 0);
+}
+
+bool wm_op_reduce_stream(uint64_t oph, uint64_t basic, const void *in, void *inout,
+                         uint64_t bytes)
+{
+    const wm_op_t *op = wm_op_get((MPI_Op)(uintptr_t)oph);
+    const wm_op_type_t *ty = wm_op_type((MPI_Datatype)(uintptr_t)basic);
+    const wm_datatype_t *bdt = wm_type_get((MPI_Datatype)(uintptr_t)basic);
+    if (!op || op->builtin < 0 || !ty || !bdt || !bdt->layout.size)
+        wc_abort(MPI_ERR_INTERN, "RMA: an accumulate from another node names an op or a type "
+                 "this process does not know");
+    int k = op->builtin;
+    if (k == WM_OPK_NO_OP)
+        return true;
+    wm_op_plan_t p = { .k = k, .esize = bdt->layout.size, .align = wm_kind_align[ty->kind] };
+    if (ty->cls & WM_C_PAIR) {
+        p.ioff = bdt->layout.size == (uint64_t)bdt->extent ? wm_kind_pair_ioff[ty->kind]
+                                                            : wm_kind_pair_vsize[ty->kind];
+        if (k < WM_OPK_REPLACE)
+            p.pair_fn = wm_op_pair_kernels[ty->kind - WM_K_FIRST_PAIR][k - WM_OPK_MINLOC];
+    } else if (k < WM_OPK_REPLACE) {
+        p.fn = wm_op_kernels[ty->kind][k];
+        p.esize = wm_kind_size[ty->kind];
+    }
+    /* the stream is packed elements of one basic type, both buffers malloc'd (aligned) */
+    wm_op_plan_run(&p, in, inout, (size_t)(bytes / p.esize));
+    return true;
+}
+
 /* ---- user operations and MPI_Reduce_local -------------------------------------------------- */
 
 static int wm_op_create(const char *fn, MPI_User_function *f, MPI_User_function_c *fc,

@@ -51,4 +51,12 @@ const char *wm_op_name(const wm_op_t *op);
 void wm_op_apply(const wm_op_t *op, const void *in, void *inout, MPI_Count count,
                  const wm_datatype_t *dt, MPI_Datatype type);
 
+/* The one predefined type a (derived) type is made of, or MPI_DATATYPE_NULL. */
+MPI_Datatype wm_op_basic(const wm_datatype_t *dt);
+/* inout = in op inout over bytes of a packed stream of elements of the predefined type basic
+ * (handles as integers: wc_rma_reduce_fn_t, for accumulates from another node); both buffers
+ * aligned for the type. The origin checked the pair with wm_op_valid_rma. */
+bool wm_op_reduce_stream(uint64_t op, uint64_t basic, const void *in, void *inout,
+                         uint64_t bytes);
+
 #endif

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core/wc_rma_atomic_inl.h"
 #include "mpi/wm_attr.h"
 #include "mpi/wm_errhandler.h"
 #include "mpi/wm_group.h"
 #include "mpi/wm_info.h"
 #include "mpi/wm_internal.h"
+#include "mpi/wm_op.h"
 
 #define WM_WIN_ALIGN 16   /* each process's part of an allocated window */
 
@@ -19,11 +21,20 @@ _Static_assert(sizeof(wm_win_t) <= WM_OBJ_SLOT, "a window must fit in an object 
 typedef struct wm_win_meta {
     int64_t bytes;
     int64_t disp_unit;
+    int64_t leader;   /* the window rank of its node's first process: same node, same leader */
 } wm_win_meta_t;
 
 static void wm_win_destroy(wm_obj_t *o)
 {
     wm_win_t *w = (wm_win_t *)o;
+    if (w->cw) {
+        wc_rma_win_unregister(w->cw);
+        free((void *)w->cw->sent);
+        free((void *)w->cw->flushed);
+        free(w->cw);
+    }
+    free(w->remote);
+    free(w->meta);
     wc_rma_seg_detach(&w->seg);
     free(w->targets);
     free(w->world);
@@ -37,6 +48,9 @@ static void wm_win_destroy(wm_obj_t *o)
 /* What destroy cannot do (it may run inside a collection cycle, where no MPI call belongs). */
 static void wm_win_release_mpi(wm_win_t *w)
 {
+    /* before the communicator (whose context id names the window in packets) can be reused */
+    if (w->cw)
+        wc_rma_win_unregister(w->cw);
     if (w->info != MPI_INFO_NULL)
         PMPI_Info_free(&w->info);
     if (w->comm != MPI_COMM_NULL)
@@ -114,22 +128,17 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
         return rc;
     PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     PMPI_Comm_set_name(dup, "window");
-    /* This version reaches targets through node memory only. */
-    int nn = 0;
+    /* The processes of a node share one segment, made by the node's first; the others are
+     * reached by messages (core/wc_rma_msg.h). */
+    int nn = 0, nr = 0, leader = me;
     if ((rc = PMPI_Comm_split_type(dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)) ||
-        (rc = PMPI_Comm_size(node, &nn)))
+        (rc = PMPI_Comm_size(node, &nn)) || (rc = PMPI_Comm_rank(node, &nr)) ||
+        (rc = PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node)))
         goto out_dup;
-    PMPI_Comm_free(&node);
-    if (nn != n) {
-        cls = MPI_ERR_UNSUPPORTED_OPERATION;
-        why = "the processes of the communicator are on several nodes (windows across nodes are "
-              "not implemented yet)";
-        goto out_dup;
-    }
 
     meta = malloc(sizeof(*meta) * (size_t)n);
     w = wm_obj_create(WM_OBJ_WIN, sizeof(*w), wm_win_destroy);
-    wm_win_meta_t mine = {bytes, disp_unit};
+    wm_win_meta_t mine = {bytes, disp_unit, leader};
     if (w) {
         w->comm = MPI_COMM_NULL;
         w->info = MPI_INFO_NULL;
@@ -165,25 +174,29 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
     bool in_seg = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
     if (in_seg)
         for (int r = 0; r < n; r++) {
+            if (meta[r].leader != leader)
+                continue;
             if (r == me)
                 my_off = data;
             data += ((size_t)meta[r].bytes + WM_WIN_ALIGN - 1) / WM_WIN_ALIGN * WM_WIN_ALIGN;
         }
     size_t len = wc_rma_seg_size(n, data, NULL);
 
-    /* Rank 0 makes the segment; the others open it through /proc while rank 0 holds it. */
+    /* The node's first process makes the segment; the others open it through /proc while it
+     * holds it. */
     struct {
         int64_t pid, fd, ok;
     } where = {getpid(), -1, 1};
-    if (me == 0) {
+    if (nr == 0) {
         if (wc_rma_seg_create(len, n, &w->seg, &fd) != WU_OK)
             where.ok = 0;
         where.fd = fd;
     }
-    if ((rc = PMPI_Bcast(&where, sizeof(where), MPI_BYTE, 0, w->comm)) != MPI_SUCCESS)
+    if ((rc = PMPI_Bcast(&where, sizeof(where), MPI_BYTE, 0, node)) != MPI_SUCCESS)
         goto out_obj;
     int ok = (int)where.ok;
-    if (me != 0 && ok && wc_rma_seg_attach((pid_t)where.pid, (int)where.fd, len, n, &w->seg) != WU_OK)
+    if (nr != 0 && ok &&
+        wc_rma_seg_attach((pid_t)where.pid, (int)where.fd, len, n, &w->seg) != WU_OK)
         ok = 0;
     rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, w->comm);
     if (fd >= 0)
@@ -213,10 +226,20 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
     w->start_in = calloc((size_t)n, 1);
     w->start_list = malloc(sizeof(int) * (size_t)n);
     w->post_seen = calloc((size_t)n, sizeof(uint32_t));
-    ok = w->targets && w->world && w->locks && w->start_in && w->start_list && w->post_seen;
+    w->remote = calloc((size_t)n, sizeof(bool));
+    w->meta = malloc(sizeof(*w->meta) * (size_t)n);
+    ok = w->targets && w->world && w->locks && w->start_in && w->start_list && w->post_seen &&
+         w->remote && w->meta;
+    bool across = false;
     for (int r = 0; ok && r < n; r++) {
         const wc_rma_peer_t *q = &w->seg.peers[r];
         w->world[r] = wm_comm_world_rank(c, r);
+        w->meta[r][0] = meta[r].bytes;
+        w->meta[r][1] = meta[r].disp_unit;
+        if (meta[r].leader != leader) {
+            w->remote[r] = across = true;   /* its block in this node's segment stays unused */
+            continue;
+        }
         if (q->data_off != WC_RMA_USER_MEM)
             w->targets[r].addr = w->seg.data + q->data_off;
         else if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
@@ -234,6 +257,32 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
     }
     if (ok == 1 && wm_win_info_apply(w, info) != MPI_SUCCESS)
         ok = 0;
+    if (ok == 1 && across) {
+        /* Accumulates from other nodes are applied under the target's mutex (core/wc_rma_msg.c),
+         * so this node's origins must not use CPU atomics on the window: it starts in the mutex
+         * mode (each process of the node stores it, before the agreement below, so before any
+         * operation; core/wc_rma_atomic_inl.h). */
+        atomic_store_explicit(&w->seg.peers[0].amode, WC_RMA_AMODE_MUTEX, memory_order_release);
+        /* registered before the agreement below: no packet can come for it before that */
+        wc_rma_win_t *cw = calloc(1, sizeof(*cw));
+        if (cw) {
+            cw->id = wm_comm_get(w->comm)->ctx;
+            cw->n = n;
+            cw->me = me;
+            cw->world = w->world;
+            cw->ep = wc_ep_default();
+            cw->seg = &w->seg;
+            cw->dynamic = flavor == MPI_WIN_FLAVOR_DYNAMIC;
+            cw->base = cw->dynamic ? NULL : base;
+            cw->size = (uint64_t)bytes;
+            cw->reduce = wm_op_reduce_stream;
+            cw->sent = calloc((size_t)n, sizeof(*cw->sent));
+            cw->flushed = calloc((size_t)n, sizeof(*cw->flushed));
+            w->cw = cw;
+        }
+        if (!cw || !cw->sent || !cw->flushed || wc_rma_win_register(cw) != WU_OK)
+            ok = 0;
+    }
     int worst = ok == 1 ? 0 : ok == 0 ? 1 : 2;
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, w->comm)) != MPI_SUCCESS)
         goto out_obj;
@@ -245,6 +294,7 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
         goto out_obj;
     }
     free(meta);
+    PMPI_Comm_free(&node);
     if (base_p)
         *base_p = base;
     *win = (MPI_Win)w->obj.handle;
@@ -257,6 +307,8 @@ out_obj:
     }
 out_dup:
     free(meta);
+    if (node != MPI_COMM_NULL)
+        PMPI_Comm_free(&node);
     if (dup != MPI_COMM_NULL)
         PMPI_Comm_free(&dup);
     if (cls != MPI_SUCCESS)
@@ -392,16 +444,17 @@ static int wm_win_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, M
     int r = rank;
     if (r == MPI_PROC_NULL) {   /* the first process with shared memory */
         r = 0;
-        while (r < w->size - 1 && (w->seg.peers[r].size == 0 ||
+        while (r < w->size - 1 && (w->remote[r] || w->seg.peers[r].size == 0 ||
                                    w->seg.peers[r].data_off == WC_RMA_USER_MEM))
             r++;
     }
     /* MPI 4.1: any flavor; memory this process cannot load from (user memory of Win_create,
-     * dynamic windows) is size 0 and NULL. Win_allocate's is in the segment: shared. */
+     * dynamic windows, processes of other nodes) is size 0 and NULL. Win_allocate's is in the
+     * node's segment: shared. */
     const wc_rma_peer_t *q = &w->seg.peers[r];
-    bool shared = q->data_off != WC_RMA_USER_MEM;
+    bool shared = !w->remote[r] && q->data_off != WC_RMA_USER_MEM;
     *size = shared ? (MPI_Aint)q->size : 0;
-    *du = (MPI_Aint)q->disp_unit;
+    *du = (MPI_Aint)w->meta[r][1];
     *(void **)baseptr = shared ? w->seg.data + q->data_off : NULL;
     return MPI_SUCCESS;
 }

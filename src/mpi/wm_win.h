@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include "core/wc_rma.h"
+#include "core/wc_rma_msg.h"
 #include "mpi/wm_comm.h"
 #include "mpi/wm_object.h"
 
@@ -34,8 +35,11 @@ typedef struct wm_win {
     void           *base;         /* this process's window memory */
     MPI_Aint        bytes;        /* its size */
     int             disp_unit;
-    wc_rma_seg_t    seg;          /* the shared control segment (and allocated memory) */
+    wc_rma_seg_t    seg;          /* this node's control segment (and its allocated memory) */
     wc_rma_target_t *targets;     /* [size]: how to reach each process's memory */
+    bool           *remote;       /* [size]: on another node: reached by messages (cw) */
+    int64_t        (*meta)[2];    /* [size]: each process's window size and disp unit */
+    wc_rma_win_t   *cw;           /* windows across nodes: the message path's view, else NULL */
     int            *world;        /* [size]: window rank -> world rank */
     MPI_Errhandler  errh;         /* a reference held (wm_errh_ref) */
     MPI_Info        info;         /* the hints in use, owned */

@@ -1,10 +1,14 @@
 /* The RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap.
- * Each completes before it returns (the target's memory is reached directly, core/wc_rma.h), so
- * the synchronization calls only order and publish (wm_win_sync.c). Accumulates to one target are
- * CPU atomics element by element where every origin maps the target and the basic type has them
- * (core/wc_rma_atomic_inl.h), else serialized by the target's accumulate mutex in the segment:
- * either gives the per-element atomicity and the default ordering (rar,raw,war,waw) the
- * standard asks for. */
+ * On a target of this node each completes before it returns (the target's memory is reached
+ * directly, core/wc_rma.h), so the synchronization calls only order and publish (wm_win_sync.c).
+ * Accumulates to one target are CPU atomics element by element where every origin maps the target
+ * and the basic type has them (core/wc_rma_atomic_inl.h), else serialized by the target's
+ * accumulate mutex in the node's segment: either gives the per-element atomicity and the default
+ * ordering (rar,raw,war,waw) the standard asks for. A target of another node is reached by
+ * messages its progress applies under that same mutex (core/wc_rma_msg.h), so a window across
+ * nodes keeps the mutex for every accumulate (wm_win.c leaves the atomic mode at creation): Put and
+ * Accumulate return once their data is copied into packets (complete at the target at the next
+ * flush, unlock or fence), the others wait for their answer. */
 #include "mpi/wm_win.h"
 
 #include <stdlib.h>
@@ -81,10 +85,11 @@ static const wm_datatype_t *wm_rma_type(const char *fn, wm_win_t *w, MPI_Datatyp
     return ti;
 }
 
-/* The target of an operation: rank, epoch and range checks. On success *off_p is the byte offset
- * of the target's first element in its window memory. */
+/* The target of an operation: rank, epoch and range checks. On success *at holds the byte offset
+ * of the target's first element in its window memory (an address for dynamic windows) and the
+ * bytes the data spans. A target on another node checks a dynamic window's regions itself. */
 static int wm_rma_target(const char *fn, wm_win_t *w, int target, MPI_Aint disp, MPI_Count tcount,
-                         const wm_datatype_t *tdt, uint64_t *off_p)
+                         const wm_datatype_t *tdt, wc_rma_where_t *at)
 {
     if (target < 0 || target >= w->size)
         return wm_win_error(w, MPI_ERR_RANK, fn, "target_rank %d is not in the window's group of %d",
@@ -93,42 +98,51 @@ static int wm_rma_target(const char *fn, wm_win_t *w, int target, MPI_Aint disp,
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn,
                             "no access epoch to target %d is open (fence, lock, lock_all or start)",
                             target);
-    const wc_rma_peer_t *p = &w->seg.peers[target];
     if (disp < 0)
         return wm_win_error(w, MPI_ERR_RMA_RANGE, fn, "target_disp %lld is negative",
                             (long long)disp);
-    int64_t off = (int64_t)disp * p->disp_unit;
-    if (tcount > 0 && w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        /* disp is an address: the bytes must lie in one region the target attached */
+    int64_t off = (int64_t)disp * w->meta[target][1], lo = off, hi = off;
+    if (tcount > 0) {
+        /* the first and the last element bound the data, whatever the extent's sign */
         int64_t step = (tcount - 1) * tdt->extent;
-        uint64_t lo = (uint64_t)(off + tdt->true_lb + (step < 0 ? step : 0));
-        uint64_t hi = (uint64_t)(off + tdt->true_lb + tdt->true_extent + (step > 0 ? step : 0));
+        lo = off + tdt->true_lb + (step < 0 ? step : 0);
+        hi = off + tdt->true_lb + tdt->true_extent + (step > 0 ? step : 0);
+    }
+    *at = (wc_rma_where_t){ .off = (uint64_t)off, .lo = (uint64_t)lo, .hi = (uint64_t)hi };
+    if (tcount > 0 && w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        if (w->remote[target])
+            return MPI_SUCCESS;
+        /* disp is an address: the bytes must lie in one region the target attached */
         const wc_rma_region_t *reg = &w->seg.regions[(size_t)target * WC_RMA_REGIONS];
         for (int i = 0; i < WC_RMA_REGIONS; i++) {
             uint64_t rs = atomic_load_explicit(&reg[i].size, memory_order_acquire);
             uint64_t rb = atomic_load_explicit(&reg[i].base, memory_order_relaxed);
-            if (rs && lo >= rb && hi <= rb + rs) {
-                *off_p = (uint64_t)off;
+            if (rs && (uint64_t)lo >= rb && (uint64_t)hi <= rb + rs)
                 return MPI_SUCCESS;
-            }
         }
         return wm_win_error(w, MPI_ERR_RMA_RANGE, fn,
                             "target bytes [%#llx, %#llx) are in no region target %d attached",
                             (unsigned long long)lo, (unsigned long long)hi, target);
     }
-    if (tcount > 0) {
-        /* the first and the last element bound the data, whatever the extent's sign */
-        int64_t step = (tcount - 1) * tdt->extent;
-        int64_t lo = off + tdt->true_lb + (step < 0 ? step : 0);
-        int64_t hi = off + tdt->true_lb + tdt->true_extent + (step > 0 ? step : 0);
-        if (lo < 0 || hi > (int64_t)p->size)
-            return wm_win_error(w, MPI_ERR_RMA_RANGE, fn,
-                                "target bytes [%lld, %lld) are outside target %d's window of %llu "
-                                "bytes", (long long)lo, (long long)hi, target,
-                                (unsigned long long)p->size);
-    }
-    *off_p = (uint64_t)off;
+    if (tcount > 0 && (lo < 0 || hi > w->meta[target][0]))
+        return wm_win_error(w, MPI_ERR_RMA_RANGE, fn,
+                            "target bytes [%lld, %lld) are outside target %d's window of %llu "
+                            "bytes", (long long)lo, (long long)hi, target,
+                            (unsigned long long)w->meta[target][0]);
     return MPI_SUCCESS;
+}
+
+/* An operation on a target of another node failed (core/wc_rma_msg.h). */
+static int wm_rma_msg_error(const char *fn, wm_win_t *w, int target, wu_status_t st)
+{
+    if (st == WU_ERR_INVALID)
+        return wm_win_error(w, MPI_ERR_RMA_RANGE, fn, "target %d found the data outside its "
+                            "window memory or attached regions", target);
+    if (st == WU_ERR_UNSUPPORTED)
+        return wm_win_error(w, MPI_ERR_UNSUPPORTED_OPERATION, fn, "the target datatype is too "
+                            "large to describe in one packet to target %d on another node",
+                            target);
+    return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for an operation on target %d", target);
 }
 
 static int wm_rma_io_error(const char *fn, wm_win_t *w, int target)
@@ -150,8 +164,8 @@ static int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
         return rc;
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    uint64_t off;
-    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &off)) != MPI_SUCCESS)
+    wc_rma_where_t at;
+    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &at)) != MPI_SUCCESS)
         return rc;
     if ((uint64_t)ocount * odt->size != (uint64_t)tcount * tdt->size)
         return wm_win_error(w, MPI_ERR_TYPE, fn, "origin data is %llu bytes, target data %llu",
@@ -160,7 +174,13 @@ static int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     wm_rma_packed_t pk;
     if (!wm_rma_pack(&pk, obuf, ocount, odt))
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory to pack the origin data");
-    wu_status_t st = wc_rma_write(&w->targets[target], off, &tdt->layout, (uint64_t)tcount, pk.p);
+    if (w->remote[target]) {
+        wu_status_t st = wc_rma_msg_put(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p);
+        wm_rma_packed_free(&pk);
+        return st == WU_OK ? MPI_SUCCESS : wm_rma_msg_error(fn, w, target, st);
+    }
+    wu_status_t st = wc_rma_write(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount,
+                                  pk.p);
     wm_rma_packed_free(&pk);
     return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
 }
@@ -178,8 +198,8 @@ static int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype
         return rc;
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    uint64_t off;
-    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &off)) != MPI_SUCCESS)
+    wc_rma_where_t at;
+    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &at)) != MPI_SUCCESS)
         return rc;
     uint64_t bytes = (uint64_t)tcount * tdt->size;
     if ((uint64_t)ocount * odt->size != bytes)
@@ -193,10 +213,14 @@ static int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype
     } else if (!wm_rma_packed_alloc(&pk, bytes)) {
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for the packed data");
     }
-    wu_status_t st = wc_rma_read(&w->targets[target], off, &tdt->layout, (uint64_t)tcount, pk.p);
+    wu_status_t st = w->remote[target]
+        ? wc_rma_msg_get(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p)
+        : wc_rma_read(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
     if (st == WU_OK && !odt->layout.contig)
         wm_rma_unpack(obuf, ocount, odt, pk.p);
     wm_rma_packed_free(&pk);
+    if (st != WU_OK && w->remote[target])
+        return wm_rma_msg_error(fn, w, target, st);
     return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
 }
 
@@ -259,9 +283,10 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
         return wm_win_error(w, MPI_ERR_OP, fn, "%s on target_datatype: %s", wm_op_name(op), why);
     if (target == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    uint64_t off;
-    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &off)) != MPI_SUCCESS)
+    wc_rma_where_t at;
+    if ((rc = wm_rma_target(fn, w, target, disp, tcount, tdt, &at)) != MPI_SUCCESS)
         return rc;
+    uint64_t off = at.off;
     uint64_t bytes = (uint64_t)tcount * tdt->size;
     if ((odt && (uint64_t)ocount * odt->size != bytes) ||
         (rdt && (uint64_t)rcount * rdt->size != bytes))
@@ -277,6 +302,19 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     if (!wm_rma_packed_alloc(&cur, bytes)) {
         wm_rma_packed_free(&in);
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for the target data");
+    }
+    if (w->remote[target]) {
+        MPI_Datatype b = wm_op_basic(tdt);
+        const wm_datatype_t *bdt = b != MPI_DATATYPE_NULL ? wm_type_get(b) : NULL;
+        wu_status_t st = wc_rma_msg_acc(w->cw, target, &at, &tdt->layout, (uint64_t)tcount,
+                                        (uint64_t)(uintptr_t)oph, (uint64_t)(uintptr_t)b,
+                                        bdt ? bdt->layout.size : 1, noop ? NULL : in.p,
+                                        fetch ? cur.p : NULL);
+        if (st == WU_OK && fetch)
+            wm_rma_unpack(rbuf, rcount, rdt, cur.p);
+        wm_rma_packed_free(&cur);
+        wm_rma_packed_free(&in);
+        return st == WU_OK ? MPI_SUCCESS : wm_rma_msg_error(fn, w, target, st);
     }
     const wc_rma_target_t *t = &w->targets[target];
     wc_rma_peer_t *p = &w->seg.peers[target];
@@ -432,11 +470,20 @@ WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
                             (void *)datatype);
     if (target_rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    uint64_t off;
-    if ((rc = wm_rma_target(fn, w, target_rank, target_disp, 1, dt, &off)) != MPI_SUCCESS)
+    wc_rma_where_t at;
+    if ((rc = wm_rma_target(fn, w, target_rank, target_disp, 1, dt, &at)) != MPI_SUCCESS)
         return rc;
+    uint64_t off = at.off;
     char cur[16];
     size_t n = (size_t)dt->size;
+    if (w->remote[target_rank]) {
+        wu_status_t st = wc_rma_msg_cas(w->cw, target_rank, &at, n, origin_addr, compare_addr,
+                                        cur);
+        if (st != WU_OK)
+            return wm_rma_msg_error(fn, w, target_rank, st);
+        memcpy(result_addr, cur, n);
+        return MPI_SUCCESS;
+    }
     const wc_rma_target_t *t = &w->targets[target_rank];
     wc_rma_peer_t *p = &w->seg.peers[target_rank];
     wc_rma_atomic_t a;

@@ -1,12 +1,17 @@
 /* Synchronization of windows: fence, passive target (lock, lock_all, flush, sync) and general
- * active target (post, start, complete, wait, test). Operations complete when they return
- * (wm_win_ops.c), so closing an epoch needs no waiting for data: a fence is a memory barrier and
- * a barrier of the window's processes; a lock is the target's reader-writer word in the shared
- * segment; PSCW counts posts and completions in the segment. The target takes no part in any of
- * it, so a target busy computing never delays an origin. */
+ * active target (post, start, complete, wait, test). Operations on targets of this node complete
+ * when they return (wm_win_ops.c), so closing an epoch needs no waiting for their data: a fence is
+ * a memory barrier and a barrier of the window's processes; a lock is the target's reader-writer
+ * word in the node's segment; PSCW counts posts and completions in the segment. The target takes
+ * no part in any of it, so a target busy computing never delays an origin. A target of another
+ * node takes part only through its progress (idle and timer threads too): lock and unlock are
+ * messages it answers, a flush (also inside fence, unlock and unlock_all) is a round trip that
+ * comes back after the operations sent before it, post and complete are messages that move the
+ * same counters in the peer's node segment (core/wc_rma_msg.h). */
 #include "mpi/wm_win.h"
 
 #include <stdlib.h>
+#include "core/wc_wait.h"
 #include "mpi/wm_group.h"
 #include "mpi/wm_internal.h"
 
@@ -15,6 +20,44 @@
 static bool wm_win_passive_open(wm_win_t *w)
 {
     return atomic_load(&w->nlocks) || atomic_load(&w->lock_all);
+}
+
+/* A target of another node reported that an operation sent and forgotten (Put, Accumulate) fell
+ * outside its memory: raised by the flush, unlock or fence that learns it. */
+static int wm_win_remote_error(const char *fn, wm_win_t *w, wu_status_t st)
+{
+    if (st == WU_ERR_INVALID)
+        return wm_win_error(w, MPI_ERR_RMA_RANGE, fn, "a target on another node found the data of "
+                            "an earlier operation outside its window memory or attached regions");
+    return wm_win_error(w, MPI_ERR_OTHER, fn, "an earlier operation failed at a target on "
+                        "another node (see its log)");
+}
+
+/* A lock word of this node, polling progress meanwhile when the window spans nodes: the holder
+ * may be an origin of another node whose unlock this process's progress must apply. */
+static void wm_win_lock_local(wm_win_t *w, int t, bool excl)
+{
+    if (!w->cw) {
+        wc_rma_lock(&w->seg.peers[t], excl);
+        return;
+    }
+    wc_idle_t idle;
+    wc_idle_init(&idle);
+    while (!wc_rma_trylock(&w->seg.peers[t], excl))
+        if (!wc_progress())
+            wc_idle_block(&idle, NULL, 0);
+}
+
+/* Win_lock of a target on another node: its lock word is taken by its progress, one attempt per
+ * round trip, polling meanwhile (a busy word is retried, never waited on at the target). */
+static void wm_win_lock_remote(wm_win_t *w, int t, bool excl)
+{
+    wc_idle_t idle;
+    wc_idle_init(&idle);
+    while (!wc_rma_msg_lock(w->cw, t, excl))
+        for (int i = 0; i < 16; i++)
+            if (!wc_progress())
+                wc_idle_block(&idle, NULL, 0);
 }
 
 WM_API int PMPI_Win_fence(int assert, MPI_Win win)
@@ -27,6 +70,8 @@ WM_API int PMPI_Win_fence(int assert, MPI_Win win)
     if (wm_win_passive_open(w) || atomic_load(&w->started) || atomic_load(&w->posted))
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn,
                             "a lock, lock_all, start or post epoch is open on the window");
+    /* targets of other nodes have applied this process's operations before the barrier */
+    wu_status_t st = w->cw ? wc_rma_msg_flush_all(w->cw, w->remote) : WU_OK;
     atomic_thread_fence(memory_order_seq_cst);
     /* NOPRECEDE: no operation of this process precedes, but others' may: the barrier stays (it
      * is what makes their stores visible before our loads). */
@@ -34,7 +79,7 @@ WM_API int PMPI_Win_fence(int assert, MPI_Win win)
     if (rc != MPI_SUCCESS)
         return wm_win_error(w, MPI_ERR_OTHER, fn, "the fence's barrier failed");
     atomic_store_explicit(&w->fence, !(assert & MPI_MODE_NOSUCCEED), memory_order_release);
-    return MPI_SUCCESS;
+    return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 WM_ALIAS(MPI_Win_fence)
 
@@ -70,8 +115,12 @@ WM_API int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "target %d is already locked by this process",
                             rank);
     bool excl = lock_type == MPI_LOCK_EXCLUSIVE;
-    if (!(assert & MPI_MODE_NOCHECK))
-        wc_rma_lock(&w->seg.peers[rank], excl);
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        if (w->remote[rank])
+            wm_win_lock_remote(w, rank, excl);
+        else
+            wm_win_lock_local(w, rank, excl);
+    }
     atomic_fetch_add(&w->nlocks, 1);
     /* NOCHECK is remembered as a plain lock: unlock must then not release the word */
     atomic_store_explicit(&w->locks[rank],
@@ -97,11 +146,18 @@ WM_API int PMPI_Win_unlock(int rank, MPI_Win win)
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "target %d is not locked by this process",
                             rank);
     atomic_thread_fence(memory_order_seq_cst);   /* the epoch's stores before the release */
-    if (s != WM_WIN_NOCHECK)
+    wu_status_t st = WU_OK;
+    if (w->remote[rank]) {
+        /* answered after the epoch's operations: they are applied when it returns */
+        if (s != WM_WIN_NOCHECK)
+            wc_rma_msg_unlock(w->cw, rank, s == WM_WIN_EXCL);
+        st = wc_rma_msg_flush(w->cw, rank);
+    } else if (s != WM_WIN_NOCHECK) {
         wc_rma_unlock(&w->seg.peers[rank], s == WM_WIN_EXCL);
+    }
     atomic_fetch_sub(&w->nlocks, 1);
     atomic_store_explicit(&w->locks[rank], WM_WIN_UNLOCKED, memory_order_release);
-    return MPI_SUCCESS;
+    return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 WM_ALIAS(MPI_Win_unlock)
 
@@ -121,8 +177,12 @@ WM_API int PMPI_Win_lock_all(int assert, MPI_Win win)
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "MPI_Win_lock_all is already in effect");
     int mode = (assert & MPI_MODE_NOCHECK) ? 2 : 1;
     if (mode == 1)
-        for (int r = 0; r < w->size; r++)
-            wc_rma_lock(&w->seg.peers[r], false);
+        for (int r = 0; r < w->size; r++) {
+            if (w->remote[r])
+                wm_win_lock_remote(w, r, false);
+            else
+                wm_win_lock_local(w, r, false);
+        }
     atomic_store_explicit(&w->lock_all, mode, memory_order_release);
     return MPI_SUCCESS;
 }
@@ -137,16 +197,23 @@ WM_API int PMPI_Win_unlock_all(MPI_Win win)
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "MPI_Win_lock_all is not in effect");
     atomic_thread_fence(memory_order_seq_cst);
     if (mode == 1)
-        for (int r = 0; r < w->size; r++)
-            wc_rma_unlock(&w->seg.peers[r], false);
+        for (int r = 0; r < w->size; r++) {
+            if (w->remote[r])
+                wc_rma_msg_unlock(w->cw, r, false);
+            else
+                wc_rma_unlock(&w->seg.peers[r], false);
+        }
+    wu_status_t st = w->cw ? wc_rma_msg_flush_all(w->cw, w->remote) : WU_OK;
     atomic_store_explicit(&w->lock_all, 0, memory_order_release);
-    return MPI_SUCCESS;
+    return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 WM_ALIAS(MPI_Win_unlock_all)
 
-/* Flushes: the operations are complete at the origin and at the target when they return, so a
- * flush only orders this process's memory accesses (and checks the epoch). */
-static int wm_win_flush(const char *fn, MPI_Win win, int rank)
+/* Flushes: operations on targets of this node are complete at the origin and at the target when
+ * they return, so a flush only orders this process's memory accesses (and checks the epoch);
+ * targets of other nodes answer a FLUSH after applying what came before it. A local flush needs
+ * neither: every operation's origin data was copied when it returned. */
+static int wm_win_flush(const char *fn, MPI_Win win, int rank, bool local)
 {
     WM_WIN_ARG(fn, win, w);
     if (rank != -1 && rank != MPI_PROC_NULL) {
@@ -162,31 +229,35 @@ static int wm_win_flush(const char *fn, MPI_Win win, int rank)
     if (!ok)
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "no passive-target epoch is open%s",
                             rank == -1 ? "" : " to that target");
+    wu_status_t st = WU_OK;
+    if (w->cw && !local)
+        st = rank == -1 ? wc_rma_msg_flush_all(w->cw, w->remote)
+           : rank != MPI_PROC_NULL && w->remote[rank] ? wc_rma_msg_flush(w->cw, rank) : WU_OK;
     atomic_thread_fence(memory_order_seq_cst);
-    return MPI_SUCCESS;
+    return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 
 WM_API int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    return wm_win_flush("MPI_Win_flush", win, rank);
+    return wm_win_flush("MPI_Win_flush", win, rank, false);
 }
 WM_ALIAS(MPI_Win_flush)
 
 WM_API int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
-    return wm_win_flush("MPI_Win_flush_local", win, rank);
+    return wm_win_flush("MPI_Win_flush_local", win, rank, true);
 }
 WM_ALIAS(MPI_Win_flush_local)
 
 WM_API int PMPI_Win_flush_all(MPI_Win win)
 {
-    return wm_win_flush("MPI_Win_flush_all", win, -1);
+    return wm_win_flush("MPI_Win_flush_all", win, -1, false);
 }
 WM_ALIAS(MPI_Win_flush_all)
 
 WM_API int PMPI_Win_flush_local_all(MPI_Win win)
 {
-    return wm_win_flush("MPI_Win_flush_local_all", win, -1);
+    return wm_win_flush("MPI_Win_flush_local_all", win, -1, true);
 }
 WM_ALIAS(MPI_Win_flush_local_all)
 
@@ -245,9 +316,14 @@ WM_API int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     }
     w->complete_expected += (uint32_t)n;
     atomic_thread_fence(memory_order_seq_cst);   /* our stores before the origins' accesses */
-    for (int i = 0; i < n; i++)
-        atomic_fetch_add_explicit(&w->seg.post[(size_t)ranks[i] * (size_t)w->size + (size_t)w->rank],
-                                  1, memory_order_release);
+    for (int i = 0; i < n; i++) {
+        if (w->remote[ranks[i]])
+            wc_rma_msg_post(w->cw, ranks[i]);   /* its progress counts it in its node's matrix */
+        else
+            atomic_fetch_add_explicit(
+                &w->seg.post[(size_t)ranks[i] * (size_t)w->size + (size_t)w->rank], 1,
+                memory_order_release);
+    }
     free(ranks);
     return MPI_SUCCESS;
 }
@@ -271,8 +347,11 @@ WM_API int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
         w->start_in[t] = 1;
         /* NOCHECK still consumes the post: the target posts all the same */
         w->post_seen[t]++;
-        wc_rma_wait_ge(&w->seg.post[(size_t)w->rank * (size_t)w->size + (size_t)t],
-                       w->post_seen[t]);
+        _Atomic uint32_t *c = &w->seg.post[(size_t)w->rank * (size_t)w->size + (size_t)t];
+        if (w->cw)
+            wc_rma_wait_ge_poll(c, w->post_seen[t]);   /* a remote post is a packet */
+        else
+            wc_rma_wait_ge(c, w->post_seen[t]);
     }
     atomic_store_explicit(&w->started, 1, memory_order_release);
     return MPI_SUCCESS;
@@ -290,7 +369,10 @@ WM_API int PMPI_Win_complete(MPI_Win win)
     for (int i = 0; i < w->start_n; i++) {
         int t = w->start_list[i];
         w->start_in[t] = 0;
-        atomic_fetch_add_explicit(&w->seg.peers[t].complete, 1, memory_order_release);
+        if (w->remote[t])
+            wc_rma_msg_complete(w->cw, t);
+        else
+            atomic_fetch_add_explicit(&w->seg.peers[t].complete, 1, memory_order_release);
     }
     w->start_n = 0;
     return MPI_SUCCESS;
@@ -304,9 +386,13 @@ static int wm_win_wait_test(const char *fn, MPI_Win win, int *flag)
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "no MPI_Win_post epoch is open");
     _Atomic uint32_t *c = &w->seg.peers[w->rank].complete;
     if (flag) {
+        if (w->cw)
+            wc_progress();   /* completions from other nodes come as packets */
         *flag = (int32_t)(atomic_load_explicit(c, memory_order_acquire) - w->complete_expected) >= 0;
         if (!*flag)
             return MPI_SUCCESS;
+    } else if (w->cw) {
+        wc_rma_wait_ge_poll(c, w->complete_expected);
     } else {
         wc_rma_wait_ge(c, w->complete_expected);
     }

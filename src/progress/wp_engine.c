@@ -141,6 +141,28 @@ void wp_engine_finalize(void)
     snprintf(wp_eng.describe, sizeof(wp_eng.describe), "engine down");
 }
 
+wu_status_t wp_engine_start_timer(void)
+{
+    if (!wp_engine_g.up || wp_threads_running())
+        return WU_OK;
+    wp_engine_config_t c;
+    wp_engine_config_from_env(&c);
+    if (!c.timer_thread)
+        return WU_OK;
+    c.idle_threads = false;
+    if (c.timer_period_us < 10)
+        c.timer_period_us = 10;
+    wt_thread_set_multi(true);   /* the timer polls alongside the application from now on */
+    wu_status_t st = wp_threads_start(&c, &wp_eng.topo, 0);
+    if (st == WU_OK) {
+        char *e = wp_eng.describe + strlen(wp_eng.describe);
+        snprintf(e, sizeof(wp_eng.describe) - (size_t)(e - wp_eng.describe),
+                 "; timer started late: every %u us", c.timer_period_us);
+        wu_debug("progress: %s", wp_eng.describe);
+    }
+    return st;
+}
+
 void wp_engine_stop_threads(void)
 {
     if (wp_engine_g.up)

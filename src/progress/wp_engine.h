@@ -55,6 +55,12 @@ void wp_engine_finalize(void);   /* stops the engine's threads; remaining tasks 
  * Called by one thread, like wp_engine_init/finalize; a no-op when there are no threads (the
  * engine is down, the threads are off or already stopped). */
 void wp_engine_stop_threads(void);
+/* Start the timer thread now if the engine runs none (a program below MPI_THREAD_MULTIPLE, where
+ * the threads are off unless asked for) and WEFT_PROGRESS_TIMER is not set to 0: for a process that
+ * comes to need background progress (a one-sided window across nodes, whose targets serve origins
+ * from their progress while they compute). Turns the lock gate on (wt_thread_set_multi): the
+ * caller is the only thread in the library and holds no lock of it. One thread, like init. */
+wu_status_t wp_engine_start_timer(void);
 /* Wait until every task run that had begun when it was called has returned: take and release each
  * queue's mask once (the queues this thread is running itself, from inside a task, are skipped).
  * A state change made before the call is then seen by every later run, and nothing a run read

@@ -308,6 +308,11 @@ void wp_threads_stop(void)
     memset(&wp_thr, 0, sizeof(wp_thr));
 }
 
+bool wp_threads_running(void)
+{
+    return wp_thr.nidle || wp_thr.timer_on;
+}
+
 unsigned wp_threads_idle_count(void)
 {
     return wp_thr.nidle;

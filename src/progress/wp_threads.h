@@ -30,6 +30,8 @@
 wu_status_t wp_threads_start(const wp_engine_config_t *cfg, const wp_topo_t *topo,
                              unsigned idle_level);
 void wp_threads_stop(void);
+/* Whether idle or timer threads run (between wp_threads_start and wp_threads_stop). */
+bool wp_threads_running(void);
 /* For wp_engine_describe. */
 unsigned wp_threads_idle_count(void);
 
