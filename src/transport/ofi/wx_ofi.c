@@ -1183,8 +1183,10 @@ void wx_ofi_prefetch_end(void)
 {
     wu_status_t st;
     wx_ofi_t *o = wx_ofi_prefetched(&st);
-    if (o)
-        wx_ofi_close(o);
+    if (!o)
+        return;
+    wu_debug("ofi: the transport opened ahead of need (WEFT_OFI_PREFETCH) is not used: closed");
+    wx_ofi_close(o);
 }
 
 wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg, wx_tl_t **tl_p)
@@ -1192,7 +1194,7 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     wu_status_t st = WU_OK;
     wx_ofi_t *o = wx_ofi_prefetched(&st);
     if (o && (o->rank != bs->rank || o->size != bs->size)) {
-        wx_ofi_close(o);   /* made for another view of the job: not expected, but cheap to redo */
+        wx_ofi_close(o);   /* made for another view of the job (never today): made again */
         o = NULL;
     }
     if (!o && !(o = wx_ofi_make(bs->rank, bs->size, &st))) {
