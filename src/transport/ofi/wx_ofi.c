@@ -1193,9 +1193,11 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
 {
     wu_status_t st = WU_OK;
     wx_ofi_t *o = wx_ofi_prefetched(&st);
+    bool ahead = o != NULL;
     if (o && (o->rank != bs->rank || o->size != bs->size)) {
         wx_ofi_close(o);   /* made for another view of the job (never today): made again */
         o = NULL;
+        ahead = false;
     }
     if (!o && !(o = wx_ofi_make(bs->rank, bs->size, &st))) {
         wu_log_error("no memory for the libfabric transport");
@@ -1257,10 +1259,11 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     wx_ofi_instance = o;
     wu_debug("ofi: provider %s, fabric %s, domain %s, inject %zu, eager %zu, fragment %zu, "
              "%d receive and %d send buffers of %zu bytes, memory registration modes 0x%llx, "
-             "rendezvous by %s, %d credits per peer", fi->fabric_attr->prov_name, fi->fabric_attr->name,
+             "rendezvous by %s, %d credits per peer%s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
              fi->domain_attr->name, o->inject_max, a.eager_max, a.frag_size, o->nrx, o->ntx,
              o->buf_bytes, (unsigned long long)fi->domain_attr->mr_mode,
-             a.get_min ? "fi_read" : "pipelined send", o->credit_max);
+             a.get_min ? "fi_read" : "pipelined send", o->credit_max,
+             ahead ? ", opened ahead (WEFT_OFI_PREFETCH)" : "");
     *tl_p = &o->tl;
     return WU_OK;
 }
