@@ -325,8 +325,13 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
         return WU_ERR_UNSUPPORTED;
     }
     bool use_ofi = bs->size > 1 && (sel == WC_TLSEL_OFI || multi);
+    /* Started ahead, on the launcher's word, or now, to overlap shm's set-up. One not needed
+     * (two host names, one node) ends here, not later: no libfabric may still be starting when
+     * the program exits, perhaps without MPI_Finalize (its destructors would race the thread). */
     if (use_ofi)
-        wx_ofi_prefetch(bs->rank, bs->size);   /* overlaps shm's set-up, if not started yet */
+        wx_ofi_prefetch(bs->rank, bs->size);
+    else
+        wx_ofi_prefetch_end();
     bool use_shm = false;
     if (sel != WC_TLSEL_OFI)
         for (int r = 0; r < bs->size && !use_shm; r++)
@@ -375,7 +380,7 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
 
 static void wc_transports_close(void)
 {
-    wx_ofi_prefetch_end();   /* one the node table did not need, or start-up failed */
+    wx_ofi_prefetch_end();   /* start-up failed before wx_ofi_create took it */
     if (wc_tl_ofi)
         wc_tl_ofi->ops->finalize(wc_tl_ofi);
     if (wc_tl_shm)

@@ -3,7 +3,7 @@
 # on this one machine: MPI_LOCALNRANKS is 2 of 4), so every rank starts opening libfabric ahead of
 # need (WEFT_OFI_PREFETCH, docs/ofi.md "Start-up"); the node table then finds a single node and the
 # job runs on shm alone. The job must give the right results, and every rank must drop the unused
-# transport at finalize (WEFT_DEBUG's line), leaving no thread behind.
+# transport in MPI_Init (WEFT_DEBUG's line), leaving no thread behind.
 # usage: prefetch_unused.sh <mpiexec> <p2p_order>
 set -u
 mx=$1 prog=$2
