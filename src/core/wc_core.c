@@ -69,6 +69,28 @@ static wu_status_t wc_tlsel_parse(wc_tlsel_t *sel_p)
     return WU_OK;
 }
 
+/* Will the job span nodes, as far as can be told before wc_nodes_discover? WEFT_TRANSPORTS=ofi
+ * says so for ofi's purpose; otherwise the launcher: our mpiexec and Hydra give every rank
+ * MPI_LOCALNRANKS (the ranks on its host), Slurm SLURM_STEP_NUM_NODES. Only a hint, used to start
+ * libfabric early (wx_ofi_prefetch): two host names may still be one node, and WEFT_NODE_SPLIT
+ * makes nodes no launcher knows of; the node table decides. */
+static bool wc_ofi_likely(int size)
+{
+    const char *v = wu_config_str(WU_CONFIG_TRANSPORTS);
+    if (size < 2)
+        return false;
+    if (!strcmp(v, "self,ofi") || !strcmp(v, "ofi"))
+        return true;
+    if (strcmp(v, "auto"))
+        return false;   /* shm only (or a bad value, reported later) */
+    if ((v = getenv("MPI_LOCALNRANKS")) && *v) {
+        long n = strtol(v, NULL, 10);
+        if (n > 0 && n < size)
+            return true;
+    }
+    return (v = getenv("SLURM_STEP_NUM_NODES")) && strtol(v, NULL, 10) > 1;
+}
+
 /* ---- nodes ------------------------------------------------------------------------------------ */
 
 /* Which ranks share this rank's node: those that publish the same identity, the host name plus
@@ -303,6 +325,13 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
         return WU_ERR_UNSUPPORTED;
     }
     bool use_ofi = bs->size > 1 && (sel == WC_TLSEL_OFI || multi);
+    /* Started ahead, on the launcher's word, or now, to overlap shm's set-up. One not needed
+     * (two host names, one node) ends here, not later: no libfabric may still be starting when
+     * the program exits, perhaps without MPI_Finalize (its destructors would race the thread). */
+    if (use_ofi)
+        wx_ofi_prefetch(bs->rank, bs->size);
+    else
+        wx_ofi_prefetch_end();
     bool use_shm = false;
     if (sel != WC_TLSEL_OFI)
         for (int r = 0; r < bs->size && !use_shm; r++)
@@ -351,6 +380,7 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
 
 static void wc_transports_close(void)
 {
+    wx_ofi_prefetch_end();   /* start-up failed before wx_ofi_create took it */
     if (wc_tl_ofi)
         wc_tl_ofi->ops->finalize(wc_tl_ofi);
     if (wc_tl_shm)
@@ -385,6 +415,8 @@ wu_status_t wc_init(bool thread_multiple)
     char prefix[32];
     snprintf(prefix, sizeof(prefix), "weft:%d", rank);
     wu_log_set_prefix(prefix);
+    if (wc_ofi_likely(size))
+        wx_ofi_prefetch(rank, size);   /* libfabric's slow start, behind the fences to come */
 
     wp_engine_config_t pcfg;
     wp_engine_config_from_env(&pcfg);
@@ -436,6 +468,7 @@ err_transports:
     wc_transports_close();
     wc_ep_fini(ep);
 err_pmi:
+    wx_ofi_prefetch_end();
     wi_pmi_finalize();
     return st;
 }

@@ -60,6 +60,9 @@
       "receive buffers posted to the libfabric endpoint (the peers' credits are computed from it)") \
     X(OFI_TX_BUFS,    INT,  "64",     2, 65536, NULL, RANK,                                        \
       "send bounce buffers of the libfabric transport (none free: the send waits)")                \
+    X(OFI_PREFETCH,   BOOL, "1",      0, 1, NULL, RANK,                                            \
+      "load libfabric in a background thread as soon as the job is seen to span nodes, so that "   \
+      "its slow start overlaps the rest of start-up")                                              \
     X(UNEXPECTED_MAX, SIZE, "1g",     0, WU_CONFIG_TIB, NULL, RUN,                                 \
       "bytes a rank may hold in unexpected messages (arrived before their receive); past it the "   \
       "job aborts with MPI_ERR_NO_MEM naming the sender; 0: no limit")                            \

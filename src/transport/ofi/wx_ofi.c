@@ -764,6 +764,17 @@ static size_t wx_ofi_max(size_t a, size_t b)
     return a > b ? a : b;
 }
 
+static size_t wx_ofi_eager(void)
+{
+    return (size_t)wu_config_int(WU_CONFIG_OFI_EAGER_MAX);
+}
+
+static size_t wx_ofi_frag(void)
+{
+    size_t frag = (size_t)wu_config_int(WU_CONFIG_OFI_FRAG_SIZE);
+    return frag < 1024 ? 1024 : frag;
+}
+
 #define WX_OFI_CHECK(call, what)                                                                   \
     do {                                                                                           \
         int r_ = (call);                                                                           \
@@ -1087,28 +1098,20 @@ static const wx_ops_t wx_ofi_ops = {
     .finalize = wx_ofi_finalize,
 };
 
-wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg, wx_tl_t **tl_p)
+/* The instance up to its endpoint with receives posted (wx_ofi_open): all that needs neither the
+ * job's exchange nor the core's callback. NULL without memory for the instance; otherwise the
+ * caller owns it (wx_ofi_close also undoes a failed open) and *st_p says whether it opened. */
+static wx_ofi_t *wx_ofi_make(int rank, int size, wu_status_t *st_p)
 {
     wx_ofi_t *o = calloc(1, sizeof(*o));
-    if (!o) {
-        wu_log_error("no memory for the libfabric transport");
-        return WU_ERR_NO_MEMORY;
-    }
-    o->rank = bs->rank;
-    o->size = bs->size;
-    o->bs = *bs;
-    o->cb = cb;
-    o->cb_arg = cb_arg;
+    if (!o)
+        return NULL;
+    o->rank = rank;
+    o->size = size;
     atomic_init(&o->dropped, 0);
     atomic_init(&o->tx_out, 0);
-
-    size_t eager = (size_t)wu_config_int(WU_CONFIG_OFI_EAGER_MAX);
-    size_t frag = (size_t)wu_config_int(WU_CONFIG_OFI_FRAG_SIZE);
-    if (frag < 1024)
-        frag = 1024;
-    size_t maxp = wx_ofi_max(wx_ofi_max(eager, frag), 64);
+    size_t maxp = wx_ofi_max(wx_ofi_max(wx_ofi_eager(), wx_ofi_frag()), 64);
     o->buf_bytes = (WX_OFI_HEAD + maxp + 63) & ~(size_t)63;
-
     o->addr = calloc((size_t)o->size, sizeof(*o->addr));
     o->sent = calloc((size_t)o->size, 1);
     o->tx_seq = calloc((size_t)o->size, sizeof(*o->tx_seq));
@@ -1117,8 +1120,94 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     o->credits = calloc((size_t)o->size, sizeof(*o->credits));
     o->owed = calloc((size_t)o->size, sizeof(*o->owed));
     o->credit_retry = calloc((size_t)o->size, 1);
-    wu_status_t st = o->addr && o->sent && o->tx_seq && o->rx_seq && o->held && o->credits &&
-                     o->owed && o->credit_retry ? wx_ofi_open(o) : WU_ERR_NO_MEMORY;
+    *st_p = o->addr && o->sent && o->tx_seq && o->rx_seq && o->held && o->credits && o->owed &&
+            o->credit_retry ? wx_ofi_open(o) : WU_ERR_NO_MEMORY;
+    return o;
+}
+
+/* ---- libfabric's own start-up, in the background ---------------------------------------------- */
+
+/* The first libfabric call of a process is slow, whatever the hints (docs/ofi.md, "Start-up"):
+ * Debian's libfabric 1.17 initialises every built-in provider before it looks at FI_PROVIDER or
+ * the hints, and its verbs provider reads /proc/kallsyms from end to end twice (~0.25 s, and the
+ * kernel serves one such read at a time on the whole machine); loading the library runs
+ * libinfinipath's constructor, which sleeps ~0.2 s calibrating a clock; enabling a tcp;ofi_rxm
+ * endpoint faults in ~70 MB of buffer pools (~0.1 s). The prefetch does all of that, up to the
+ * open endpoint (wx_ofi_make), in a thread of its own as soon as the core knows, or the launcher
+ * says, that the job spans nodes, so that it overlaps the rest of start-up (the PMI fences that
+ * wait for the last rank to be launched, shm's set-up); wx_ofi_create takes the instance.
+ *
+ * Concurrency: started, thread, rank and size are touched only by the core's start-up and
+ * finalize thread (wx_ofi_prefetch, wx_ofi_prefetch_end, wx_ofi_create); o and st are written by
+ * the prefetch thread and read after joining it, which orders them. */
+static struct {
+    bool started;
+    wt_thread_t thread;
+    int rank, size;
+    wx_ofi_t *o;               /* the instance made (NULL: no memory) */
+    wu_status_t st;            /* whether it opened */
+} wx_ofi_pre;
+
+static void *wx_ofi_prefetch_main(void *arg)
+{
+    (void)arg;
+    wx_ofi_pre.o = wx_ofi_make(wx_ofi_pre.rank, wx_ofi_pre.size, &wx_ofi_pre.st);
+    return NULL;
+}
+
+void wx_ofi_prefetch(int rank, int size)
+{
+    if (wx_ofi_pre.started || !wu_config_int(WU_CONFIG_OFI_PREFETCH))
+        return;
+    wx_ofi_pre.rank = rank;
+    wx_ofi_pre.size = size;
+    wx_ofi_pre.o = NULL;
+    /* without a thread, wx_ofi_create opens the transport itself: only the overlap is lost */
+    wx_ofi_pre.started = wt_thread_create(&wx_ofi_pre.thread, wx_ofi_prefetch_main, NULL) == WU_OK;
+}
+
+/* The prefetch's instance, once its thread ended (NULL: none was started, or no memory). */
+static wx_ofi_t *wx_ofi_prefetched(wu_status_t *st_p)
+{
+    if (!wx_ofi_pre.started)
+        return NULL;
+    wt_thread_join(wx_ofi_pre.thread);
+    wx_ofi_pre.started = false;
+    wx_ofi_t *o = wx_ofi_pre.o;
+    wx_ofi_pre.o = NULL;
+    *st_p = wx_ofi_pre.st;
+    return o;
+}
+
+void wx_ofi_prefetch_end(void)
+{
+    wu_status_t st;
+    wx_ofi_t *o = wx_ofi_prefetched(&st);
+    if (!o)
+        return;
+    wu_debug("ofi: the transport opened ahead of need (WEFT_OFI_PREFETCH) is not used: closed");
+    wx_ofi_close(o);
+}
+
+wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg, wx_tl_t **tl_p)
+{
+    wu_status_t st = WU_OK;
+    wx_ofi_t *o = wx_ofi_prefetched(&st);
+    bool ahead = o != NULL;
+    if (o && (o->rank != bs->rank || o->size != bs->size)) {
+        wx_ofi_close(o);   /* made for another view of the job (never today): made again */
+        o = NULL;
+        ahead = false;
+    }
+    if (!o && !(o = wx_ofi_make(bs->rank, bs->size, &st))) {
+        wu_log_error("no memory for the libfabric transport");
+        return WU_ERR_NO_MEMORY;
+    }
+    o->bs = *bs;
+    o->cb = cb;
+    o->cb_arg = cb_arg;
+    size_t eager = wx_ofi_eager(), frag = wx_ofi_frag();
+    size_t maxp = wx_ofi_max(wx_ofi_max(eager, frag), 64);
     wu_status_t xst = wx_ofi_exchange(o, st == WU_OK);
     if (st == WU_OK)
         st = xst;
@@ -1170,10 +1259,11 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     wx_ofi_instance = o;
     wu_debug("ofi: provider %s, fabric %s, domain %s, inject %zu, eager %zu, fragment %zu, "
              "%d receive and %d send buffers of %zu bytes, memory registration modes 0x%llx, "
-             "rendezvous by %s, %d credits per peer", fi->fabric_attr->prov_name, fi->fabric_attr->name,
+             "rendezvous by %s, %d credits per peer%s", fi->fabric_attr->prov_name, fi->fabric_attr->name,
              fi->domain_attr->name, o->inject_max, a.eager_max, a.frag_size, o->nrx, o->ntx,
              o->buf_bytes, (unsigned long long)fi->domain_attr->mr_mode,
-             a.get_min ? "fi_read" : "pipelined send", o->credit_max);
+             a.get_min ? "fi_read" : "pipelined send", o->credit_max,
+             ahead ? ", opened ahead (WEFT_OFI_PREFETCH)" : "");
     *tl_p = &o->tl;
     return WU_OK;
 }

@@ -17,6 +17,16 @@ extern const bool wx_ofi_built;
  * Attributes from WEFT_OFI_EAGER_MAX, _FRAG_SIZE (docs/tuning.md). One instance per process. */
 wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg, wx_tl_t **tl_p);
 
+/* Do the local part of wx_ofi_create for job rank `rank` of `size` (loading libfabric, choosing
+ * the provider, opening the endpoint: the slow part, docs/ofi.md "Start-up") in a thread, so that
+ * it overlaps the rest of the job's start-up; wx_ofi_create takes the result. Called by the core's
+ * start-up thread when the job spans nodes, or the launcher says it will; a second call, or
+ * WEFT_OFI_PREFETCH=0, does nothing. wx_ofi_prefetch_end waits for a prefetch that wx_ofi_create
+ * did not take (the transport is not used after all, or start-up failed) and drops it. Both do
+ * nothing without libfabric. */
+void wx_ofi_prefetch(int rank, int size);
+void wx_ofi_prefetch_end(void);
+
 /* The providers libfabric offers for Weft's needs (FI_EP_RDM, FI_MSG, send-after-send order; with
  * FI_PROVIDER applied by libfabric itself), in libfabric's order, and the one chosen: fn is called
  * once per offer. rank orders the kinds (lower is preferred): 0 hardware (verbs, efa, cxi, psm3,

@@ -19,6 +19,15 @@ wu_status_t wx_ofi_providers(wx_ofi_offer_fn_t fn, void *arg)
     return WU_ERR_UNSUPPORTED;
 }
 
+void wx_ofi_prefetch(int rank, int size)
+{
+    (void)rank, (void)size;
+}
+
+void wx_ofi_prefetch_end(void)
+{
+}
+
 uint64_t wx_ofi_dropped(void)
 {
     return 0;
