@@ -392,7 +392,7 @@ int wc_pt2pt_pending_drain(wc_ep_t *ep)
  * A FRAG chunk is finished when its packet is in the ring (the sender's buffer is free of it).
  * Whoever finishes the last chunk ends the message: the sender sends COOP_FIN (after its FRAGs,
  * in order) and completes its send; the receiver completes its receive and answers FIN, but only
- * once it copied every FRAG out (fsent == consumed; else the last FRAG ends it, coop_defer), and
+ * once it copied every FRAG out (coop_consumed == fsent; else the last FRAG ends it, coop_defer), and
  * whichever of the two gets there first ends it (coop_ended).
  *
  * ep->coop lists the requests whose chunks this process may still copy (coop_lock). A receive
@@ -487,7 +487,7 @@ static void wc_coop_recv_finished(wc_ep_t *ep, wc_request_t *rreq, wx_tl_t *tl, 
     if (failed)
         rreq->error = WU_ERR_IO;
     atomic_store(&rreq->coop_defer, 1);
-    if (tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_CONSUMED, 0) ==
+    if (atomic_load(&rreq->coop_consumed) ==
         tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_FSENT, 0))
         wc_coop_recv_end(ep, rreq, failed, true);
 }
@@ -513,12 +513,14 @@ typedef struct wc_coop_work {
     size_t len, chunk;
     uint32_t n;
     bool send;
+    uint8_t mode;             /* WC_COOP_FRAG or WC_COOP_RUN */
 } wc_coop_work_t;
+enum { WC_COOP_SKIP, WC_COOP_FRAG, WC_COOP_RUN1 };
 
-/* Has the peer shown no sign for WC_COOP_QUIET_NS? sign: its progress counter now. */
-static bool wc_coop_peer_away(wc_request_t *req, uint32_t sign)
+/* coop_lock held (req is live): has the peer shown no sign for WC_COOP_QUIET_NS? sign: its
+ * progress counter now. */
+static bool wc_coop_peer_away_locked(wc_request_t *req, uint32_t sign, uint64_t now)
 {
-    uint64_t now = wc_now_ns();
     if (atomic_load_explicit(&req->coop_seen, memory_order_relaxed) != sign) {
         atomic_store_explicit(&req->coop_seen, sign, memory_order_relaxed);
         atomic_store_explicit(&req->coop_seen_ns, now, memory_order_relaxed);
@@ -526,6 +528,25 @@ static bool wc_coop_peer_away(wc_request_t *req, uint32_t sign)
     }
     return now - atomic_load_explicit(&req->coop_seen_ns, memory_order_relaxed) >=
            WC_COOP_QUIET_NS;
+}
+
+/* coop_lock held: what this rank should do for req now. */
+static uint8_t wc_coop_mode_locked(wc_request_t *req, wx_tl_t *tl, int owner, uint64_t *now_p)
+{
+    if (!*now_p)
+        *now_p = wc_now_ns();
+    if (req->kind == WC_REQ_SEND) {
+        uint32_t consumed = tl->ops->coop_count(tl, owner, req->coop_tok, WX_COOP_CONSUMED, 0);
+        uint32_t inflight = tl->ops->coop_count(tl, owner, req->coop_tok, WX_COOP_FSENT, 0) -
+                            consumed;
+        if (inflight < WC_COOP_INFLIGHT)
+            return WC_COOP_FRAG;
+        /* the receiver is copying them out, or it is away */
+        return wc_coop_peer_away_locked(req, consumed, *now_p) ? WC_COOP_RUN1 : WC_COOP_SKIP;
+    }
+    /* the sender is pushing (it claimed lately), or it is away */
+    return wc_coop_peer_away_locked(req, tl->ops->coop_next(tl, owner, req->coop_tok), *now_p)
+               ? WC_COOP_RUN1 : WC_COOP_SKIP;
 }
 
 /* Push chunk idx of a send through the ring as a FRAG if the ring takes it now (in order behind
@@ -546,32 +567,23 @@ static bool wc_coop_push_frag(wc_ep_t *ep, const wc_coop_work_t *c, uint32_t idx
     return sent;
 }
 
-/* One step of one transfer for a thread inside MPI; returns whether it copied. */
+/* One step of one transfer for a thread inside MPI, outside coop_lock: the request is touched
+ * only after a claim succeeded (a claimed chunk keeps it alive). Returns whether it copied. */
 static bool wc_coop_step(wc_ep_t *ep, const wc_coop_work_t *c)
 {
     wx_tl_t *tl = c->tl;
     uint32_t idx, k;
-    if (c->send) {
-        uint32_t consumed = tl->ops->coop_count(tl, c->owner, c->tok, WX_COOP_CONSUMED, 0);
-        uint32_t inflight = tl->ops->coop_count(tl, c->owner, c->tok, WX_COOP_FSENT, 0) - consumed;
-        bool away = inflight >= WC_COOP_INFLIGHT && wc_coop_peer_away(c->req, consumed);
-        if (inflight >= WC_COOP_INFLIGHT && !away)
-            return false;   /* the receiver is copying them out */
-        if (!(k = tl->ops->coop_claim(tl, c->owner, c->tok, c->n, away ? WC_COOP_RUN : 1, &idx)))
-            return false;
-        if (!away && wc_coop_push_frag(ep, c, idx)) {
-            bool failed;
-            if (tl->ops->coop_finish(tl, c->owner, c->tok, c->n, 1, false, &failed))
-                wc_coop_send_end(ep, c->req, failed);
-            return true;
-        }
-    } else {
-        if (!wc_coop_peer_away(c->req, tl->ops->coop_next(tl, c->owner, c->tok)))
-            return false;   /* the sender is pushing */
-        if (!(k = tl->ops->coop_claim(tl, c->owner, c->tok, c->n, WC_COOP_RUN, &idx)))
-            return false;
-        atomic_store_explicit(&c->req->coop_seen, idx + k, memory_order_relaxed);  /* ours */
+    bool run = c->mode == WC_COOP_RUN1;
+    if (!(k = tl->ops->coop_claim(tl, c->owner, c->tok, c->n, run ? WC_COOP_RUN : 1, &idx)))
+        return false;
+    if (c->send && !run && wc_coop_push_frag(ep, c, idx)) {
+        bool failed;
+        if (tl->ops->coop_finish(tl, c->owner, c->tok, c->n, 1, false, &failed))
+            wc_coop_send_end(ep, c->req, failed);
+        return true;
     }
+    if (!c->send)   /* our own claims are no sign of the sender */
+        atomic_store_explicit(&c->req->coop_seen, idx + k, memory_order_relaxed);
     size_t off = (size_t)idx * c->chunk;
     size_t end = (size_t)(idx + k) * c->chunk;
     size_t m = (end < c->len ? end : c->len) - off;
@@ -588,12 +600,14 @@ static bool wc_coop_step(wc_ep_t *ep, const wc_coop_work_t *c)
     return true;
 }
 
-int wc_pt2pt_coop_progress(wc_ep_t *ep)
+int wc_pt2pt_coop_progress(wc_ep_t *ep, bool *pending_p)
 {
     if (!atomic_load_explicit(&ep->ncoop, memory_order_relaxed))
         return 0;
     wc_coop_work_t w[WC_COOP_BATCH];
     int k = 0;
+    uint64_t now = 0;
+    bool pending = false;
     wt_spin_lock(&ep->coop_lock);
     for (wu_list_t *e = ep->coop.next; e != &ep->coop && k < WC_COOP_BATCH; e = e->next) {
         wc_request_t *r = WU_CONTAINER_OF(e, wc_request_t, coop_link);
@@ -602,23 +616,32 @@ int wc_pt2pt_coop_progress(wc_ep_t *ep)
             continue;   /* (abandoned, wc_quiesce: its buffer is no longer touched here) */
         bool send = r->kind == WC_REQ_SEND;
         int peer = send ? r->peer : r->st_source;
+        int owner = send ? ep->rank : peer;
         wx_tl_t *tl = ep->peers[peer].tl;
-        w[k++] = (wc_coop_work_t){ .req = r, .tl = tl, .peer = peer,
-                                   .owner = send ? ep->rank : peer, .tok = r->coop_tok,
-                                   .raddr = r->coop_raddr, .rtok = r->coop_rtok, .buf = r->buf,
-                                   .len = r->coop_len, .chunk = tl->attr.coop_chunk,
-                                   .n = r->coop_n, .send = send };
+        if (tl->ops->coop_next(tl, owner, r->coop_tok) >= r->coop_n)
+            continue;   /* every chunk claimed: the claimers finish it */
+        pending = true;
+        uint8_t mode = wc_coop_mode_locked(r, tl, owner, &now);
+        if (mode == WC_COOP_SKIP)
+            continue;
+        w[k++] = (wc_coop_work_t){ .req = r, .tl = tl, .peer = peer, .owner = owner,
+                                   .tok = r->coop_tok, .raddr = r->coop_raddr,
+                                   .rtok = r->coop_rtok, .buf = r->buf, .len = r->coop_len,
+                                   .chunk = tl->attr.coop_chunk, .n = r->coop_n, .send = send,
+                                   .mode = mode };
     }
     wt_spin_unlock(&ep->coop_lock);
     int did = 0;
     for (int i = 0; i < k; i++)
         did += wc_coop_step(ep, &w[i]);
+    if (pending_p && pending)
+        *pending_p = true;
     return did;
 }
 
-int wc_coop_poll(void)
+int wc_coop_poll(bool *pending_p)
 {
-    return wc_pt2pt_coop_progress(wc_ep_default());
+    return wc_pt2pt_coop_progress(wc_ep_default(), pending_p);
 }
 
 /* A receive that a cooperative rendezvous may fill was posted unmatched: its offer may already be
@@ -663,6 +686,7 @@ static void wc_coop_recv_start(wc_ep_t *ep, wc_request_t *rreq, int src, const w
     atomic_store_explicit(&rreq->coop_seen, 0, memory_order_relaxed);
     atomic_store_explicit(&rreq->coop_seen_ns, wc_now_ns(), memory_order_relaxed);
     atomic_store_explicit(&rreq->coop_defer, 0, memory_order_relaxed);
+    atomic_store_explicit(&rreq->coop_consumed, 0, memory_order_relaxed);
     atomic_store_explicit(&rreq->coop_ended, 0, memory_order_relaxed);
     rreq->leave_gen = wc_leave_gen_now();
     WU_TSAN_RELEASE(rreq);
@@ -695,7 +719,8 @@ static void wc_coop_recv_frag(wc_ep_t *ep, wc_request_t *rreq, int src, const wc
         wc_proto_error(ep, src, hdr, "cooperative FRAG of %zu bytes at offset %zu (field sreq) is "
                        "no chunk of its %zu bytes", len, off, rreq->coop_len);
     memcpy((char *)rreq->buf + off, payload, len);
-    uint32_t consumed = tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_CONSUMED, 1);
+    tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_CONSUMED, 1);   /* paces the sender */
+    uint32_t consumed = atomic_fetch_add(&rreq->coop_consumed, 1) + 1;
     if (atomic_load(&rreq->coop_defer) &&
         consumed == tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_FSENT, 0))
         wc_coop_recv_end(ep, rreq, rreq->error == WU_ERR_IO, true);
@@ -1532,7 +1557,7 @@ int wc_progress(void)
 {
     int did = wp_poll();
     if (WU_UNLIKELY(atomic_load_explicit(&wc_coop_active, memory_order_relaxed)))
-        did += wc_coop_poll();
+        did += wc_coop_poll(NULL);
     return did;
 }
 

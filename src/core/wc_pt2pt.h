@@ -21,9 +21,11 @@ void wc_pt2pt_release(wc_ep_t *ep);
  * packets if the transport has no room. Any thread, inside a handler too. */
 void wc_pt2pt_send_ctrl_hdr(wc_ep_t *ep, int dst, const wc_hdr_t *hdr);
 
-/* Copy chunks of ep's cooperative rendezvous (at most one per transfer); returns how many. Any
- * thread inside an MPI call that waits or tests; never the engine's background threads. */
-int wc_pt2pt_coop_progress(wc_ep_t *ep);
+/* One step of each of ep's cooperative rendezvous (a chunk through the ring, or a run of them by
+ * get or put); returns how many copied. *pending_p (if not NULL) is set when some transfer still
+ * has unclaimed chunks: the caller should poll again rather than sleep. Any thread inside an MPI
+ * call that waits or tests; never the engine's background threads. */
+int wc_pt2pt_coop_progress(wc_ep_t *ep, bool *pending_p);
 
 /* Context ids (wc_ctx.c): registers the CTX_REQ/CTX_REP handlers of ep (wc_ep_init). */
 void wc_ctx_init(wc_ep_t *ep);

@@ -95,6 +95,7 @@ typedef struct wc_request {
     _Atomic uint32_t  coop_seen;     /* the peer's last seen progress (receive: the next chunk;
                                       * send: chunks consumed from the ring) ... */
     _Atomic uint64_t  coop_seen_ns;  /* ... and when it last moved (wc_now_ns) */
+    _Atomic uint32_t  coop_consumed; /* receive: its FRAGs copied out */
     _Atomic uint8_t   coop_defer;    /* receive: its reads finished the chunks before every FRAG
                                       * was copied out: the last FRAG ends it */
     _Atomic uint8_t   coop_ended;    /* receive: set once by whoever ends it */

@@ -112,9 +112,10 @@ wu_status_t wx_shm_put(int dst, const void *buf, uint64_t remote_addr, size_t le
  *                      call that completed the n chunks (*failed_p: some chunk failed); that
  *                      caller ends the message.
  *   wx_shm_coop_count  WX_SHM_COOP_FSENT: add k to the chunks the sender pushed through the ring
- *                      (before finishing them); WX_SHM_COOP_CONSUMED: the receiver copied k of
- *                      them out. Returns the new value; k = 0 reads it. Sequentially consistent,
- *                      like finish, so that of a finisher and a consumer at least one sees both.
+ *                      (before finishing them; final once they are all done); WX_SHM_COOP_CONSUMED:
+ *                      the receiver copied k of them out (ignored, and 0 read, once the slot
+ *                      moved on to another message), read by the sender to pace its pushes.
+ *                      Returns the new value; k = 0 reads it. Sequentially consistent.
  *   wx_shm_coop_next   the next unclaimed chunk (the claim word's low half; generation unchecked),
  *                      for a rank that watches whether its peer is copying. */
 #define WX_SHM_COOP_SLOTS 32

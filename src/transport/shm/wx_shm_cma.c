@@ -5,6 +5,7 @@
 #include "util/wu_log.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -174,7 +175,7 @@ wu_status_t wx_shm_coop_open(uint64_t *tok_p)
     wx_shm_coop_slot_t *s = &wx_shm_coop_slots(wx_shm.rank)[i];
     atomic_store_explicit(&s->done, 0, memory_order_relaxed);
     atomic_store_explicit(&s->fsent, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->consumed, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->consumed, (uint64_t)gen << 32, memory_order_relaxed);
     atomic_store_explicit(&s->claim, (uint64_t)gen << 32, memory_order_release);
     *tok_p = (uint64_t)gen << 32 | i;
     return WU_OK;
@@ -222,10 +223,21 @@ bool wx_shm_coop_finish(int owner, uint64_t tok, uint32_t n, uint32_t k, bool fa
 uint32_t wx_shm_coop_count(int owner, uint64_t tok, int which, uint32_t k)
 {
     wx_shm_coop_slot_t *s = &wx_shm_coop_slots(owner)[WX_SHM_COOP_IDX(tok)];
-    _Atomic uint32_t *c = which == WX_SHM_COOP_FSENT ? &s->fsent : &s->consumed;
-    if (!k)
-        return atomic_load_explicit(c, memory_order_seq_cst);
-    return atomic_fetch_add_explicit(c, k, memory_order_seq_cst) + k;
+    if (which == WX_SHM_COOP_FSENT) {
+        if (!k)
+            return atomic_load_explicit(&s->fsent, memory_order_seq_cst);
+        return atomic_fetch_add_explicit(&s->fsent, k, memory_order_seq_cst) + k;
+    }
+    uint64_t gen = WX_SHM_COOP_GEN(tok);
+    uint64_t w = atomic_load_explicit(&s->consumed, memory_order_seq_cst);
+    do {
+        if ((w >> 32) != gen)
+            return 0;   /* the message ended and the slot moved on: nobody counts any more */
+        if (!k)
+            return (uint32_t)w;
+    } while (!atomic_compare_exchange_weak_explicit(&s->consumed, &w, w + k, memory_order_seq_cst,
+                                                    memory_order_seq_cst));
+    return (uint32_t)w + k;
 }
 
 uint32_t wx_shm_coop_next(int owner, uint64_t tok)

@@ -77,15 +77,17 @@ typedef struct wx_shm_rank_info {
  *             claimed chunks, so the slot cannot be closed (reopened, reset) under such an add.
  *   fsent     chunks the sender pushed through the ring (the core's FRAG packets), counted before
  *             they are finished; final once done is complete.
- *   consumed  those of them the receiver copied out of the ring.
+ *   consumed  generation << 32 | those of them the receiver copied out of the ring: a FRAG can be
+ *             copied out after its message ended and the slot was reopened, so the add is a CAS
+ *             on the generation (the sender reads it to pace its FRAGs).
  * A peer names a slot by its index (checked against WX_SHM_COOP_SLOTS); nothing a peer writes
  * here is used as an address or a length. */
 typedef struct wx_shm_coop_slot {
     _Atomic uint64_t claim;
     _Atomic uint64_t done;
+    _Atomic uint64_t consumed;
     _Atomic uint32_t fsent;
-    _Atomic uint32_t consumed;
-    char pad[WU_CACHELINE - 3 * sizeof(uint64_t)];
+    char pad[WU_CACHELINE - 3 * sizeof(uint64_t) - sizeof(uint32_t)];
 } WU_ALIGNED(WU_CACHELINE) wx_shm_coop_slot_t;
 
 /* Process-wide state. Written by wx_shm_init/finalize only; read by the other calls, which the
