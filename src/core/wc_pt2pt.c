@@ -645,8 +645,9 @@ int wc_coop_poll(bool *pending_p)
 }
 
 /* A receive that a cooperative rendezvous may fill was posted unmatched: its offer may already be
- * in the ring (look once), and if it comes later the application may be computing by then, when
- * only the engine's threads match it (wake them). */
+ * in the ring (look once, unless this thread is running the engine's tasks: a schedule's step
+ * posted from inside a task), and if it comes later the application may be computing by then,
+ * when only the engine's threads match it (wake them). */
 #define WC_COOP_EARLY_MIN 65536
 static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
 {
@@ -654,7 +655,8 @@ static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
     if (!(tl->attr.caps & WX_CAP_COOP) || len < tl->attr.coop_min)
         return;
     wp_engine_kick();
-    wp_poll();
+    if (!wp_tls.held)
+        wp_poll();
 }
 
 /* The sender's RTS offers a slot: COOP flag, its token in addr. Returns true if it does. */
