@@ -1331,7 +1331,10 @@ static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
     op->pack = false;
     op->len = sizeof(req->rkey);
     req->leave_gen = wc_leave_gen_now();
-    if (req->rkey_reg && wc_coop_offer(req, p, len))
+    /* Point-to-point only: a collective's bulk message keeps the receiver's single copy at the
+     * match (WEFT_SHM_CMA_COLL_MIN), which needs no second rank running, where a collective's
+     * ranks often outnumber the free cores. */
+    if (req->rkey_reg && mode < WC_SEND_BULK && wc_coop_offer(req, p, len))
         return;   /* both sides copy: the sender waits actively, no cma_wait */
     if (mode >= WC_SEND_BULK && req->rkey_reg && tl->attr.get_bulk_min && len > p->eager_max &&
         len >= tl->attr.get_bulk_min) {
