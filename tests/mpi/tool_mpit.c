@@ -293,11 +293,6 @@ static void check_cvar_env(void)
     T_CALL(MPI_T_cvar_handle_free(&h));
 }
 
-typedef struct {
-    MPI_T_pvar_session s;
-    MPI_T_pvar_handle h[8];
-} counters_t;
-
 static const char *const counter_names[] = { "weft_send_msgs", "weft_send_bytes",
                                              "weft_recv_msgs", "weft_recv_bytes",
                                              "weft_rndv_pipeline", "weft_rndv_get",
@@ -305,6 +300,11 @@ static const char *const counter_names[] = { "weft_send_msgs", "weft_send_bytes"
                                              "weft_rndv_coop" };
 enum { SEND_MSGS, SEND_BYTES, RECV_MSGS, RECV_BYTES, RNDV_PIPE, RNDV_GET, RNDV_ASYNC, SLEEPS,
        RNDV_COOP, NC };
+
+typedef struct {
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h[NC];
+} counters_t;
 
 static void counters_open(counters_t *c)
 {
