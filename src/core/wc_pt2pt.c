@@ -713,7 +713,10 @@ static void wc_coop_recv_frag(wc_ep_t *ep, wc_request_t *rreq, int src, const wc
 {
     wx_tl_t *tl = ep->peers[src].tl;
     size_t off = hdr->sreq, chunk = tl->attr.coop_chunk;
-    if (WU_UNLIKELY(rreq->coop_state == WC_COOP_NONE || rreq->st_source != src))
+    wt_spin_lock(&ep->coop_lock);
+    uint8_t state = rreq->coop_state;
+    wt_spin_unlock(&ep->coop_lock);
+    if (WU_UNLIKELY(state == WC_COOP_NONE || rreq->st_source != src))
         wc_proto_error(ep, src, hdr, "cooperative FRAG names no cooperative receive from that "
                        "rank (field addr)");
     if (WU_UNLIKELY(off >= rreq->coop_len || off % chunk ||
