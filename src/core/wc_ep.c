@@ -66,6 +66,9 @@ wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size)
     ep->rank = rank;
     ep->size = size;
     wt_spin_init(&ep->match_lock);
+    wt_spin_init(&ep->coop_lock);
+    wu_list_init(&ep->coop);
+    atomic_init(&ep->ncoop, 0);
     atomic_init(&ep->npending, 0);
     atomic_init(&ep->ndropped, 0);
     wc_pt2pt_handlers_init(ep);

@@ -126,6 +126,12 @@ struct wc_ep {
     int            cap;            /* peer table slots: size, plus WC_EP_DYN_MAX (dynamic peers) */
     _Atomic int    npeers;         /* slots in use: size, then one more per wc_ep_peer_add */
     wc_handler_fn_t handlers[256]; /* indexed by the header's type byte, every entry set */
+    /* Cooperative rendezvous under way (wc_pt2pt.c): requests whose chunks this rank may still
+     * copy. coop_lock guards the list (any thread: the handlers that add and remove, the waiting
+     * threads that copy); ncoop mirrors its length for a lock-free look. */
+    wt_spinlock_t  coop_lock WU_ALIGNED(WU_CACHELINE);
+    wu_list_t      coop;
+    _Atomic int    ncoop;
 };
 
 /* The process's endpoint (made by wc_init). A static object: its address is a constant. */

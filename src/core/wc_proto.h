@@ -11,6 +11,15 @@
  *                              (contiguous senders only; the receiver may scatter)
  *                 pipelined:   CTS(sreq, rreq)  -> FRAG(rreq, offset)+payload ... (sender completes
  *                              when the last fragment is in the ring)
+ *                 cooperative: RTS(COOP; addr: the sender's slot token) -> COOP_MATCH(sreq;
+ *                              addr: rreq; len: bytes accepted; ctx, tag: the low and high halves
+ *                              of the receive buffer's address); then chunks claimed through the
+ *                              slot by whichever side is inside MPI: FRAG(COOP, rreq, offset)
+ *                              through the ring while both are, else read by the receiver (get)
+ *                              or written by the sender (put); whoever finishes the last chunk
+ *                              tells the other: FIN(sreq) from the receiver, COOP_FIN(addr: the
+ *                              slot token) from the sender [ERR: a chunk failed] (shm with CMA;
+ *                              docs/shm.md)
  *   dynamic     DYN packets carrying their own routing, forwarded by receivers (wc_dynbcast.h)
  *   cancel      CANCEL_REQ(tag, ctx, sreq [, WAIT]) -> CANCEL_REP(sreq [, CANCELLED] [, WAIT]):
  *               the receiver withdraws the newest unexpected EAGER or RTS of that sender with
@@ -39,6 +48,8 @@ typedef enum {
     WC_PKT_CTX_NAMED_REQ, /* to world rank 0: the context ids of a key (wc_ctx_named.c) */
     WC_PKT_RMA,      /* one-sided request to a target on another node (wc_rma_msg.c) */
     WC_PKT_RMA_REP,  /* its answer to the origin: data, lock grant, acknowledgement, error */
+    WC_PKT_COOP_MATCH, /* receiver to sender: a cooperative RTS matched (sreq, addr, len) */
+    WC_PKT_COOP_FIN,   /* sender to receiver: it finished the last chunk (addr: slot token) */
 } wc_pkt_type_t;
 
 #define WC_PKT_FLAG_SYNC   0x1
@@ -47,6 +58,9 @@ typedef enum {
 #define WC_PKT_FLAG_NOKEY  0x8   /* RTS: the transport could not register the buffer: no get */
 #define WC_PKT_FLAG_CANCELLED 0x10 /* CANCEL_REP: the message was withdrawn, never to be received */
 #define WC_PKT_FLAG_WAIT   0x20  /* CANCEL_REQ/REP: the answer completes the send either way */
+#define WC_PKT_FLAG_COOP   0x40  /* RTS: cooperative rendezvous offered, addr is the slot token;
+                                    FRAG: one chunk of a cooperative rendezvous */
+#define WC_PKT_FLAG_ERR    0x80  /* FIN, COOP_FIN of a cooperative rendezvous: a chunk failed */
 
 typedef struct wc_hdr {
     uint8_t  type;

@@ -1,5 +1,6 @@
 /* Point-to-point protocols over packets: eager, synchronous eager, rendezvous by pipelined
- * fragments or by single copy (process_vm_readv), and the self path. See wc_proto.h for the packets
+ * fragments, by single copy (process_vm_readv) or cooperative (both sides copy, whichever is in
+ * MPI), and the self path. See wc_proto.h for the packets
  * and docs/design.md for the whole data flow.
  *
  * Concurrency contract (MPI_THREAD_MULTIPLE, no library-wide lock):
@@ -9,6 +10,9 @@
  *   - wc_peer_t.lock (one per destination, own cache line) guards the producer side of the ring to
  *     that destination and the destination's pending queue, so packets to one peer leave in order
  *     and threads sending to different peers never meet.
+ *   - ep->coop_lock (spinlock) guards the list of cooperative rendezvous under way and their
+ *     requests' coop_state; held only to link, unlink or snapshot, never while copying or
+ *     sending (the cooperative section below).
  *   - Delivery (wc_pt2pt_deliver) runs inside the transport's progress, which the progression
  *     engine runs in one thread at a time (the ltask's queue lock is a mask).
  *   - Requests complete through wc_request_done, outside every lock (a completion may run a
@@ -378,6 +382,362 @@ int wc_pt2pt_pending_drain(wc_ep_t *ep)
     return did;
 }
 
+/* ---- cooperative rendezvous ------------------------------------------------------------------- */
+/* A contiguous rendezvous through a transport with WX_CAP_COOP (shm with CMA, docs/shm.md): the RTS
+ * offers the sender's slot; the receive that matches it answers COOP_MATCH (its token, its buffer,
+ * the bytes it accepts) and does nothing more there. From then on the message's chunks (one FRAG
+ * payload each) are claimed through the slot by whichever rank is inside MPI, by the threads that
+ * wait or test (wc_coop_poll, from wc_idle_block and wc_progress; the engine's background threads
+ * never copy, they would take the core from the computation):
+ *   - the sender pushes a claimed chunk through the ring as a FRAG, with at most WC_COOP_INFLIGHT
+ *     of them not yet copied out: with both ranks in MPI this is the pipelined copy on two cores;
+ *     when the ring is full, or the receiver has copied nothing out for WC_COOP_QUIET_NS, the
+ *     receiver is away and the sender writes runs of chunks into its buffer (put);
+ *   - the receiver copies FRAGs out as they arrive (its progress, any thread); while FRAGs and
+ *     the sender's claims keep coming it does nothing else; when the sender has claimed nothing
+ *     for WC_COOP_QUIET_NS it is away, and the receiver reads runs of chunks (get).
+ * A FRAG chunk is finished when its packet is in the ring (the sender's buffer is free of it).
+ * Whoever finishes the last chunk ends the message: the sender sends COOP_FIN (after its FRAGs,
+ * in order) and completes its send; the receiver completes its receive and answers FIN, but only
+ * once it copied every FRAG out (coop_consumed == fsent; else the last FRAG ends it, coop_defer), and
+ * whichever of the two gets there first ends it (coop_ended).
+ *
+ * ep->coop lists the requests whose chunks this process may still copy (coop_lock). A receive
+ * enters it as MATCHING (found by COOP_FIN and its FRAGs, not copied yet) before its COOP_MATCH
+ * leaves, and becomes ACTIVE after: so no chunk is read, and no FIN sent, before the sender can
+ * have the COOP_MATCH in order ahead of it. A copier takes a snapshot of entries under the lock and
+ * copies outside it; a snapshot that outlived its request only fails to claim (its slot's chunks
+ * are all claimed, or the generation moved on), and claimed chunks keep both requests alive
+ * until they are finished. */
+_Atomic int wc_coop_active;
+#define WC_COOP_BATCH 8           /* requests one copier looks at per call */
+#define WC_COOP_INFLIGHT 4        /* FRAG chunks of a message not yet copied out, at most */
+#define WC_COOP_RUN 8             /* chunks one get or put copies when the peer is away */
+#define WC_COOP_QUIET_NS 30000u   /* no sign of the peer for this long: it is away */
+
+static inline uint32_t wc_coop_chunks(size_t len, size_t chunk)
+{
+    return (uint32_t)((len + chunk - 1) / chunk);
+}
+
+/* coop_lock held: req enters the list. */
+static void wc_coop_link_locked(wc_ep_t *ep, wc_request_t *req, uint8_t state)
+{
+    req->coop_state = state;
+    wu_list_push_back(&ep->coop, &req->coop_link);
+    atomic_fetch_add_explicit(&ep->ncoop, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&wc_coop_active, 1, memory_order_relaxed);
+}
+
+/* coop_lock held: take req out of the list (it is in it). */
+static void wc_coop_unlink_locked(wc_ep_t *ep, wc_request_t *req)
+{
+    wu_list_del(&req->coop_link);
+    atomic_fetch_sub_explicit(&ep->ncoop, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&wc_coop_active, 1, memory_order_relaxed);
+    req->coop_state = WC_COOP_NONE;
+}
+
+/* There are chunks to copy: a waiter asleep on the doorbell wakes for them (the packet that
+ * brought them may have been taken by an engine thread, which rang nothing). */
+static void wc_coop_wake(wx_tl_t *tl)
+{
+    if (tl->attr.caps & WX_CAP_DOORBELL)
+        tl->ops->db_ring(tl);
+}
+
+/* A send's rendezvous ended (FIN, CTS, its last chunk, or a cancel): out of the list, and its
+ * slot closed, if it had one. */
+static void wc_coop_release(wc_ep_t *ep, int dst, wc_request_t *sreq)
+{
+    wt_spin_lock(&ep->coop_lock);
+    uint8_t was = sreq->coop_state;
+    if (was == WC_COOP_ACTIVE)
+        wc_coop_unlink_locked(ep, sreq);
+    sreq->coop_state = WC_COOP_NONE;
+    wt_spin_unlock(&ep->coop_lock);
+    if (was != WC_COOP_NONE) {
+        wx_tl_t *tl = ep->peers[dst].tl;
+        tl->ops->coop_close(tl, sreq->coop_tok);
+    }
+}
+
+static inline void wc_rkey_release(wc_ep_t *ep, int dst, wc_request_t *sreq);
+
+/* End a cooperative receive (once: coop_ended): out of the list, and complete; fin: answer FIN
+ * (this rank finished the chunks) rather than having had the sender's COOP_FIN. */
+static void wc_coop_recv_end(wc_ep_t *ep, wc_request_t *rreq, bool failed, bool fin)
+{
+    uint8_t no = 0;
+    if (!atomic_compare_exchange_strong(&rreq->coop_ended, &no, 1))
+        return;
+    int src = rreq->st_source;
+    wt_spin_lock(&ep->coop_lock);
+    if (rreq->coop_state != WC_COOP_NONE)
+        wc_coop_unlink_locked(ep, rreq);
+    wt_spin_unlock(&ep->coop_lock);
+    if (failed && rreq->error == WU_OK)
+        rreq->error = WU_ERR_IO;
+    if (fin) {
+        wc_hdr_t h = { .type = WC_PKT_FIN, .flags = failed ? WC_PKT_FLAG_ERR : 0,
+                       .sreq = rreq->frag_rreq };
+        wc_pt2pt_send_ctrl_hdr(ep, src, &h);
+    }
+    wc_request_done(rreq);
+}
+
+/* The receiver finished the last chunk: end now if every FRAG was copied out, else leave it to
+ * the last FRAG (both orders: the counters are sequentially consistent). */
+static void wc_coop_recv_finished(wc_ep_t *ep, wc_request_t *rreq, wx_tl_t *tl, bool failed)
+{
+    int src = rreq->st_source;
+    if (failed)
+        rreq->error = WU_ERR_IO;
+    atomic_store(&rreq->coop_defer, 1);
+    if (atomic_load(&rreq->coop_consumed) ==
+        tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_FSENT, 0))
+        wc_coop_recv_end(ep, rreq, failed, true);
+}
+
+/* The sender finished the last chunk: COOP_FIN behind its FRAGs, and the send is complete. */
+static void wc_coop_send_end(wc_ep_t *ep, wc_request_t *sreq, bool failed)
+{
+    int dst = sreq->peer;
+    wc_hdr_t h = { .type = WC_PKT_COOP_FIN, .flags = failed ? WC_PKT_FLAG_ERR : 0,
+                   .addr = sreq->coop_tok };
+    wc_coop_release(ep, dst, sreq);
+    wc_rkey_release(ep, dst, sreq);
+    wc_pt2pt_send_ctrl_hdr(ep, dst, &h);
+    wc_request_done(sreq);
+}
+
+typedef struct wc_coop_work {
+    wc_request_t *req;
+    wx_tl_t *tl;
+    int peer, owner;          /* the rank copied from or to; the slot's owner (the sender) */
+    uint64_t tok, raddr, rtok;
+    char *buf;
+    size_t len, chunk;
+    uint32_t n;
+    bool send;
+    uint8_t mode;             /* WC_COOP_FRAG or WC_COOP_RUN */
+} wc_coop_work_t;
+enum { WC_COOP_SKIP, WC_COOP_FRAG, WC_COOP_RUN1 };
+
+/* coop_lock held (req is live): has the peer shown no sign for WC_COOP_QUIET_NS? sign: its
+ * progress counter now. */
+static bool wc_coop_peer_away_locked(wc_request_t *req, uint32_t sign, uint64_t now)
+{
+    if (atomic_load_explicit(&req->coop_seen, memory_order_relaxed) != sign) {
+        atomic_store_explicit(&req->coop_seen, sign, memory_order_relaxed);
+        atomic_store_explicit(&req->coop_seen_ns, now, memory_order_relaxed);
+        return false;
+    }
+    return now - atomic_load_explicit(&req->coop_seen_ns, memory_order_relaxed) >=
+           WC_COOP_QUIET_NS;
+}
+
+/* coop_lock held: what this rank should do for req now. */
+static uint8_t wc_coop_mode_locked(wc_request_t *req, wx_tl_t *tl, int owner, uint64_t *now_p)
+{
+    if (!*now_p)
+        *now_p = wc_now_ns();
+    if (req->kind == WC_REQ_SEND) {
+        uint32_t consumed = tl->ops->coop_count(tl, owner, req->coop_tok, WX_COOP_CONSUMED, 0);
+        uint32_t inflight = tl->ops->coop_count(tl, owner, req->coop_tok, WX_COOP_FSENT, 0) -
+                            consumed;
+        if (inflight < WC_COOP_INFLIGHT)
+            return WC_COOP_FRAG;
+        /* the receiver is copying them out, or it is away */
+        return wc_coop_peer_away_locked(req, consumed, *now_p) ? WC_COOP_RUN1 : WC_COOP_SKIP;
+    }
+    /* the sender is pushing (it claimed lately), or it is away */
+    return wc_coop_peer_away_locked(req, tl->ops->coop_next(tl, owner, req->coop_tok), *now_p)
+               ? WC_COOP_RUN1 : WC_COOP_SKIP;
+}
+
+/* Push chunk idx of a send through the ring as a FRAG if the ring takes it now (in order behind
+ * nothing: a queue in front means the ring is full). */
+static bool wc_coop_push_frag(wc_ep_t *ep, const wc_coop_work_t *c, uint32_t idx)
+{
+    size_t off = (size_t)idx * c->chunk;
+    size_t m = c->len - off < c->chunk ? c->len - off : c->chunk;
+    wc_peer_t *p = &ep->peers[c->peer];
+    wc_hdr_t h = { .type = WC_PKT_FRAG, .flags = WC_PKT_FLAG_COOP, .sreq = off, .addr = c->rtok,
+                   .len = c->len };
+    c->tl->ops->coop_count(c->tl, c->owner, c->tok, WX_COOP_FSENT, 1);
+    wt_spin_lock(&p->lock);
+    bool sent = wu_list_empty(&p->pending) && p->send(p->tl, c->peer, &h, c->buf + off, m) == WU_OK;
+    wt_spin_unlock(&p->lock);
+    if (!sent)
+        c->tl->ops->coop_count(c->tl, c->owner, c->tok, WX_COOP_FSENT, (uint32_t)-1);
+    return sent;
+}
+
+/* One step of one transfer for a thread inside MPI, outside coop_lock: the request is touched
+ * only after a claim succeeded (a claimed chunk keeps it alive). Returns whether it copied. */
+static bool wc_coop_step(wc_ep_t *ep, const wc_coop_work_t *c)
+{
+    wx_tl_t *tl = c->tl;
+    uint32_t idx, k;
+    bool run = c->mode == WC_COOP_RUN1;
+    if (!(k = tl->ops->coop_claim(tl, c->owner, c->tok, c->n, run ? WC_COOP_RUN : 1, &idx)))
+        return false;
+    if (c->send && !run && wc_coop_push_frag(ep, c, idx)) {
+        bool failed;
+        if (tl->ops->coop_finish(tl, c->owner, c->tok, c->n, 1, false, &failed))
+            wc_coop_send_end(ep, c->req, failed);
+        return true;
+    }
+    if (!c->send)   /* our own claims are no sign of the sender */
+        atomic_store_explicit(&c->req->coop_seen, idx + k, memory_order_relaxed);
+    size_t off = (size_t)idx * c->chunk;
+    size_t end = (size_t)(idx + k) * c->chunk;
+    size_t m = (end < c->len ? end : c->len) - off;
+    wx_rkey_t rk = { .addr = c->raddr, .key = 0 };
+    wu_status_t st = c->send ? tl->ops->put(tl, c->peer, c->buf + off, &rk, off, m)
+                             : tl->ops->get(tl, c->peer, c->buf + off, &rk, off, m);
+    bool failed = false;
+    if (tl->ops->coop_finish(tl, c->owner, c->tok, c->n, k, st != WU_OK, &failed)) {
+        if (c->send)
+            wc_coop_send_end(ep, c->req, failed);
+        else
+            wc_coop_recv_finished(ep, c->req, tl, failed);
+    }
+    return true;
+}
+
+int wc_pt2pt_coop_progress(wc_ep_t *ep, bool *pending_p)
+{
+    if (!atomic_load_explicit(&ep->ncoop, memory_order_relaxed))
+        return 0;
+    wc_coop_work_t w[WC_COOP_BATCH];
+    int k = 0;
+    uint64_t now = 0;
+    bool pending = false;
+    wt_spin_lock(&ep->coop_lock);
+    for (wu_list_t *e = ep->coop.next; e != &ep->coop && k < WC_COOP_BATCH; e = e->next) {
+        wc_request_t *r = WU_CONTAINER_OF(e, wc_request_t, coop_link);
+        if (r->coop_state != WC_COOP_ACTIVE ||
+            (WU_UNLIKELY(r->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(r)))
+            continue;   /* (abandoned, wc_quiesce: its buffer is no longer touched here) */
+        bool send = r->kind == WC_REQ_SEND;
+        int peer = send ? r->peer : r->st_source;
+        int owner = send ? ep->rank : peer;
+        wx_tl_t *tl = ep->peers[peer].tl;
+        if (tl->ops->coop_next(tl, owner, r->coop_tok) >= r->coop_n)
+            continue;   /* every chunk claimed: the claimers finish it */
+        pending = true;
+        uint8_t mode = wc_coop_mode_locked(r, tl, owner, &now);
+        if (mode == WC_COOP_SKIP)
+            continue;
+        w[k++] = (wc_coop_work_t){ .req = r, .tl = tl, .peer = peer, .owner = owner,
+                                   .tok = r->coop_tok, .raddr = r->coop_raddr,
+                                   .rtok = r->coop_rtok, .buf = r->buf, .len = r->coop_len,
+                                   .chunk = tl->attr.coop_chunk, .n = r->coop_n, .send = send,
+                                   .mode = mode };
+    }
+    wt_spin_unlock(&ep->coop_lock);
+    int did = 0;
+    for (int i = 0; i < k; i++)
+        did += wc_coop_step(ep, &w[i]);
+    if (pending_p && pending)
+        *pending_p = true;
+    return did;
+}
+
+int wc_coop_poll(bool *pending_p)
+{
+    return wc_pt2pt_coop_progress(wc_ep_default(), pending_p);
+}
+
+/* A receive that a cooperative rendezvous may fill was posted unmatched: its offer may already be
+ * in the ring (look once, unless this thread is running the engine's tasks: a schedule's step
+ * posted from inside a task), and if it comes later the application may be computing by then,
+ * when only the engine's threads match it (wake them). */
+#define WC_COOP_EARLY_MIN 65536
+static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
+{
+    const wx_tl_t *tl = ep->peers[src].tl;
+    if (!(tl->attr.caps & WX_CAP_COOP) || len < tl->attr.coop_min)
+        return;
+    wp_engine_kick();
+    if (!wp_tls.held)
+        wp_poll();
+}
+
+/* The sender's RTS offers a slot: COOP flag, its token in addr. Returns true if it does. */
+static bool wc_coop_offer(wc_request_t *req, const wc_peer_t *p, size_t len)
+{
+    wx_tl_t *tl = p->tl;
+    if (!(tl->attr.caps & WX_CAP_COOP) || len < tl->attr.coop_min ||
+        len / tl->attr.coop_chunk >= UINT32_MAX)
+        return false;
+    if (tl->ops->coop_open(tl, &req->coop_tok) != WU_OK)
+        return false;   /* every slot is in use: the plain rendezvous */
+    req->coop_state = WC_COOP_OPEN;
+    req->op.hdr.flags |= WC_PKT_FLAG_COOP;
+    req->op.hdr.addr = req->coop_tok;
+    return true;
+}
+
+/* The receive side of a cooperative RTS that rreq matched (contiguous, n > 0 bytes accepted). */
+static void wc_coop_recv_start(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
+                               const wx_rkey_t *rkey, size_t n)
+{
+    wx_tl_t *tl = ep->peers[src].tl;
+    rreq->ep = ep;
+    rreq->frag_rreq = hdr->sreq;
+    rreq->coop_tok = hdr->addr;
+    rreq->coop_raddr = rkey->addr;
+    rreq->coop_len = n;
+    rreq->coop_n = wc_coop_chunks(n, tl->attr.coop_chunk);
+    atomic_store_explicit(&rreq->coop_seen, 0, memory_order_relaxed);
+    atomic_store_explicit(&rreq->coop_seen_ns, wc_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&rreq->coop_defer, 0, memory_order_relaxed);
+    atomic_store_explicit(&rreq->coop_consumed, 0, memory_order_relaxed);
+    atomic_store_explicit(&rreq->coop_ended, 0, memory_order_relaxed);
+    rreq->leave_gen = wc_leave_gen_now();
+    WU_TSAN_RELEASE(rreq);
+    wt_spin_lock(&ep->coop_lock);
+    wc_coop_link_locked(ep, rreq, WC_COOP_MATCHING);
+    wt_spin_unlock(&ep->coop_lock);
+    uint64_t b = (uint64_t)(uintptr_t)rreq->buf;
+    wc_hdr_t h = { .type = WC_PKT_COOP_MATCH, .sreq = hdr->sreq, .addr = wc_req_token(rreq),
+                   .len = n, .ctx = (uint32_t)b, .tag = (int32_t)(uint32_t)(b >> 32) };
+    wc_pt2pt_send_ctrl_hdr(ep, src, &h);
+    wt_spin_lock(&ep->coop_lock);
+    if (rreq->coop_state == WC_COOP_MATCHING)   /* (the sender may have finished it already) */
+        rreq->coop_state = WC_COOP_ACTIVE;
+    wt_spin_unlock(&ep->coop_lock);
+    wc_coop_wake(tl);
+}
+
+/* A FRAG of a cooperative receive (flag COOP; its chunk, whole): copy it out, count it, and end the
+ * receive if it was waiting for this one (wc_coop_recv_finished). */
+static void wc_coop_recv_frag(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
+                              const void *payload, size_t len)
+{
+    wx_tl_t *tl = ep->peers[src].tl;
+    size_t off = hdr->sreq, chunk = tl->attr.coop_chunk;
+    wt_spin_lock(&ep->coop_lock);
+    uint8_t state = rreq->coop_state;
+    wt_spin_unlock(&ep->coop_lock);
+    if (WU_UNLIKELY(state == WC_COOP_NONE || rreq->st_source != src))
+        wc_proto_error(ep, src, hdr, "cooperative FRAG names no cooperative receive from that "
+                       "rank (field addr)");
+    if (WU_UNLIKELY(off >= rreq->coop_len || off % chunk ||
+                    len != (rreq->coop_len - off < chunk ? rreq->coop_len - off : chunk)))
+        wc_proto_error(ep, src, hdr, "cooperative FRAG of %zu bytes at offset %zu (field sreq) is "
+                       "no chunk of its %zu bytes", len, off, rreq->coop_len);
+    memcpy((char *)rreq->buf + off, payload, len);
+    tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_CONSUMED, 1);   /* paces the sender */
+    uint32_t consumed = atomic_fetch_add(&rreq->coop_consumed, 1) + 1;
+    if (atomic_load(&rreq->coop_defer) &&
+        consumed == tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_FSENT, 0))
+        wc_coop_recv_end(ep, rreq, rreq->error == WU_ERR_IO, true);
+}
+
 /* ---- receiving ---------------------------------------------------------------------------------- */
 
 static inline void wc_recv_status(wc_request_t *rreq, int src, const wc_hdr_t *hdr, size_t *n_p)
@@ -539,6 +899,12 @@ static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t
     if (src == ep->rank) {
         wu_count(WU_COUNT_RNDV_SELF, 1);
         wc_copy_local(rreq, wc_req_untoken(hdr->sreq), n);   /* our own token (self) */
+    } else if ((hdr->flags & WC_PKT_FLAG_COOP) && !rreq->dt && n) {
+        /* (a non-contiguous or empty receive takes the paths below; the sender's FIN or CTS
+         * handler closes its slot) */
+        wu_count(WU_COUNT_RNDV_COOP, 1);
+        wc_coop_recv_start(ep, rreq, src, hdr, rkey, n);
+        return;
     } else if (get && (tl->attr.caps & WX_CAP_GET_ASYNC)) {
         if (rreq->dt)
             goto cts;
@@ -587,6 +953,10 @@ static void wc_recv_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *
         wc_proto_error(ep, src, hdr, "FRAG names no receive request of this rank (field addr)");
     if (WU_UNLIKELY(rreq->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(rreq))
         return;   /* abandoned (wc_quiesce): its buffer is no longer written */
+    if (hdr->flags & WC_PKT_FLAG_COOP) {
+        wc_coop_recv_frag(ep, rreq, src, hdr, payload, len);
+        return;
+    }
     if (WU_UNLIKELY(off > rreq->msg_len || len > rreq->msg_len - off))
         wc_proto_error(ep, src, hdr, "FRAG of %zu bytes at offset %zu (field sreq) lies outside "
                        "its message of %zu bytes", len, off, rreq->msg_len);
@@ -718,6 +1088,12 @@ static void wc_on_rts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
     if (WU_UNLIKELY(len != sizeof(wx_rkey_t)))
         wc_proto_error(ep, src, hdr, "RTS payload of %zu bytes, not a remote key of %zu", len,
                        sizeof(wx_rkey_t));
+    if (WU_UNLIKELY(hdr->flags & WC_PKT_FLAG_COOP)) {
+        wx_tl_t *tl = ep->peers[src].tl;
+        if (!(tl->attr.caps & WX_CAP_COOP) || !tl->ops->coop_valid(tl, src, hdr->addr))
+            wc_proto_error(ep, src, hdr, "RTS offers cooperative slot 0x%llx (field addr), which "
+                           "is no slot of that rank", (unsigned long long)hdr->addr);
+    }
     wt_spin_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
@@ -744,8 +1120,65 @@ static void wc_on_fin(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
     wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "FIN");
     (void)payload, (void)len;
     wc_cma_wait_end(sreq);
+    wc_coop_release(ep, src, sreq);
     wc_rkey_release(ep, src, sreq);
+    if (WU_UNLIKELY(hdr->flags & WC_PKT_FLAG_ERR))
+        sreq->error = WU_ERR_IO;
     wc_request_done(sreq);
+}
+
+/* COOP_MATCH: the receiver matched our cooperative RTS; from now on this side copies too. */
+static void wc_on_coop_match(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                             size_t len)
+{
+    wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "COOP_MATCH");
+    (void)payload, (void)len;
+    if (WU_UNLIKELY(hdr->len == 0 || hdr->len > sreq->len))
+        wc_proto_error(ep, src, hdr, "COOP_MATCH accepts %llu bytes (field len) of a message of %zu",
+                       (unsigned long long)hdr->len, sreq->len);
+    wx_tl_t *tl = ep->peers[src].tl;
+    wt_spin_lock(&ep->coop_lock);
+    uint8_t state = sreq->coop_state;
+    bool leaving = sreq->leave_gen != wc_leave_gen_now() && !wc_request_is_detached(sreq);
+    if (state == WC_COOP_OPEN && !leaving) {
+        /* (leaving, wc_quiesce: the buffer is no longer read here; the receiver copies it all) */
+        sreq->coop_raddr = (uint64_t)(uint32_t)hdr->tag << 32 | hdr->ctx;
+        sreq->coop_rtok = hdr->addr;
+        sreq->coop_len = hdr->len;
+        atomic_store_explicit(&sreq->coop_seen, 0, memory_order_relaxed);
+        atomic_store_explicit(&sreq->coop_seen_ns, wc_now_ns(), memory_order_relaxed);
+        sreq->coop_n = wc_coop_chunks(hdr->len, tl->attr.coop_chunk);
+        wc_coop_link_locked(ep, sreq, WC_COOP_ACTIVE);
+    }
+    wt_spin_unlock(&ep->coop_lock);
+    if (state == WC_COOP_OPEN)
+        wc_coop_wake(tl);
+    if (WU_UNLIKELY(state != WC_COOP_OPEN))
+        wc_proto_error(ep, src, hdr, "COOP_MATCH names a send that offered no cooperative "
+                       "rendezvous (field sreq)");
+}
+
+/* COOP_FIN: the sender finished the last chunk of a cooperative receive from it (its FRAGs came
+ * before, in order, and were copied out). */
+static void wc_on_coop_fin(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload,
+                           size_t len)
+{
+    (void)payload, (void)len;
+    wc_request_t *rreq = NULL;
+    wt_spin_lock(&ep->coop_lock);
+    for (wu_list_t *e = ep->coop.next; e != &ep->coop; e = e->next) {
+        wc_request_t *r = WU_CONTAINER_OF(e, wc_request_t, coop_link);
+        if (r->kind == WC_REQ_RECV && r->st_source == src && r->coop_tok == hdr->addr) {
+            rreq = r;
+            break;
+        }
+    }
+    wt_spin_unlock(&ep->coop_lock);
+    if (WU_UNLIKELY(!rreq))
+        wc_proto_error(ep, src, hdr, "COOP_FIN names no cooperative receive from that rank "
+                       "(field addr 0x%llx)", (unsigned long long)hdr->addr);
+    WU_TSAN_ACQUIRE(rreq);
+    wc_coop_recv_end(ep, rreq, (hdr->flags & WC_PKT_FLAG_ERR) != 0, false);
 }
 
 static void wc_on_ack(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
@@ -760,6 +1193,7 @@ static void wc_on_cts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
     wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "CTS");
     (void)payload, (void)len;
     wc_cma_wait_end(sreq);   /* the receiver chose the pipeline after all */
+    wc_coop_release(ep, src, sreq);
     wc_rkey_release(ep, src, sreq);
     wc_peer_t *p = &ep->peers[src];
     wt_spin_lock(&p->lock);
@@ -821,6 +1255,7 @@ static void wc_on_cancel_rep(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const vo
     wc_request_t *sreq = wc_sreq_of(ep, src, hdr, "CANCEL_REP");
     if (hdr->flags & WC_PKT_FLAG_CANCELLED) {
         wc_cma_wait_end(sreq);
+        wc_coop_release(ep, src, sreq);
         wc_rkey_release(ep, src, sreq);
         sreq->cancelled = WC_CANCEL_DONE;
     }
@@ -846,6 +1281,8 @@ void wc_pt2pt_handlers_init(wc_ep_t *ep)
     wc_handler_register(ep, WC_PKT_FRAG, wc_on_frag);
     wc_handler_register(ep, WC_PKT_CANCEL_REQ, wc_on_cancel_req);
     wc_handler_register(ep, WC_PKT_CANCEL_REP, wc_on_cancel_rep);
+    wc_handler_register(ep, WC_PKT_COOP_MATCH, wc_on_coop_match);
+    wc_handler_register(ep, WC_PKT_COOP_FIN, wc_on_coop_fin);
 }
 
 wc_request_t *wc_pt2pt_take_posted(wc_ep_t *ep, int src, int tag, uint32_t ctx)
@@ -904,6 +1341,11 @@ static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
     op->pack = false;
     op->len = sizeof(req->rkey);
     req->leave_gen = wc_leave_gen_now();
+    /* Point-to-point only: a collective's bulk message keeps the receiver's single copy at the
+     * match (WEFT_SHM_CMA_COLL_MIN), which needs no second rank running, where a collective's
+     * ranks often outnumber the free cores. */
+    if (req->rkey_reg && mode < WC_SEND_BULK && wc_coop_offer(req, p, len))
+        return;   /* both sides copy: the sender waits actively, no cma_wait */
     if (mode >= WC_SEND_BULK && req->rkey_reg && tl->attr.get_bulk_min && len > p->eager_max &&
         len >= tl->attr.get_bulk_min) {
         /* the receiver will read it: no event here until its FIN (wc_wait.h) */
@@ -928,6 +1370,7 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     req->error = WU_OK;
     req->sync = (mode == WC_SEND_SYNC);
     req->cma_wait = 0;
+    req->coop_state = WC_COOP_NONE;
     req->dt = dt;
     wc_request_reset(req);
     wu_counters_t *c = wu_counters_get();
@@ -983,6 +1426,7 @@ static inline void wc_recv_init(wc_ep_t *ep, wc_request_t *req, void *buf, size_
     req->error = WU_OK;
     req->cancelled = 0;
     req->st_bytes = 0;
+    req->coop_state = WC_COOP_NONE;
     req->match.owner = NULL;
     wc_request_reset(req);
 }
@@ -1003,6 +1447,8 @@ static inline wu_status_t wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *b
     }
     wu_status_t st = wc_match_post(ep->match, &req->match);
     wt_spin_unlock(&ep->match_lock);
+    if (WU_UNLIKELY(len >= WC_COOP_EARLY_MIN) && st == WU_OK && src >= 0 && src < ep->size)
+        wc_coop_early(ep, src, len);
     return st;
 }
 
@@ -1059,6 +1505,7 @@ void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
         wt_spin_unlock(&p->lock);
         if (unqueued) {   /* it never left: nothing will answer it */
             wc_cma_wait_end(req);
+            wc_coop_release(ep, dst, req);
             wc_rkey_release(ep, dst, req);
             req->cancelled = WC_CANCEL_DONE;
             wc_request_done(req);
@@ -1123,7 +1570,10 @@ wu_status_t wc_imrecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, wc_
 
 int wc_progress(void)
 {
-    return wp_poll();
+    int did = wp_poll();
+    if (WU_UNLIKELY(atomic_load_explicit(&wc_coop_active, memory_order_relaxed)))
+        did += wc_coop_poll(NULL);
+    return did;
 }
 
 /* ---- leaving (wc_quiesce) -------------------------------------------------------------------- */

@@ -25,6 +25,12 @@ void wc_pt2pt_send_ctrl_hdr(wc_ep_t *ep, int dst, const wc_hdr_t *hdr);
 void wc_pt2pt_send_ctrl(wc_ep_t *ep, int dst, const wc_hdr_t *hdr, const void *payload,
                         size_t len);
 
+/* One step of each of ep's cooperative rendezvous (a chunk through the ring, or a run of them by
+ * get or put); returns how many copied. *pending_p (if not NULL) is set when some transfer still
+ * has unclaimed chunks: the caller should poll again rather than sleep. Any thread inside an MPI
+ * call that waits or tests; never the engine's background threads. */
+int wc_pt2pt_coop_progress(wc_ep_t *ep, bool *pending_p);
+
 /* Context ids (wc_ctx.c): registers the CTX_REQ/CTX_REP handlers of ep (wc_ep_init). */
 void wc_ctx_init(wc_ep_t *ep);
 /* wc_quiesce's part here: drop the queued packets of abandoned sends, withdraw abandoned posted

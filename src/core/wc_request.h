@@ -24,6 +24,7 @@
 #include "core/wc_match.h"
 #include "core/wc_proto.h"
 #include "util/wu_compiler.h"
+#include "util/wu_list.h"
 
 typedef enum { WC_REQ_SEND = 1, WC_REQ_RECV } wc_req_kind_t;
 
@@ -77,6 +78,28 @@ typedef struct wc_request {
     wc_sendop_t       op;            /* send: the packet of this request while queued */
     wx_rkey_t         rkey;          /* rendezvous send: the buffer as the RTS names it */
     uint8_t           rkey_reg;      /* rendezvous send: rkey is registered until FIN or CTS */
+    /* Cooperative rendezvous (wc_pt2pt.c, docs/shm.md): chunks of coop_len bytes claimed through
+     * the transport's slot coop_tok (the sender's) and copied by either side. coop_state is
+     * written by the thread that starts the send or matches the receive, then under the
+     * endpoint's coop_lock; coop_n .. coop_rtok are set before the request enters the
+     * endpoint's coop list and read-only while it is there; the _Atomic ones are shared by the
+     * threads that copy. */
+    uint8_t           coop_state;    /* WC_COOP_*: send: NONE, OPEN (RTS offered it), ACTIVE
+                                      * (matched, in the list); receive: NONE, MATCHING, ACTIVE */
+    uint32_t          coop_n;        /* chunks of the message */
+    uint64_t          coop_tok;      /* the slot's token (sender's transport) */
+    uint64_t          coop_raddr;    /* the peer's buffer: send: the receiver's; receive: the
+                                      * sender's */
+    size_t            coop_len;      /* bytes the receive accepted (truncation) */
+    uint64_t          coop_rtok;     /* send: the receive's token (its FRAGs name it) */
+    _Atomic uint32_t  coop_seen;     /* the peer's last seen progress (receive: the next chunk;
+                                      * send: chunks consumed from the ring) ... */
+    _Atomic uint64_t  coop_seen_ns;  /* ... and when it last moved (wc_now_ns) */
+    _Atomic uint32_t  coop_consumed; /* receive: its FRAGs copied out */
+    _Atomic uint8_t   coop_defer;    /* receive: its reads finished the chunks before every FRAG
+                                      * was copied out: the last FRAG ends it */
+    _Atomic uint8_t   coop_ended;    /* receive: set once by whoever ends it */
+    wu_list_t         coop_link;     /* in ep->coop while MATCHING or ACTIVE */
     /* Typed data: dt non-NULL when buf holds a non-contiguous layout; len is then packed bytes
      * and cur (on buf, dt, count elements) streams them. NULL: buf is len contiguous bytes. */
     const wc_dtype_t *dt;
@@ -88,6 +111,12 @@ typedef struct wc_request {
 #define WC_CANCEL_NONE  0
 #define WC_CANCEL_DONE  1   /* cancelled: the message is not received / nothing was received */
 #define WC_CANCEL_ASKED 2   /* a send's cancel was asked for; it may fail (the message arrives) */
+
+/* wc_request_t.coop_state */
+#define WC_COOP_NONE   0
+#define WC_COOP_OPEN   1
+#define WC_COOP_ACTIVE 2
+#define WC_COOP_MATCHING 3   /* receive: in the list, its COOP_MATCH not yet handed over */
 
 #define WC_REQ_PENDING  ((uintptr_t)0)
 #define WC_REQ_COMPLETE ((uintptr_t)1)

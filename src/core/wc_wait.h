@@ -75,6 +75,12 @@ void wc_wait_yield_set(int mode, long nranks_here);
  * such a transfer gives its sender no event until it ends, so a waiter spins longer before it
  * sleeps (the time a copy of them takes, at most 1 ms) instead of paying a wake-up per message. */
 extern _Atomic uint64_t wc_cma_wait_bytes;
+/* Cooperative rendezvous under way that this process may copy chunks of (wc_pt2pt.c): a waiting
+ * or testing thread copies them (wc_coop_poll, the default endpoint's; returns how many steps
+ * copied, *pending_p set while some transfer has chunks left to claim) before it idles, and does
+ * not sleep while chunks are left: a transfer advances whenever either of its ranks is in MPI. */
+extern _Atomic int wc_coop_active;
+int wc_coop_poll(bool *pending_p);
 uint64_t wc_now_ns(void);
 
 static inline void wc_idle_init(wc_idle_t *idle)
@@ -87,6 +93,15 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);
 
 static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int n)
 {
+    if (WU_UNLIKELY(atomic_load_explicit(&wc_coop_active, memory_order_relaxed))) {
+        bool pending = false;
+        if (wc_coop_poll(&pending) || pending) {
+            idle->deadline_ns = 0;   /* copying, or chunks left: spin on, do not sleep */
+            if (__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED))
+                wt_thread_yield();
+            return;
+        }
+    }
     if (WU_UNLIKELY(__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED)))
         wt_thread_yield();   /* the rank we wait for may be waiting for this core */
     /* No pause instruction: it costs tens of cycles on some cores, straight onto latency. */

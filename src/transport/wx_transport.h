@@ -85,6 +85,9 @@ typedef struct wx_rkey {
                                        so the transport needs neither polling nor a doorbell */
 #define WX_CAP_GET_ASYNC    0x40u   /* get_start reads in the background (RDMA read); the core
                                        then uses it, never the blocking get, for a rendezvous */
+#define WX_CAP_COOP         0x80u   /* coop_* give shared chunk counters for a rendezvous that
+                                       both sides copy (get by the receiver, put by the sender);
+                                       the coop_* operations are set only with this bit */
 
 /* What the core reads once, after the constructor. Sizes in bytes. The protocol thresholds are the
  * transport's (each reads its own WEFT_<NAME>_* variables) because the best crossover points
@@ -99,10 +102,17 @@ typedef struct wx_attr {
     size_t frag_size;        /* fragment of the pipelined rendezvous (<= max_payload) */
     size_t get_min;          /* point-to-point rendezvous of at least this size by get; 0: never */
     size_t get_bulk_min;     /* the same for collectives' bulk messages; 0: never */
+    size_t coop_min;         /* WX_CAP_COOP: contiguous rendezvous of at least this size are
+                                cooperative (either side copies, docs/shm.md); 0: never */
+    size_t coop_chunk;       /* WX_CAP_COOP: the unit both sides claim, at most one packet's
+                                payload (shm: frag_size); the same on every rank */
 } wx_attr_t;
 
 typedef struct wx_tl wx_tl_t;
 struct iovec;
+
+/* coop_count's counters (WX_CAP_COOP). */
+enum { WX_COOP_FSENT, WX_COOP_CONSUMED };
 
 typedef struct wx_ops {
     size_t size;             /* sizeof(wx_ops_t) the transport was built with */
@@ -149,6 +159,18 @@ typedef struct wx_ops {
     void (*set_prefetch)(wx_tl_t *tl, wx_prefetch_fn_t fn);
     /* Release everything; tl is invalid afterwards. */
     void (*finalize)(wx_tl_t *tl);
+    /* Cooperative rendezvous (WX_CAP_COOP only; NULL otherwise, and never called then): a slot
+     * of shared chunk counters, opened by the sender per message and named to the receiver by a
+     * token in the RTS (shm: wx_shm.h states the contract; owner is the sender's job rank). */
+    wu_status_t (*coop_open)(wx_tl_t *tl, uint64_t *tok_p);
+    void (*coop_close)(wx_tl_t *tl, uint64_t tok);
+    bool (*coop_valid)(wx_tl_t *tl, int owner, uint64_t tok);
+    uint32_t (*coop_claim)(wx_tl_t *tl, int owner, uint64_t tok, uint32_t n, uint32_t max,
+                           uint32_t *idx_p);
+    bool (*coop_finish)(wx_tl_t *tl, int owner, uint64_t tok, uint32_t n, uint32_t k,
+                        bool failed, bool *failed_p);
+    uint32_t (*coop_count)(wx_tl_t *tl, int owner, uint64_t tok, int which, uint32_t k);
+    uint32_t (*coop_next)(wx_tl_t *tl, int owner, uint64_t tok);
 } wx_ops_t;
 
 /* An instance. Its fields are written by the constructor and read-only afterwards; priv is the

@@ -34,6 +34,9 @@
       "smallest message sent by single-copy CMA rendezvous; 0: never (pipelined copy)")            \
     X(SHM_CMA_COLL_MIN, SIZE, "32768", 0, WU_CONFIG_TIB, NULL, JOB,                                \
       "the same for the messages of collectives; 0: never")                                        \
+    X(SHM_COOP_MIN,   SIZE, "262144", 0, WU_CONFIG_TIB, NULL, JOB,                                 \
+      "smallest contiguous message sent by cooperative rendezvous (either side copies by CMA); "   \
+      "0: never")                                                                                  \
     X(SHM_FRAG_SIZE,  SIZE, "32768",  0, 64 * WU_CONFIG_MIB, NULL, JOB,                            \
       "fragment size of the pipelined rendezvous copy (0: 4096)")                                  \
     X(TRANSPORTS,     STR,  "auto",   0, 0, "auto|self,shm|shm|self,ofi|ofi", JOB,                 \

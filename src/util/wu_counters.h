@@ -26,6 +26,8 @@
     X(RNDV_PIPELINE, "rendezvous receives by the pipelined copy (CTS, then fragments)")            \
     X(RNDV_GET, "rendezvous receives by a single-copy read done by the receiving thread "         \
                 "(shm: process_vm_readv)")                                                         \
+    X(RNDV_COOP, "rendezvous receives by the cooperative copy (shm: both ranks copy chunks by "     \
+                 "CMA, whichever is inside MPI)")                                                   \
     X(RNDV_GET_ASYNC, "rendezvous receives by a single-copy read the transport completes in the "  \
                       "background (ofi: RMA read)")                                                \
     X(SEND_QUEUED, "packets (of messages and control) that found no room in their transport (a "   \

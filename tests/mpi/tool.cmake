@@ -6,11 +6,14 @@ foreach(np 2 4)
     ENV ${tool_env})
 endforeach()
 # The rendezvous counters name the protocol the settings choose: the pipelined copy (CMA off),
-# shm's single copy (every rendezvous by CMA), libfabric's RMA read.
+# shm's single copy (every rendezvous by CMA, the cooperative copy off), shm's cooperative copy,
+# libfabric's RMA read.
 weft_mpi_test(NAME tool_mpit.pipeline.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
   ARGS --weft --rndv=pipeline ENV ${tool_env} WEFT_SHM_CMA=0)
 weft_mpi_test(NAME tool_mpit.cma.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
-  ARGS --weft --rndv=get ENV ${tool_env} WEFT_SHM_CMA_MIN=1)
+  ARGS --weft --rndv=get ENV ${tool_env} WEFT_SHM_CMA_MIN=1 WEFT_SHM_COOP_MIN=0)
+weft_mpi_test(NAME tool_mpit.coop.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
+  ARGS --weft --rndv=coop ENV ${tool_env} WEFT_SHM_COOP_MIN=64k)
 weft_mpi_test(NAME tool_mpit.queued.np2 PROGRAM tool_mpit NP 2 TIMEOUT 120
   ARGS --weft --queued ENV ${tool_env} WEFT_PROGRESS_IDLE=0 WEFT_PROGRESS_TIMER=0)
 if(WEFT_OFI)

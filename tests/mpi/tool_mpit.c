@@ -2,7 +2,7 @@
  * performance variables with sessions and handles, categories, enumerations, event sources and
  * events, error codes, and use before MPI_Init, after MPI_Finalize and from several threads.
  *
- *   tool_mpit [--weft] [--rndv=pipeline|get|get_async]
+ *   tool_mpit [--weft] [--rndv=pipeline|get|get_async|coop]
  *                           2 or more ranks; ranks 0 and 1 exchange a known pattern (whose one
  *                           rendezvous message takes the protocol named, if one is)
  *   tool_mpit --queued      also: sends that find the transport full are counted (run it without
@@ -293,16 +293,18 @@ static void check_cvar_env(void)
     T_CALL(MPI_T_cvar_handle_free(&h));
 }
 
-typedef struct {
-    MPI_T_pvar_session s;
-    MPI_T_pvar_handle h[8];
-} counters_t;
-
 static const char *const counter_names[] = { "weft_send_msgs", "weft_send_bytes",
                                              "weft_recv_msgs", "weft_recv_bytes",
                                              "weft_rndv_pipeline", "weft_rndv_get",
-                                             "weft_rndv_get_async", "weft_wait_sleeps" };
-enum { SEND_MSGS, SEND_BYTES, RECV_MSGS, RECV_BYTES, RNDV_PIPE, RNDV_GET, RNDV_ASYNC, SLEEPS, NC };
+                                             "weft_rndv_get_async", "weft_wait_sleeps",
+                                             "weft_rndv_coop" };
+enum { SEND_MSGS, SEND_BYTES, RECV_MSGS, RECV_BYTES, RNDV_PIPE, RNDV_GET, RNDV_ASYNC, SLEEPS,
+       RNDV_COOP, NC };
+
+typedef struct {
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h[NC];
+} counters_t;
 
 static void counters_open(counters_t *c)
 {
@@ -322,7 +324,7 @@ static unsigned long long rd(counters_t *c, int k)
     return v;
 }
 
-/* --rndv=pipeline|get|get_async: the protocol the test's settings make the rendezvous take */
+/* --rndv=pipeline|get|get_async|coop: the protocol the test's settings make the rendezvous take */
 static int rndv_expect = -1;
 
 #define NMSG 10
@@ -364,7 +366,8 @@ static void check_sessions(void)
     bytes = pattern(buf);
     unsigned long long sm = rd(&c, SEND_MSGS), sb = rd(&c, SEND_BYTES), rm = rd(&c, RECV_MSGS),
                        rb = rd(&c, RECV_BYTES);
-    unsigned long long rndv = rd(&c, RNDV_PIPE) + rd(&c, RNDV_GET) + rd(&c, RNDV_ASYNC);
+    unsigned long long rndv = rd(&c, RNDV_PIPE) + rd(&c, RNDV_GET) + rd(&c, RNDV_ASYNC) +
+                              rd(&c, RNDV_COOP);
     if (mt_rank == 0) {
         MT_EQ("rank 0 weft_send_msgs", NMSG + 1, sm);
         MT_EQ("rank 0 weft_send_bytes", bytes, sb);
@@ -374,7 +377,7 @@ static void check_sessions(void)
         MT_EQ("rank 1 weft_recv_msgs", NMSG + 1, rm);
         MT_EQ("rank 1 weft_recv_bytes", bytes, rb);
         MT_EQ("rank 1 weft_send_msgs", 0, sm);
-        MT_EQ("rank 1 rendezvous receives (pipeline + get + async get)", 1, rndv);
+        MT_EQ("rank 1 rendezvous receives (pipeline + get + async get + coop)", 1, rndv);
         if (rndv_expect >= 0)
             MT_EQ(counter_names[rndv_expect], 1, rd(&c, rndv_expect));
     } else {
@@ -618,6 +621,8 @@ int main(int argc, char **argv)
             rndv_expect = RNDV_GET;
         else if (!strcmp(argv[i], "--rndv=get_async"))
             rndv_expect = RNDV_ASYNC;
+        else if (!strcmp(argv[i], "--rndv=coop"))
+            rndv_expect = RNDV_COOP;
         else if (!strcmp(argv[i], "--queued"))
             queued = 1;
     }

@@ -52,26 +52,28 @@ enum {
     K_TYPE,       /* a type without a handler */
     K_EAGER_LEN,  /* EAGER whose len is not its payload's */
     K_RTS_LEN,    /* RTS whose payload is not a remote key */
-    K_TOKEN,      /* FIN, ACK, CTS, CANCEL_REP, FRAG or CTX_REP with a token never handed out */
+    K_TOKEN,      /* FIN, ACK, CTS, CANCEL_REP, FRAG, CTX_REP, COOP_MATCH or COOP_FIN naming no
+                     request (a token never handed out, a slot with no receive) */
     K_FRAG_OOB,   /* FRAG with a real token (from the receiver's CTS) outside its message */
     K_CTX_REQ,    /* CTX_REQ to a rank other than 0 */
     K_DYN,        /* DYN with bad flags, route, root or lengths */
     K_REC_LEN,    /* a record longer than what is left of the ring or queue */
     K_QUEUE_SRC,  /* a shared-queue record naming no other rank */
     K_OWNER,      /* a ring claimed with a bad owner */
+    K_COOP_SLOT,  /* RTS offering a cooperative slot that is no slot of the sender */
     K_NKINDS
 };
 
 static const char *const kind_name[K_NKINDS] = {
     "valid", "random", "type", "eager-len", "rts-len", "token", "frag-oob", "ctx-req", "dyn",
-    "record-len", "queue-src", "owner",
+    "record-len", "queue-src", "owner", "coop-slot",
 };
 
 /* What the receiver's stderr must contain when the kind is refused. */
 static const char *const kind_expect[K_NKINDS] = {
     NULL, NULL, "no packet type", "EAGER message length", "RTS payload of", "names no",
     "lies outside its message", "CTX_REQ for", "DYN", "claims a payload of", "names sender rank",
-    "names owner",
+    "names owner", "no slot of that rank",
 };
 
 typedef struct {
@@ -261,7 +263,8 @@ static int inject(const fz_case_t *c)
         payload[i] = (unsigned char)rnd();
     wc_hdr_t h = rnd_hdr();
     static const uint8_t token_types[] = { WC_PKT_FIN, WC_PKT_ACK, WC_PKT_CTS, WC_PKT_CANCEL_REP,
-                                           WC_PKT_FRAG, WC_PKT_CTX_REP };
+                                           WC_PKT_FRAG, WC_PKT_CTX_REP, WC_PKT_COOP_MATCH,
+                                           WC_PKT_COOP_FIN };
     switch (c->kind) {
     case K_RANDOM:
         h.type = rnd_below(4) ? (uint8_t)rnd_below(WC_PKT_CANCEL_REP + 2) : h.type;
@@ -275,7 +278,7 @@ static int inject(const fz_case_t *c)
             plen = sizeof(wx_rkey_t);
         return send_pkt(&h, payload, plen);
     case K_TYPE:
-        h.type = (uint8_t)(WC_PKT_CANCEL_REP + 1 + rnd_below(256 - WC_PKT_CANCEL_REP - 1));
+        h.type = (uint8_t)(WC_PKT_COOP_FIN + 1 + rnd_below(256 - WC_PKT_COOP_FIN - 1));
         if (rnd_below(4) == 0)
             h.type = 0;
         return send_pkt(&h, payload, plen);
@@ -319,6 +322,15 @@ static int inject(const fz_case_t *c)
             plen = 1000 - f.sreq + 1 + rnd_below(FZ_MAXLEN - 1001 + f.sreq);
         }
         return send_pkt(&f, payload, plen);
+    }
+    case K_COOP_SLOT: {
+        /* an index past the slots, or generation 0 (never a message's) */
+        h.type = WC_PKT_RTS;
+        h.flags = WC_PKT_FLAG_COOP;
+        h.addr = rnd_below(2) ? (rnd() | 1ull << 32) | (WX_SHM_COOP_SLOTS + rnd_below(1u << 20))
+                              : rnd_below(WX_SHM_COOP_SLOTS);
+        wx_rkey_t key = { rnd(), 0 };
+        return send_pkt(&h, &key, sizeof(key));
     }
     case K_CTX_REQ:
         h.type = WC_PKT_CTX_REQ;

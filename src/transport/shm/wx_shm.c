@@ -60,7 +60,8 @@ static wx_shm_layout_t wx_shm_layout(int n, int nfast, size_t ring_size, size_t 
     l.ring_size = ring_size;
     l.queue_size = queue_size;
     l.hdr_bytes = WU_ALIGN_UP(sizeof(wx_shm_seg_hdr_t) + (size_t)n * sizeof(wx_shm_rank_info_t), page);
-    l.ctl_bytes = WU_ALIGN_UP((size_t)nfast * sizeof(wx_shm_ring_ctl_t) + sizeof(wx_shm_mpq_ctl_t), page);
+    l.ctl_bytes = WU_ALIGN_UP((size_t)nfast * sizeof(wx_shm_ring_ctl_t) + sizeof(wx_shm_mpq_ctl_t) +
+                              WX_SHM_COOP_SLOTS * sizeof(wx_shm_coop_slot_t), page);
     l.block_bytes = l.ctl_bytes + queue_size + (size_t)nfast * ring_size;
     l.seg_bytes = l.hdr_bytes + (size_t)n * l.block_bytes;
     return l;
@@ -84,6 +85,11 @@ static char *wx_shm_ring_data(int receiver, int slot)
 static wx_shm_mpq_ctl_t *wx_shm_queue_ctl(int receiver)
 {
     return (wx_shm_mpq_ctl_t *)(wx_shm_ring_ctl(receiver, wx_shm.nfast));
+}
+
+wx_shm_coop_slot_t *wx_shm_coop_slots(int owner)
+{
+    return (wx_shm_coop_slot_t *)(wx_shm_queue_ctl(owner) + 1);
 }
 
 static char *wx_shm_queue_data(int receiver)
@@ -536,6 +542,7 @@ wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg)
         goto err_teardown;
 
     wx_shm_rings_setup();
+    atomic_store_explicit(&wx_shm.coop_free, UINT32_MAX, memory_order_release);
     wx_shm.ready = true;
     wu_debug("shm: %d ranks, %d rings of %zu bytes and a queue of %zu bytes per rank, segment of %zu "
              "bytes, packets up to %zu bytes, CMA %s", n, wx_shm.nfast, wx_shm.ring_size,

@@ -91,4 +91,42 @@ wu_status_t wx_shm_get(int src, void *buf, uint64_t remote_addr, size_t len);
 struct iovec;
 wu_status_t wx_shm_getv(int src, struct iovec *iov, int niov, uint64_t remote_addr, size_t len);
 
+/* Copy len bytes of local buf to address remote_addr of rank dst (one copy, process_vm_writev),
+ * split and looped like wx_shm_get. The receiver keeps its buffer alive until the transfer ends. */
+wu_status_t wx_shm_put(int dst, const void *buf, uint64_t remote_addr, size_t len);
+
+/* Cooperative rendezvous slots (docs/shm.md "Cooperative rendezvous"): the shared words through
+ * which the two ranks of one large message claim and finish its chunks, so that either may copy
+ * any chunk (the receiver by wx_shm_get, the sender by wx_shm_put or through the ring) and the
+ * message ends when all are done. A slot belongs to the sender's inbox block; its token (slot
+ * index and a generation) travels in the RTS and names it to the receiver.
+ *   wx_shm_coop_open   sender, any thread: a free slot, reset for a new message; WU_ERR_AGAIN
+ *                      when all WX_SHM_COOP_SLOTS are in use (the caller takes the old path).
+ *   wx_shm_coop_close  sender, once the message ended: the slot may be reused; a late claim of
+ *                      the old message fails.
+ *   wx_shm_coop_valid  receiver: is tok a slot token of rank owner (a peer's value, checked)?
+ *   wx_shm_coop_claim  either side, any thread: up to max consecutive unclaimed chunks of n;
+ *                      returns how many (0: all are claimed, or the slot moved on to another
+ *                      message), the first in *idx_p.
+ *   wx_shm_coop_finish after copying k claimed chunks (failed: the copy failed): true for the
+ *                      call that completed the n chunks (*failed_p: some chunk failed); that
+ *                      caller ends the message.
+ *   wx_shm_coop_count  WX_SHM_COOP_FSENT: add k to the chunks the sender pushed through the ring
+ *                      (before finishing them; final once they are all done); WX_SHM_COOP_CONSUMED:
+ *                      the receiver copied k of them out (ignored, and 0 read, once the slot
+ *                      moved on to another message), read by the sender to pace its pushes.
+ *                      Returns the new value; k = 0 reads it. Sequentially consistent.
+ *   wx_shm_coop_next   the next unclaimed chunk (the claim word's low half; generation unchecked),
+ *                      for a rank that watches whether its peer is copying. */
+#define WX_SHM_COOP_SLOTS 32
+enum { WX_SHM_COOP_FSENT, WX_SHM_COOP_CONSUMED };
+wu_status_t wx_shm_coop_open(uint64_t *tok_p);
+void wx_shm_coop_close(uint64_t tok);
+bool wx_shm_coop_valid(int owner, uint64_t tok);
+uint32_t wx_shm_coop_claim(int owner, uint64_t tok, uint32_t n, uint32_t max, uint32_t *idx_p);
+bool wx_shm_coop_finish(int owner, uint64_t tok, uint32_t n, uint32_t k, bool failed,
+                        bool *failed_p);
+uint32_t wx_shm_coop_count(int owner, uint64_t tok, int which, uint32_t k);
+uint32_t wx_shm_coop_next(int owner, uint64_t tok);
+
 #endif

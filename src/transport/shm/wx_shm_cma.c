@@ -5,6 +5,7 @@
 #include "util/wu_log.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -122,4 +123,125 @@ fail:
     wu_log_error("process_vm_readv of %d pieces at 0x%llx from rank %d (pid %d): %s", niov - i,
                  (unsigned long long)remote_addr, src, (int)pid, strerror(errno));
     return WU_ERR_IO;
+}
+
+wu_status_t wx_shm_put(int dst, const void *buf, uint64_t remote_addr, size_t len)
+{
+    if (WU_UNLIKELY(!wx_shm.cma || (unsigned)dst >= (unsigned)wx_shm.size)) {
+        wu_log_error("wx_shm_put to rank %d of %d: %s", dst, wx_shm.size,
+                     wx_shm.cma ? "no such rank" : "CMA is off");
+        return wx_shm.cma ? WU_ERR_INVALID : WU_ERR_UNSUPPORTED;
+    }
+    pid_t pid = (pid_t)wx_shm.info[dst].pid;
+    const char *src = buf;
+    while (len > 0) {
+        size_t chunk = len < wx_shm_get_chunk ? len : wx_shm_get_chunk;
+        struct iovec local = { (void *)src, chunk };
+        struct iovec remote = { (void *)(uintptr_t)remote_addr, chunk };
+        ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            wu_log_error("process_vm_writev of %zu bytes at 0x%llx to rank %d (pid %d): %s", chunk,
+                         (unsigned long long)remote_addr, dst, (int)pid,
+                         n < 0 ? strerror(errno) : "no progress");
+            return WU_ERR_IO;
+        }
+        src += n;
+        remote_addr += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return WU_OK;
+}
+
+/* ---- cooperative rendezvous slots (wx_shm.h; the slot's contract in wx_shm_priv.h) ---------- */
+
+#define WX_SHM_COOP_IDX(tok) ((uint32_t)((tok) & 0xffffffffu))
+#define WX_SHM_COOP_GEN(tok) ((uint32_t)((tok) >> 32))
+
+wu_status_t wx_shm_coop_open(uint64_t *tok_p)
+{
+    uint32_t f = atomic_load_explicit(&wx_shm.coop_free, memory_order_acquire);
+    uint32_t i;
+    do {
+        if (!f)
+            return WU_ERR_AGAIN;
+        i = (uint32_t)__builtin_ctz(f);
+    } while (!atomic_compare_exchange_weak_explicit(&wx_shm.coop_free, &f, f & ~(1u << i),
+                                                    memory_order_acq_rel, memory_order_acquire));
+    uint32_t gen = ++wx_shm.coop_gen[i];
+    if (gen == 0)   /* 0 is a fresh slot's: never a message's */
+        gen = wx_shm.coop_gen[i] = 1;
+    wx_shm_coop_slot_t *s = &wx_shm_coop_slots(wx_shm.rank)[i];
+    atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->fsent, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->consumed, (uint64_t)gen << 32, memory_order_relaxed);
+    atomic_store_explicit(&s->claim, (uint64_t)gen << 32, memory_order_release);
+    *tok_p = (uint64_t)gen << 32 | i;
+    return WU_OK;
+}
+
+void wx_shm_coop_close(uint64_t tok)
+{
+    atomic_fetch_or_explicit(&wx_shm.coop_free, 1u << WX_SHM_COOP_IDX(tok), memory_order_acq_rel);
+}
+
+bool wx_shm_coop_valid(int owner, uint64_t tok)
+{
+    return (unsigned)owner < (unsigned)wx_shm.size && owner != wx_shm.rank &&
+           WX_SHM_COOP_IDX(tok) < WX_SHM_COOP_SLOTS && WX_SHM_COOP_GEN(tok) != 0;
+}
+
+uint32_t wx_shm_coop_claim(int owner, uint64_t tok, uint32_t n, uint32_t max, uint32_t *idx_p)
+{
+    wx_shm_coop_slot_t *s = &wx_shm_coop_slots(owner)[WX_SHM_COOP_IDX(tok)];
+    uint64_t gen = WX_SHM_COOP_GEN(tok);
+    uint64_t w = atomic_load_explicit(&s->claim, memory_order_acquire);
+    uint32_t k;
+    do {
+        if ((w >> 32) != gen || (uint32_t)w >= n)
+            return 0;
+        k = n - (uint32_t)w < max ? n - (uint32_t)w : max;
+    } while (!atomic_compare_exchange_weak_explicit(&s->claim, &w, w + k, memory_order_acq_rel,
+                                                    memory_order_acquire));
+    *idx_p = (uint32_t)w;
+    return k;
+}
+
+bool wx_shm_coop_finish(int owner, uint64_t tok, uint32_t n, uint32_t k, bool failed,
+                        bool *failed_p)
+{
+    wx_shm_coop_slot_t *s = &wx_shm_coop_slots(owner)[WX_SHM_COOP_IDX(tok)];
+    uint64_t add = failed ? ((uint64_t)1 << 32) + k : k;
+    uint64_t now = atomic_fetch_add_explicit(&s->done, add, memory_order_seq_cst) + add;
+    if ((uint32_t)now != n)
+        return false;
+    *failed_p = (now >> 32) != 0;
+    return true;
+}
+
+uint32_t wx_shm_coop_count(int owner, uint64_t tok, int which, uint32_t k)
+{
+    wx_shm_coop_slot_t *s = &wx_shm_coop_slots(owner)[WX_SHM_COOP_IDX(tok)];
+    if (which == WX_SHM_COOP_FSENT) {
+        if (!k)
+            return atomic_load_explicit(&s->fsent, memory_order_seq_cst);
+        return atomic_fetch_add_explicit(&s->fsent, k, memory_order_seq_cst) + k;
+    }
+    uint64_t gen = WX_SHM_COOP_GEN(tok);
+    uint64_t w = atomic_load_explicit(&s->consumed, memory_order_seq_cst);
+    do {
+        if ((w >> 32) != gen)
+            return 0;   /* the message ended and the slot moved on: nobody counts any more */
+        if (!k)
+            return (uint32_t)w;
+    } while (!atomic_compare_exchange_weak_explicit(&s->consumed, &w, w + k, memory_order_seq_cst,
+                                                    memory_order_seq_cst));
+    return (uint32_t)w + k;
+}
+
+uint32_t wx_shm_coop_next(int owner, uint64_t tok)
+{
+    wx_shm_coop_slot_t *s = &wx_shm_coop_slots(owner)[WX_SHM_COOP_IDX(tok)];
+    return (uint32_t)atomic_load_explicit(&s->claim, memory_order_relaxed);
 }

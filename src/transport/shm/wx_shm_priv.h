@@ -4,7 +4,8 @@
  * Segment layout ("/<job_id>-shm", created by rank 0, unlinked once every rank has mapped it):
  *   [0, hdr_bytes)       wx_shm_seg_hdr_t, then one wx_shm_rank_info_t per rank
  *   per receiver r:      an inbox block of block_bytes, page aligned:
- *                          nfast wx_shm_ring_ctl_t, then one wx_shm_mpq_ctl_t, padded to a page
+ *                          nfast wx_shm_ring_ctl_t, one wx_shm_mpq_ctl_t and WX_SHM_COOP_SLOTS
+ *                          wx_shm_coop_slot_t (this rank's as a sender), padded to a page
  *                          the shared queue's data, queue_size bytes (0 when nfast = n - 1)
  *                          nfast ring data areas of ring_size bytes each
  * so the segment grows linearly with the ranks n (not with the pairs):
@@ -66,6 +67,29 @@ typedef struct wx_shm_rank_info {
     wx_shm_doorbell_t db;    /* shared by every rank at any time, see above */
 } WU_ALIGNED(WU_CACHELINE) wx_shm_rank_info_t;
 
+/* One cooperative rendezvous slot (wx_shm.h), in its sender's inbox block. Shared by the sender and
+ * one receiver at a time:
+ *   claim     generation << 32 | next chunk. Either rank claims chunks by CAS while the generation
+ *             is its message's and they are below its count; the sender's open stores a new
+ *             generation (release, after resetting the other words), so a claim left over from
+ *             the previous message fails instead of taking chunks of the next one.
+ *   done      chunks finished (low 32 bits) and failed (high 32): added to only by a rank holding
+ *             claimed chunks, so the slot cannot be closed (reopened, reset) under such an add.
+ *   fsent     chunks the sender pushed through the ring (the core's FRAG packets), counted before
+ *             they are finished; final once done is complete.
+ *   consumed  generation << 32 | those of them the receiver copied out of the ring: a FRAG can be
+ *             copied out after its message ended and the slot was reopened, so the add is a CAS
+ *             on the generation (the sender reads it to pace its FRAGs).
+ * A peer names a slot by its index (checked against WX_SHM_COOP_SLOTS); nothing a peer writes
+ * here is used as an address or a length. */
+typedef struct wx_shm_coop_slot {
+    _Atomic uint64_t claim;
+    _Atomic uint64_t done;
+    _Atomic uint64_t consumed;
+    _Atomic uint32_t fsent;
+    char pad[WU_CACHELINE - 3 * sizeof(uint64_t) - sizeof(uint32_t)];
+} WU_ALIGNED(WU_CACHELINE) wx_shm_coop_slot_t;
+
 /* Process-wide state. Written by wx_shm_init/finalize only; read by the other calls, which the
  * core serializes (wx_transport.h). */
 typedef struct wx_shm_state {
@@ -91,6 +115,10 @@ typedef struct wx_shm_state {
     wx_shm_tx_t *tx;                 /* [size], indexed by destination rank; tx[rank] unused */
     wx_shm_rx_t *rx;                 /* [nfast], the inbox rings, in claim order */
     wx_shm_rx_t rxq;                 /* the inbox's shared queue (data NULL: none) */
+    /* Cooperative slots of this rank as a sender: a bit per free slot (atomic, any thread) and
+     * each slot's last generation (written only by the thread that holds the slot open). */
+    _Atomic uint32_t coop_free;
+    uint32_t coop_gen[WX_SHM_COOP_SLOTS];
 } wx_shm_state_t;
 
 extern wx_shm_state_t wx_shm;
@@ -113,6 +141,8 @@ int wx_shm_tl_progress(wx_tl_t *tl);
 
 /* CMA (wx_shm_cma.c). */
 void wx_shm_cma_publish(wx_shm_rank_info_t *mine);
+/* The cooperative slots of rank owner (wx_shm.c). */
+wx_shm_coop_slot_t *wx_shm_coop_slots(int owner);
 bool wx_shm_cma_probe(const wx_shm_rank_info_t *peer, int peer_rank);
 
 #endif

@@ -44,6 +44,58 @@ static wu_status_t wx_shm_tl_getv(wx_tl_t *tl, int src, struct iovec *iov, int n
     return wx_shm_getv(wx_shm_local[src], iov, niov, rkey->addr + off, len);
 }
 
+static wu_status_t wx_shm_tl_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey,
+                                 uint64_t off, size_t len)
+{
+    (void)tl;
+    return wx_shm_put(wx_shm_local[dst], buf, rkey->addr + off, len);
+}
+
+static wu_status_t wx_shm_tl_coop_open(wx_tl_t *tl, uint64_t *tok_p)
+{
+    (void)tl;
+    return wx_shm_coop_open(tok_p);
+}
+
+static void wx_shm_tl_coop_close(wx_tl_t *tl, uint64_t tok)
+{
+    (void)tl;
+    wx_shm_coop_close(tok);
+}
+
+static bool wx_shm_tl_coop_valid(wx_tl_t *tl, int owner, uint64_t tok)
+{
+    (void)tl;
+    return wx_shm_coop_valid(wx_shm_local[owner], tok);
+}
+
+static uint32_t wx_shm_tl_coop_claim(wx_tl_t *tl, int owner, uint64_t tok, uint32_t n,
+                                     uint32_t max, uint32_t *idx_p)
+{
+    (void)tl;
+    return wx_shm_coop_claim(wx_shm_local[owner], tok, n, max, idx_p);
+}
+
+static bool wx_shm_tl_coop_finish(wx_tl_t *tl, int owner, uint64_t tok, uint32_t n, uint32_t k,
+                                  bool failed, bool *failed_p)
+{
+    (void)tl;
+    return wx_shm_coop_finish(wx_shm_local[owner], tok, n, k, failed, failed_p);
+}
+
+static uint32_t wx_shm_tl_coop_count(wx_tl_t *tl, int owner, uint64_t tok, int which, uint32_t k)
+{
+    (void)tl;
+    return wx_shm_coop_count(wx_shm_local[owner], tok,
+                             which == WX_COOP_FSENT ? WX_SHM_COOP_FSENT : WX_SHM_COOP_CONSUMED, k);
+}
+
+static uint32_t wx_shm_tl_coop_next(wx_tl_t *tl, int owner, uint64_t tok)
+{
+    (void)tl;
+    return wx_shm_coop_next(wx_shm_local[owner], tok);
+}
+
 static wu_status_t wx_shm_tl_mem_reg(wx_tl_t *tl, const void *buf, size_t len, wx_rkey_t *rkey_p)
 {
     (void)len;
@@ -101,7 +153,7 @@ static const wx_ops_t wx_shm_ops = {
     .get = wx_shm_tl_get,
     .getv = wx_shm_tl_getv,
     .get_start = wx_no_get_start,
-    .put = wx_no_put,
+    .put = wx_shm_tl_put,
     .mem_reg = wx_shm_tl_mem_reg,
     .mem_dereg = wx_no_mem_dereg,   /* nothing was registered */
     .db_arm = wx_shm_tl_db_arm,
@@ -110,6 +162,13 @@ static const wx_ops_t wx_shm_ops = {
     .db_ring = wx_shm_tl_db_ring,
     .set_prefetch = wx_shm_tl_set_prefetch,
     .finalize = wx_shm_tl_finalize,
+    .coop_open = wx_shm_tl_coop_open,
+    .coop_close = wx_shm_tl_coop_close,
+    .coop_valid = wx_shm_tl_coop_valid,
+    .coop_claim = wx_shm_tl_coop_claim,
+    .coop_finish = wx_shm_tl_coop_finish,
+    .coop_count = wx_shm_tl_coop_count,
+    .coop_next = wx_shm_tl_coop_next,
 };
 
 static wx_tl_t wx_shm_tl;
@@ -171,9 +230,16 @@ wu_status_t wx_shm_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
         a.bulk_eager_max = a.eager_max;
     a.inline_max = 8;   /* header and 8 payload bytes are one cache line (wx_shm_ring_inl.h) */
     if (wx_shm_has_cma()) {
-        a.caps |= WX_CAP_GET | WX_CAP_SINGLE_COPY;
+        a.caps |= WX_CAP_GET | WX_CAP_PUT | WX_CAP_SINGLE_COPY;
         a.get_min = (size_t)wu_config_int(WU_CONFIG_SHM_CMA_MIN);
         a.get_bulk_min = (size_t)wu_config_int(WU_CONFIG_SHM_CMA_COLL_MIN);
+        a.coop_min = (size_t)wu_config_int(WU_CONFIG_SHM_COOP_MIN);
+        a.coop_chunk = a.frag_size;   /* a chunk is one FRAG when it goes through the ring */
+        if (a.coop_min) {
+            a.caps |= WX_CAP_COOP;
+            if (a.coop_min <= a.eager_max)
+                a.coop_min = a.eager_max + 1;
+        }
     }
     wx_shm_tl = (wx_tl_t){ .ops = &wx_shm_ops, .attr = a, .priv = &wx_shm };
     *tl_p = &wx_shm_tl;
