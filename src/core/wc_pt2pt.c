@@ -585,6 +585,7 @@ static bool wc_coop_step(wc_ep_t *ep, const wc_coop_work_t *c)
         return false;
     if (c->send && !run && wc_coop_push_frag(ep, c, idx)) {
         bool failed;
+        WU_TSAN_RELEASE(c->req);   /* the chunk left the user's buffer: see below */
         if (tl->ops->coop_finish(tl, c->owner, c->tok, c->n, 1, false, &failed))
             wc_coop_send_end(ep, c->req, failed);
         return true;
@@ -598,6 +599,11 @@ static bool wc_coop_step(wc_ep_t *ep, const wc_coop_work_t *c)
     wu_status_t st = c->send ? tl->ops->put(tl, c->peer, c->buf + off, &rk, off, m)
                              : tl->ops->get(tl, c->peer, c->buf + off, &rk, off, m);
     bool failed = false;
+    /* A chunk is ordered before the completion of its request by coop_finish (shared counters)
+     * and, when the other rank finishes the message, through the other process and its COOP_FIN
+     * or FIN (acquired by their handlers): a chain through another process that TSan cannot see,
+     * so it is told here, while the claimed chunk still keeps the request alive. */
+    WU_TSAN_RELEASE(c->req);
     if (tl->ops->coop_finish(tl, c->owner, c->tok, c->n, k, st != WU_OK, &failed)) {
         if (c->send)
             wc_coop_send_end(ep, c->req, failed);
