@@ -12,6 +12,7 @@
 #include "mpi/wm_t.h"
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
+#include "wt_thread_config.h"   /* WT_BACKENDS_AVAILABLE */
 #include "transport/ofi/wx_ofi.h"
 #include "util/wu_config.h"
 #include "weft_version.h"
@@ -119,6 +120,8 @@ static void print_build(void)
     fact("weft:abi", "MPI ABI:", "MPI 5.0 standard ABI", "libmpi_abi.so.1");
     title("Threading");
     fact("thread:backend", "backend:", WT_BACKEND_NAME, "chosen at build time: WEFT_THREADS");
+    fact("thread:backends", "backends on this machine:", WT_BACKENDS_AVAILABLE,
+         "found at configure time (pthreads, pth: GNU Pth); argobots: no backend in this source tree");
     fact("thread:wait", "sleeping waits:", WT_BACKEND_WAIT, NULL);
     fact("thread:gate", "locks taken:", "at MPI_THREAD_MULTIPLE or with progress threads",
          "otherwise a lock is one branch");

@@ -1066,7 +1066,7 @@ void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
     if (h.type == WC_PKT_EAGER && !req->sync) {
         /* it left the queue: the thread that pushed it completes it outside the lock, at once */
         while (!wc_request_is_complete(req))
-            sched_yield();
+            wt_thread_yield();
         flags = WC_PKT_FLAG_WAIT;
         wc_request_reset(req);   /* complete again on the answer */
     } else if (wc_request_is_complete(req)) {
