@@ -119,7 +119,12 @@ static void print_build(void)
     fact("weft:version", "version:", WEFT_VERSION, NULL);
     fact("weft:abi", "MPI ABI:", "MPI 5.0 standard ABI", "libmpi_abi.so.1");
     title("Threading");
-    fact("thread:backend", "backend:", WT_BACKEND_NAME, "chosen at build time: WEFT_THREADS");
+#ifdef WEFT_THREADS_RUNTIME
+    fact("thread:backend", "backend:", WT_BACKEND_NAME,
+         "chosen at start-up: environment WEFT_THREADS (pthreads|pth)");
+#else
+    fact("thread:backend", "backend:", WT_BACKEND_NAME, "chosen at build time: cmake WEFT_THREADS");
+#endif
     fact("thread:backends", "backends on this machine:", WT_BACKENDS_AVAILABLE,
          "found at configure time (pthreads, pth: GNU Pth); argobots: no backend in this source tree");
     fact("thread:wait", "sleeping waits:", WT_BACKEND_WAIT, NULL);

@@ -79,14 +79,13 @@ void wc_wait_init(void)
 
 void wc_wait_set_doorbell(wx_tl_t *doorbell, bool timed_poll)
 {
-#if WT_BACKEND_ULT
-    /* A doorbell sleep is a kernel wait: it would stop every user-level thread of the rank, the
-     * ones that would ring it included. Sleepers block on their wait objects and poll on time. */
-    if (doorbell) {
+    if (WT_BACKEND_ULT && doorbell) {
+        /* A doorbell sleep is a kernel wait: it would stop every user-level thread of the rank,
+         * the ones that would ring it included. Sleepers block on their wait objects and poll on
+         * time. */
         doorbell = NULL;
         timed_poll = true;
     }
-#endif
     wc_doorbell = doorbell;
     wc_block_ns = timed_poll ? WC_SLEEP_POLL_NS : WC_SLEEP_MAX_NS;
 }

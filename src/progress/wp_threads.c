@@ -145,19 +145,19 @@ static bool wp_idle_sleep(unsigned node, unsigned us)
 static void *wp_idle_main(void *arg)
 {
     wp_idle_t *me = arg;
-#if !WT_BACKEND_ULT
-    /* Kernel threads only: with user-level threads these would bind, rename and demote the OS
-     * thread that runs every thread of the process. */
-    char name[16];
-    snprintf(name, sizeof(name), "weft-idle%u", me->id);
-    pthread_setname_np(pthread_self(), name);
-    if (me->bind && sched_setaffinity(0, sizeof(me->cpus), &me->cpus) != 0)
-        wu_debug("progress: idle thread %u not bound: %s", me->id, strerror(errno));
-    struct sched_param sp = { 0 };
-    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
-        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-    prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
-#endif
+    if (!WT_BACKEND_ULT) {
+        /* Kernel threads only: with user-level threads these would bind, rename and demote the
+         * OS thread that runs every thread of the process. */
+        char name[16];
+        snprintf(name, sizeof(name), "weft-idle%u", me->id);
+        pthread_setname_np(pthread_self(), name);
+        if (me->bind && sched_setaffinity(0, sizeof(me->cpus), &me->cpus) != 0)
+            wu_debug("progress: idle thread %u not bound: %s", me->id, strerror(errno));
+        struct sched_param sp = { 0 };
+        if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+            (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+        prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
+    }
 
     wp_tls_t *tls = WP_TLS;
     uint64_t empty_since = 0;
@@ -193,11 +193,11 @@ static void *wp_idle_main(void *arg)
  * queue runs even if nothing else polls. */
 static void *wp_timer_main(void *arg)
 {
-#if !WT_BACKEND_ULT
-    pthread_setname_np(pthread_self(), "weft-timer");
-    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -5);   /* if allowed */
-    prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
-#endif
+    if (!WT_BACKEND_ULT) {   /* kernel threads only, as for the idle threads */
+        pthread_setname_np(pthread_self(), "weft-timer");
+        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -5);   /* if allowed */
+        prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
+    }
 
     const uint64_t period = (uint64_t)wp_thr.timer_us * 1000u;
     uint64_t next = wp_now_ns();

@@ -12,7 +12,8 @@
 #ifndef WT_THREAD_BACKEND_H
 #define WT_THREAD_BACKEND_H
 
-#if !defined(WEFT_THREADS_PTHREADS) && !defined(WEFT_THREADS_PTH) && !defined(WEFT_THREADS_ARGOBOTS)
+#if !defined(WEFT_THREADS_PTHREADS) && !defined(WEFT_THREADS_PTH) && !defined(WEFT_THREADS_RUNTIME) && \
+    !defined(WEFT_THREADS_ARGOBOTS)
 #include "wt_thread_config.h"
 #endif
 
@@ -20,10 +21,12 @@
 #include "thread/wt_thread_pthreads.h"
 #elif defined(WEFT_THREADS_PTH)
 #include "thread/wt_thread_pth.h"
+#elif defined(WEFT_THREADS_RUNTIME)
+#include "thread/wt_thread_runtime.h"
 #elif defined(WEFT_THREADS_ARGOBOTS)
 #include "thread/wt_thread_argobots.h"
 #else
-#error "no threading backend selected (WEFT_THREADS_PTHREADS, WEFT_THREADS_PTH or WEFT_THREADS_ARGOBOTS)"
+#error "no threading backend selected (WEFT_THREADS_PTHREADS, _PTH, _RUNTIME or _ARGOBOTS)"
 #endif
 
 #endif

@@ -22,7 +22,16 @@
 #include <string.h>
 #include <time.h>
 
+/* In the run-time-selected build (wt_thread_runtime.c) this file is compiled with WT_RENAME=pth:
+ * its functions get a prefix, and the gate and the start-up belong to wt_thread_runtime.c. */
+#ifndef WT_RENAME
 bool wt_thread_multi;
+
+void wt_thread_set_multi(bool on)
+{
+    __atomic_store_n(&wt_thread_multi, on, __ATOMIC_RELAXED);
+}
+#endif
 
 /* The mutex that pth_cond_await needs; never contended: it is only held between a state check
  * and the await that releases it, with no switch in between. */
@@ -35,7 +44,12 @@ static pth_cond_t wt_word_conds[WT_WORD_BUCKETS];
  * some library paths use (error strings, describe buffers); the pages are touched only if used. */
 #define WT_PTH_STACK (1u << 20)
 
+#ifdef WT_RENAME
+void wt_pth_boot(void);   /* called by wt_thread_runtime.c when WEFT_THREADS=pth */
+void wt_pth_boot(void)
+#else
 __attribute__((constructor)) static void wt_pth_boot(void)
+#endif
 {
     /* FALSE with EPERM: already initialized (the application did it first), which is fine */
     if (!pth_init() && errno != EPERM) {
@@ -43,11 +57,6 @@ __attribute__((constructor)) static void wt_pth_boot(void)
     }
     for (int i = 0; i < WT_WORD_BUCKETS; i++)
         pth_cond_init(&wt_word_conds[i]);
-}
-
-void wt_thread_set_multi(bool on)
-{
-    __atomic_store_n(&wt_thread_multi, on, __ATOMIC_RELAXED);
 }
 
 static wu_status_t wt_errno_status(int err)
@@ -63,9 +72,25 @@ static wu_status_t wt_errno_status(int err)
 
 /* ---- mutexes, spinlocks, condition variables ------------------------------------------------ */
 
+/* A mutex or condition initialized statically by the run-time-selected build is all zeros (its
+ * initializer is pthreads'): Pth's own is made on first use (no switch between test and init). */
+static pth_mutex_t *wt_pth_mutex(wt_mutex_t *m)
+{
+    if (WU_UNLIKELY(!(m->xm.mx_state & PTH_MUTEX_INITIALIZED)))
+        pth_mutex_init(&m->xm);
+    return &m->xm;
+}
+
+static pth_cond_t *wt_pth_cond(wt_cond_t *c)
+{
+    if (WU_UNLIKELY(!(c->xc.cn_state & PTH_COND_INITIALIZED)))
+        pth_cond_init(&c->xc);
+    return &c->xc;
+}
+
 wu_status_t wt_mutex_init(wt_mutex_t *m)
 {
-    if (!pth_mutex_init(&m->pm)) {
+    if (!pth_mutex_init(&m->xm)) {
         wu_log_error("pth_mutex_init: %s", strerror(errno));
         return wt_errno_status(errno);
     }
@@ -96,7 +121,7 @@ WU_NOINLINE void wt_spin_lock_slow(wt_spinlock_t *s)
 
 wu_status_t wt_cond_init(wt_cond_t *c)
 {
-    if (!pth_cond_init(&c->pc)) {
+    if (!pth_cond_init(&c->xc)) {
         wu_log_error("pth_cond_init: %s", strerror(errno));
         return wt_errno_status(errno);
     }
@@ -110,17 +135,17 @@ void wt_cond_destroy(wt_cond_t *c)
 
 void wt_cond_wait(wt_cond_t *c, wt_mutex_t *m)
 {
-    pth_cond_await(&c->pc, &m->pm, NULL);
+    pth_cond_await(wt_pth_cond(c), wt_pth_mutex(m), NULL);
 }
 
 void wt_cond_signal(wt_cond_t *c)
 {
-    pth_cond_notify(&c->pc, FALSE);
+    pth_cond_notify(wt_pth_cond(c), FALSE);
 }
 
 void wt_cond_broadcast(wt_cond_t *c)
 {
-    pth_cond_notify(&c->pc, TRUE);
+    pth_cond_notify(wt_pth_cond(c), TRUE);
 }
 
 /* ---- threads and thread-specific data ------------------------------------------------------- */
@@ -141,13 +166,13 @@ wu_status_t wt_thread_create(wt_thread_t *t, wt_thread_fn_t fn, void *arg)
         wu_log_error("pth_spawn: %s", strerror(err));
         return wt_errno_status(err);
     }
-    *t = tid;
+    *t = (wt_thread_t)tid;
     return WU_OK;
 }
 
 wu_status_t wt_thread_join(wt_thread_t t)
 {
-    if (!pth_join(t, NULL)) {
+    if (!pth_join((pth_t)t, NULL)) {
         wu_log_error("pth_join: %s", strerror(errno));
         return wt_errno_status(errno);
     }
@@ -156,7 +181,7 @@ wu_status_t wt_thread_join(wt_thread_t t)
 
 wt_thread_t wt_thread_self(void)
 {
-    return pth_self();
+    return (wt_thread_t)pth_self();
 }
 
 bool wt_thread_equal(wt_thread_t a, wt_thread_t b)
@@ -176,13 +201,13 @@ wu_status_t wt_tls_key_create(wt_tls_key_t *k, void (*destructor)(void *))
         wu_log_error("pth_key_create: %s", strerror(errno));
         return wt_errno_status(errno);
     }
-    *k = key;
+    *k = (wt_tls_key_t)key;
     return WU_OK;
 }
 
 void wt_tls_key_delete(wt_tls_key_t k)
 {
-    pth_key_delete(k);
+    pth_key_delete((pth_key_t)k);
 }
 
 /* WT_LOCAL's first use by a thread (or by anyone: the key is made then; no switch can come between

@@ -24,7 +24,7 @@
 #define WT_BACKEND_ULT 1
 
 typedef struct WT_CAPABILITY("mutex") wt_mutex {
-    pth_mutex_t pm;   /* recursive for its holder, as every Pth mutex */
+    pth_mutex_t xm;   /* recursive for its holder, as every Pth mutex */
 } wt_mutex_t;
 #define WT_MUTEX_INITIALIZER { PTH_MUTEX_INIT }
 
@@ -38,7 +38,7 @@ typedef struct WT_CAPABILITY("spinlock") wt_spinlock {
 #define WT_SPIN_INITIALIZER { 0 }
 
 typedef struct wt_cond {
-    pth_cond_t pc;
+    pth_cond_t xc;
 } wt_cond_t;
 #define WT_COND_INITIALIZER { PTH_COND_INIT }
 
@@ -69,9 +69,9 @@ static inline void *wt_local_get(wt_local_t *l)
 
 void wt_spin_lock_slow(wt_spinlock_t *s);   /* wt_thread_pth.c, noinline */
 
-static inline void wt_be_mutex_lock(wt_mutex_t *m) { pth_mutex_acquire(&m->pm, FALSE, NULL); }
-static inline bool wt_be_mutex_trylock(wt_mutex_t *m) { return pth_mutex_acquire(&m->pm, TRUE, NULL) != FALSE; }
-static inline void wt_be_mutex_unlock(wt_mutex_t *m) { pth_mutex_release(&m->pm); }
+static inline void wt_be_mutex_lock(wt_mutex_t *m) { pth_mutex_acquire(&m->xm, FALSE, NULL); }
+static inline bool wt_be_mutex_trylock(wt_mutex_t *m) { return pth_mutex_acquire(&m->xm, TRUE, NULL) != FALSE; }
+static inline void wt_be_mutex_unlock(wt_mutex_t *m) { pth_mutex_release(&m->xm); }
 
 static inline void wt_be_spin_lock(wt_spinlock_t *s)
 {

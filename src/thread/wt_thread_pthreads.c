@@ -16,12 +16,16 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
+/* In the run-time-selected build (wt_thread_runtime.c) this file is compiled with
+ * WT_RENAME=pthreads: its functions get a prefix, and the gate belongs to wt_thread_runtime.c. */
+#ifndef WT_RENAME
 bool wt_thread_multi;
 
 void wt_thread_set_multi(bool on)
 {
     __atomic_store_n(&wt_thread_multi, on, __ATOMIC_RELAXED);
 }
+#endif
 
 static wu_status_t wt_errno_status(int err)
 {
