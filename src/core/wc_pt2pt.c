@@ -1116,7 +1116,13 @@ wu_status_t wc_imrecv(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, wc_
 
 int wc_progress(void)
 {
-    return wp_poll();
+    int did = wp_poll();
+    /* Under user-level threads (WT_BACKEND_ULT) a thread that polls in a loop (MPI_Test, MPI_Iprobe,
+     * MPI_Parrived) would keep the OS thread from the thread it waits for: a poll that found
+     * nothing yields. A constant 0 under pthreads. */
+    if (WT_BACKEND_ULT && !did)
+        wt_thread_yield();
+    return did;
 }
 
 /* ---- leaving (wc_quiesce) -------------------------------------------------------------------- */

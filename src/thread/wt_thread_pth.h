@@ -12,6 +12,7 @@
 #define WT_THREAD_PTH_H
 
 #include <pth.h>
+#include <pthread.h>   /* not for threads: parts of the library include it through this header */
 #include <stdbool.h>
 #include <stddef.h>
 #include "thread/wt_thread_annot.h"
@@ -70,7 +71,14 @@ static inline void *wt_local_get(wt_local_t *l)
 void wt_spin_lock_slow(wt_spinlock_t *s);   /* wt_thread_pth.c, noinline */
 
 static inline void wt_be_mutex_lock(wt_mutex_t *m) { pth_mutex_acquire(&m->xm, FALSE, NULL); }
-static inline bool wt_be_mutex_trylock(wt_mutex_t *m) { return pth_mutex_acquire(&m->xm, TRUE, NULL) != FALSE; }
+/* A Pth mutex is recursive: its holder's trylock would succeed. Fail it as pthreads' default mutex
+ * does, so that code written against either backend sees the same answer. */
+static inline bool wt_be_mutex_trylock(wt_mutex_t *m)
+{
+    if ((m->xm.mx_state & PTH_MUTEX_LOCKED) && m->xm.mx_owner == pth_self())
+        return false;
+    return pth_mutex_acquire(&m->xm, TRUE, NULL) != FALSE;
+}
 static inline void wt_be_mutex_unlock(wt_mutex_t *m) { pth_mutex_release(&m->xm); }
 
 static inline void wt_be_spin_lock(wt_spinlock_t *s)

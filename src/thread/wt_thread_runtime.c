@@ -104,7 +104,13 @@ static pth_mutex_t *wt_rt_pth_mutex(wt_mutex_t *m)
 }
 
 static void wt_rt_pth_mutex_lock(wt_mutex_t *m) { pth_mutex_acquire(wt_rt_pth_mutex(m), FALSE, NULL); }
-static bool wt_rt_pth_mutex_trylock(wt_mutex_t *m) { return pth_mutex_acquire(wt_rt_pth_mutex(m), TRUE, NULL) != FALSE; }
+static bool wt_rt_pth_mutex_trylock(wt_mutex_t *m)
+{
+    pth_mutex_t *x = wt_rt_pth_mutex(m);
+    if ((x->mx_state & PTH_MUTEX_LOCKED) && x->mx_owner == pth_self())
+        return false;   /* the holder's trylock fails, as with pthreads (wt_thread_pth.h) */
+    return pth_mutex_acquire(x, TRUE, NULL) != FALSE;
+}
 static void wt_rt_pth_mutex_unlock(wt_mutex_t *m) { pth_mutex_release(&m->xm); }
 static void *wt_rt_pth_tls_get(wt_tls_key_t k) { return pth_key_getdata((pth_key_t)k); }
 static bool wt_rt_pth_tls_set(wt_tls_key_t k, void *v) { return pth_key_setdata((pth_key_t)k, v) != FALSE; }
