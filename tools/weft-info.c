@@ -126,7 +126,7 @@ static void print_build(void)
     fact("thread:backend", "backend:", WT_BACKEND_NAME, "chosen at build time: cmake WEFT_THREADS");
 #endif
     fact("thread:backends", "backends on this machine:", WT_BACKENDS_AVAILABLE,
-         "found at configure time (pthreads, pth: GNU Pth); argobots: no backend in this source tree");
+         "found at configure time; argobots: not supported (no Debian 12 package, no backend here)");
     fact("thread:wait", "sleeping waits:", WT_BACKEND_WAIT, NULL);
     fact("thread:gate", "locks taken:", "at MPI_THREAD_MULTIPLE or with progress threads",
          "otherwise a lock is one branch");
