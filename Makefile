@@ -1,7 +1,7 @@
 # Entry points that work on a fresh Debian 12 machine as root (see README.md).
 #   make demo     install what is missing, build, run examples/hello_threads on 4 ranks
-#   make test     install what is missing, build, run every test (default build, mpi4py's suite, ASan+UBSan
-#                 and TSan builds)
+#   make test     install what is missing, build, run every test (default build, the Pth build's
+#                 multithreaded tests, mpi4py's suite, ASan+UBSan and TSan builds)
 #   make test-net the whole MPI suite across fake hosts (network namespaces, as root; ~40 min)
 #   make test-mpi4py  mpi4py built from PyPI for the standard ABI, its test suite at 1-5 ranks
 #   make install PREFIX=/opt/weft
@@ -14,7 +14,7 @@ DEPS    = cmake ninja-build gcc make pkg-config libhwloc-dev libfabric-dev libpm
 TEST_DEPS = mpich python3-venv iproute2 slurmctld slurmd slurm-client munge
 BENCH_DEPS = mpich libmpich-dev openmpi-bin libopenmpi-dev valgrind
 
-.PHONY: all deps build demo test test-default test-asan test-tsan test-net test-mpi4py install bench clean
+.PHONY: all deps build demo test test-default test-pth test-asan test-tsan test-net test-mpi4py install bench clean
 
 all: build
 
@@ -31,6 +31,7 @@ demo: build
 test: deps
 	@./tools/install-deps.sh $(TEST_DEPS)
 	$(MAKE) --no-print-directory test-default
+	$(MAKE) --no-print-directory test-pth
 	$(MAKE) --no-print-directory test-mpi4py
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-tsan
@@ -39,6 +40,17 @@ test: deps
 test-default: build
 	cd $(BUILD) && { ctest --output-on-failure --timeout 300 -j 2 -LE netsuite; rc=$$?; \
 	  grep -h '^SKIP' Testing/Temporary/LastTest.log || true; exit $$rc; }
+
+# The GNU Pth threading backend (M:1 user-level threads, docs/threads.md): a tree built with
+# -DWEFT_THREADS=pth, where the multithreaded MPI programs and the threading layer's unit tests run
+# with every thread a Pth thread (ctest label pth). Skipped, saying so, only if libpth-dev cannot be
+# installed.
+test-pth: deps
+	@if ./tools/install-deps.sh libpth-dev; then :; else \
+	  echo "SKIP: test-pth: libpth-dev (GNU Pth) could not be installed"; exit 0; fi; \
+	cmake -S . -B $(BUILD)-pth -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_THREADS=pth && \
+	cmake --build $(BUILD)-pth -j $(JOBS) --target weft_pth_tests && \
+	cd $(BUILD)-pth && ctest --output-on-failure --timeout 300 -j 2 -L pth
 
 # The whole MPI suite across fake hosts (network namespaces; root): 2 hosts x 2 ranks, 3 x 1.
 test-net: build
@@ -77,4 +89,4 @@ bench: deps
 	bench/run.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-pth

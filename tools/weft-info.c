@@ -12,6 +12,7 @@
 #include "mpi/wm_t.h"
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
+#include "wt_thread_config.h"   /* WT_BACKENDS_AVAILABLE */
 #include "transport/ofi/wx_ofi.h"
 #include "util/wu_config.h"
 #include "weft_version.h"
@@ -118,7 +119,14 @@ static void print_build(void)
     fact("weft:version", "version:", WEFT_VERSION, NULL);
     fact("weft:abi", "MPI ABI:", "MPI 5.0 standard ABI", "libmpi_abi.so.1");
     title("Threading");
-    fact("thread:backend", "backend:", WT_BACKEND_NAME, "chosen at build time: WEFT_THREADS");
+#ifdef WEFT_THREADS_RUNTIME
+    fact("thread:backend", "backend:", WT_BACKEND_NAME,
+         "chosen at start-up: environment WEFT_THREADS (pthreads|pth)");
+#else
+    fact("thread:backend", "backend:", WT_BACKEND_NAME, "chosen at build time: cmake WEFT_THREADS");
+#endif
+    fact("thread:backends", "backends on this machine:", WT_BACKENDS_AVAILABLE,
+         "found at configure time; argobots: not supported (no Debian 12 package, no backend here)");
     fact("thread:wait", "sleeping waits:", WT_BACKEND_WAIT, NULL);
     fact("thread:gate", "locks taken:", "at MPI_THREAD_MULTIPLE or with progress threads",
          "otherwise a lock is one branch");

@@ -1526,7 +1526,7 @@ void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
     if (h.type == WC_PKT_EAGER && !req->sync) {
         /* it left the queue: the thread that pushed it completes it outside the lock, at once */
         while (!wc_request_is_complete(req))
-            sched_yield();
+            wt_thread_yield();
         flags = WC_PKT_FLAG_WAIT;
         wc_request_reset(req);   /* complete again on the answer */
     } else if (wc_request_is_complete(req)) {
@@ -1579,6 +1579,11 @@ int wc_progress(void)
     int did = wp_poll();
     if (WU_UNLIKELY(atomic_load_explicit(&wc_coop_active, memory_order_relaxed)))
         did += wc_coop_poll(NULL);
+    /* Under user-level threads (WT_BACKEND_ULT) a thread that polls in a loop (MPI_Test, MPI_Iprobe,
+     * MPI_Parrived) would keep the OS thread from the thread it waits for: a poll that found
+     * nothing yields. A constant 0 under pthreads. */
+    if (WT_BACKEND_ULT && !did)
+        wt_thread_yield();
     return did;
 }
 

@@ -354,7 +354,7 @@ static void wc_sched_task_quiet(wc_sched_t *s)
     if (!s->task_used)
         return;
     while (!atomic_load_explicit(&s->task.done, memory_order_acquire))
-        sched_yield();
+        wt_thread_yield();
 }
 
 void wc_sched_start_persistent(wc_sched_t *s, wc_request_t *req)

@@ -35,7 +35,9 @@ static struct {
     wu_list_t  blocked;
 } wc_waiters = { .all = WU_LIST_INIT(wc_waiters.all), .blocked = WU_LIST_INIT(wc_waiters.blocked) };
 
-static WT_TLS wc_waiter_t *wc_me;
+/* The calling thread's waiter: WT_LOCAL, one per user-level thread under a ULT backend (two threads
+ * sharing one would block on the same wait object). */
+WT_LOCAL(static, wc_waiter_t *, wc_me);
 /* The waiter watching the doorbell (0: nobody). */
 static _Atomic uintptr_t wc_doorbell_owner;
 /* Set by wc_wait_set_doorbell before other threads exist, read-only afterwards. */
@@ -60,7 +62,9 @@ void wc_wait_spin_set(uint64_t us)
 void wc_wait_yield_set(int mode, long nranks_here)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    bool y = mode >= 0 ? mode != 0 : ncpu > 0 && nranks_here > ncpu;
+    /* User-level threads (auto): a poll that found nothing lets the rank's other threads run;
+     * without the yield they would wait for the whole spin. */
+    bool y = mode >= 0 ? mode != 0 : WT_BACKEND_ULT || (ncpu > 0 && nranks_here > ncpu);
     __atomic_store_n(&wc_idle_yield, y, __ATOMIC_RELAXED);
 }
 
@@ -75,6 +79,13 @@ void wc_wait_init(void)
 
 void wc_wait_set_doorbell(wx_tl_t *doorbell, bool timed_poll)
 {
+    if (WT_BACKEND_ULT && doorbell) {
+        /* A doorbell sleep is a kernel wait: it would stop every user-level thread of the rank,
+         * the ones that would ring it included. Sleepers block on their wait objects and poll on
+         * time. */
+        doorbell = NULL;
+        timed_poll = true;
+    }
     wc_doorbell = doorbell;
     wc_block_ns = timed_poll ? WC_SLEEP_POLL_NS : WC_SLEEP_MAX_NS;
 }
@@ -92,8 +103,9 @@ void wc_wait_finalize(void)
 
 static wc_waiter_t *wc_waiter_self(void)
 {
-    if (WU_LIKELY(wc_me != NULL))
-        return wc_me;
+    wc_waiter_t **me = WT_LOCAL_PTR(wc_waiter_t *, wc_me);
+    if (WU_LIKELY(*me != NULL))
+        return *me;
     wc_waiter_t *w = aligned_alloc(WU_CACHELINE, WU_ALIGN_UP(sizeof(*w), WU_CACHELINE));
     if (!w)
         wu_log_fatal("out of memory for a wait object");
@@ -102,7 +114,7 @@ static wc_waiter_t *wc_waiter_self(void)
     wt_mutex_lock_always(&wc_waiters.lock);
     wu_list_push_back(&wc_waiters.all, &w->all);
     wt_mutex_unlock_always(&wc_waiters.lock);
-    wc_me = w;
+    *me = w;
     return w;
 }
 
@@ -162,7 +174,7 @@ static void wc_sleep(wc_waiter_t *w)
 {
     if (wc_ep_sends_pending(wc_ep_default())) {   /* the process's endpoint: its queues */
         /* Packets wait for ring space: only polling moves them. */
-        sched_yield();
+        wt_thread_yield();
         return;
     }
     if (wc_doorbell && !atomic_load_explicit(&wc_doorbell_off, memory_order_relaxed) &&

@@ -6,13 +6,14 @@
 #include "thread/wt_thread.h"
 #include "util/wu_log.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 wm_state_t wm_state;
-static pthread_t wm_main_thread;
+/* The thread that initialized MPI, through the threading layer: under a user-level-thread backend
+ * every thread has the same pthread_self(). */
+static wt_thread_t wm_main_thread;
 static pid_t wm_init_pid;
 
 /* The process leaves with operations that may be pending: the core abandons them (nothing reads
@@ -54,7 +55,10 @@ static void wm_exit_hook(void)
  *
  * Concurrency contract: wm_life_lock guards starting and ending the core and the fields below;
  * taken by MPI_Init*, MPI_Finalize, MPI_Session_init/finalize (any thread) and the exit hook. */
-static pthread_mutex_t wm_life_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A threading-layer mutex (not glibc's): starting and ending the core wait for other ranks, and
+ * under a user-level-thread backend a thread that waits lets others run, one of which may come here;
+ * a glibc mutex would then block the OS thread that runs the holder. */
+static wt_mutex_t wm_life_lock = WT_MUTEX_INITIALIZER;
 static int wm_life_sessions;      /* sessions open now */
 static bool wm_life_used;         /* a session was ever opened by this process */
 static bool wm_life_ended;        /* the core ended: it cannot start again in this process */
@@ -73,7 +77,7 @@ static int wm_core_start(const char *fn, int required, MPI_Errhandler eh)
                            wm_error_code(MPI_ERR_OTHER, fn, "start-up failed: %s", wu_status_str(st)));
     }
     wm_state.thread_level = required;
-    wm_main_thread = pthread_self();
+    wm_main_thread = wt_thread_self();
 
     wm_comm_world = (wm_comm_t){ .ctx = WM_CTX_WORLD, .rank = wc_world.rank,
                                  .size = wc_world.size, .remote_size = wc_world.size, .errh = MPI_ERRORS_ARE_FATAL,
@@ -105,7 +109,7 @@ static wu_status_t wm_core_end(void)
 
 int wm_life_session_open(const char *fn, MPI_Errhandler eh, int *thread_level_p)
 {
-    pthread_mutex_lock(&wm_life_lock);
+    wt_mutex_lock_always(&wm_life_lock);
     int rc = MPI_SUCCESS;
     if (wm_life_ended)
         rc = wm_error_eh(eh, MPI_SESSION_NULL,
@@ -119,20 +123,20 @@ int wm_life_session_open(const char *fn, MPI_Errhandler eh, int *thread_level_p)
         wm_life_used = true;
         *thread_level_p = wm_state.thread_level;
     }
-    pthread_mutex_unlock(&wm_life_lock);
+    wt_mutex_unlock_always(&wm_life_lock);
     return rc;
 }
 
 void wm_life_session_close(void)
 {
-    pthread_mutex_lock(&wm_life_lock);
+    wt_mutex_lock_always(&wm_life_lock);
     wm_life_sessions--;
-    pthread_mutex_unlock(&wm_life_lock);
+    wt_mutex_unlock_always(&wm_life_lock);
 }
 
 static int wm_init_common(const char *fn, int required, int *provided)
 {
-    pthread_mutex_lock(&wm_life_lock);
+    wt_mutex_lock_always(&wm_life_lock);
     int rc = MPI_SUCCESS;
     if (wm_state.initialized)
         rc = wm_error(NULL, MPI_ERR_OTHER, fn, "MPI is already initialized");
@@ -140,12 +144,12 @@ static int wm_init_common(const char *fn, int required, int *provided)
         rc = wm_core_start(fn, required, MPI_ERRORS_ARE_FATAL);
     /* else a session started the core, at MPI_THREAD_MULTIPLE: that is what is provided */
     if (rc == MPI_SUCCESS) {
-        wm_main_thread = pthread_self();
+        wm_main_thread = wt_thread_self();
         wm_state.initialized = 1;
         if (provided)
             *provided = wm_state.thread_level;
     }
-    pthread_mutex_unlock(&wm_life_lock);
+    wt_mutex_unlock_always(&wm_life_lock);
     /* a spawned process connects back to its parents (docs/dynamic.md) */
     return rc == MPI_SUCCESS ? wm_dpm_init_parent() : rc;
 }
@@ -179,21 +183,21 @@ WM_API int PMPI_Finalize(void)
     /* Every rank reaches here after completing its own communication; the allreduce (a barrier
      * that also agrees whether any process of the job uses sessions) makes sure the last control
      * packets (FIN, ACK) of every pair were consumed before the rings go away. */
-    pthread_mutex_lock(&wm_life_lock);
+    wt_mutex_lock_always(&wm_life_lock);
     int keep = wm_life_used || wm_life_sessions > 0, any = 0;
-    pthread_mutex_unlock(&wm_life_lock);
+    wt_mutex_unlock_always(&wm_life_lock);
     int rc = PMPI_Allreduce(&keep, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS)
         return wm_error_raise(&wm_comm_world, rc);
     wm_dpm_finalize();
-    pthread_mutex_lock(&wm_life_lock);
+    wt_mutex_lock_always(&wm_life_lock);
     wu_status_t st = WU_OK;
     if (!any)
         st = wm_core_end();
     else
         wm_life_used = true;   /* the core ends at exit, with every process's */
     wm_state.finalized = 1;
-    pthread_mutex_unlock(&wm_life_lock);
+    wt_mutex_unlock_always(&wm_life_lock);
     if (st != WU_OK)
         return wm_error(NULL, MPI_ERR_OTHER, fn, "shutdown failed: %s", wu_status_str(st));
     return MPI_SUCCESS;
@@ -233,7 +237,7 @@ WM_API int PMPI_Is_thread_main(int *flag)
     WM_CHECK_INIT(fn);
     if (!flag)
         return wm_error(NULL, MPI_ERR_ARG, fn, "flag is NULL");
-    *flag = pthread_equal(pthread_self(), wm_main_thread) != 0;
+    *flag = wt_thread_equal(wt_thread_self(), wm_main_thread);
     return MPI_SUCCESS;
 }
 WM_ALIAS(MPI_Is_thread_main)
@@ -255,7 +259,7 @@ WM_ALIAS(MPI_Abort)
  * error and are abandoned. */
 static void wm_core_exit(void)
 {
-    pthread_mutex_lock(&wm_life_lock);
+    wt_mutex_lock_always(&wm_life_lock);
     if (atomic_load(&wm_state.up) && !wm_life_ended) {
         if (wm_life_sessions > 0)
             wu_log_error("exit with %d MPI session(s) not finalized", wm_life_sessions);
@@ -265,5 +269,5 @@ static void wm_core_exit(void)
         if (st != WU_OK)
             wu_log_error("shutdown at exit failed: %s", wu_status_str(st));
     }
-    pthread_mutex_unlock(&wm_life_lock);
+    wt_mutex_unlock_always(&wm_life_lock);
 }

@@ -199,7 +199,7 @@ static void wm_part_task_quiet(wm_part_t *p)
     if (!p->task_used)
         return;
     while (!atomic_load_explicit(&p->task.done, memory_order_acquire))
-        sched_yield();
+        wt_thread_yield();
 }
 
 int wm_part_start(wm_request_t *r, const char *func)

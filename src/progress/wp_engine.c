@@ -14,7 +14,7 @@
 #include <string.h>
 
 wp_engine_state_t wp_engine_g;
-__thread wp_tls_t wp_tls;
+WT_LOCAL(, wp_tls_t, wp_tls);
 
 /* Written by wp_engine_init/finalize only. */
 static struct {
@@ -189,7 +189,7 @@ wp_queue_t *wp_tls_refresh(wp_tls_t *tls)
  * its own address there, so reading it back is exact. */
 static bool wp_queue_runs_here(wp_queue_t *q)
 {
-    return __atomic_load_n(&q->runner, __ATOMIC_RELAXED) == &wp_tls;
+    return __atomic_load_n(&q->runner, __ATOMIC_RELAXED) == WP_TLS;
 }
 
 /* The engine's last write to a FINISHED task is `done`; it follows the state at once. */
@@ -236,7 +236,7 @@ void wp_ltask_submit_local(wp_ltask_t *t)
         wu_log_error("progress: task %s submitted while the engine is down", t->name ? t->name : "?");
         return;
     }
-    wp_ltask_submit_to(wp_tls_location(&wp_tls), t);
+    wp_ltask_submit_to(wp_tls_location(WP_TLS), t);
 }
 
 void wp_ltask_submit_at(wp_ltask_t *t, int queue)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "progress/wp_queue.h"
 #include "util/wu_compiler.h"
+#include "thread/wt_thread.h"
 #include "util/wu_counters.h"
 
 #define WP_MAX_DEPTH 16            /* machine, package, L3, core, PU: 5 at most today */
@@ -41,7 +42,10 @@ typedef struct wp_tls {
     uint16_t climb[WP_MAX_DEPTH];  /* per depth: polls since this thread last went up from it */
 } wp_tls_t;
 
-extern __thread wp_tls_t wp_tls;
+/* One per thread: WT_LOCAL, so that under a user-level-thread backend each ULT has its own (the
+ * queue's `runner` names a thread by the address of its wp_tls_t). WP_TLS is this thread's. */
+WT_LOCAL_DECLARE(wp_tls_t, wp_tls);
+#define WP_TLS WT_LOCAL_PTR(wp_tls_t, wp_tls)
 
 wp_queue_t *wp_tls_refresh(wp_tls_t *tls);   /* wp_engine.c */
 void wp_engine_kick_slow(void);                /* wp_threads.c */
@@ -92,7 +96,7 @@ static inline int wp_poll(void)
 {
     if (WU_UNLIKELY(!wp_engine_g.explicit_poll))
         return 0;
-    wp_tls_t *tls = &wp_tls;
+    wp_tls_t *tls = WP_TLS;
     return wp_poll_branch(tls, wp_tls_location(tls));
 }
 

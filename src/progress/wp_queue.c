@@ -130,7 +130,7 @@ static int wp_queue_run_single(wp_queue_t *q)
 
 int wp_queue_run_locked(wp_queue_t *q)
 {
-    wp_tls_t *tls = &wp_tls;
+    wp_tls_t *tls = WP_TLS;
     wp_queue_t *held = tls->held;
     int did = 0;
 

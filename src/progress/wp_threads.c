@@ -1,10 +1,10 @@
-/* Idle threads, the timer thread, and the futex they sleep on (contract in wp_threads.h). */
+/* Idle threads, the timer thread, and the word they sleep on (contract in wp_threads.h). The sleeps
+ * are the threading layer's word waits (a futex under pthreads, a Pth condition under pth). */
 #include "progress/wp_threads.h"
 #include "util/wu_log.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -28,7 +28,7 @@ typedef struct wp_idle {
 } wp_idle_t;
 
 /* Written by wp_threads_start/stop (the thread running wp_engine_init/finalize) while no engine
- * thread runs, except `stop`, which the engine threads read and also sleep on (futex word). */
+ * thread runs, except `stop`, which the engine threads read and also sleep on (wt_word_wait). */
 static struct {
     wp_idle_t *idle;
     unsigned nidle;
@@ -40,24 +40,7 @@ static struct {
     uint32_t stop;          /* __atomic */
 } wp_thr;
 
-/* ---- futex and clock ------------------------------------------------------------------------- */
-
-static void wp_futex_wait(uint32_t *word, uint32_t val, uint64_t rel_ns)
-{
-    struct timespec ts = { (time_t)(rel_ns / 1000000000u), (long)(rel_ns % 1000000000u) };
-    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-}
-
-static void wp_futex_wait_until(uint32_t *word, uint32_t val, const struct timespec *abs)
-{
-    /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline */
-    syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, abs, NULL, FUTEX_BITSET_MATCH_ANY);
-}
-
-static void wp_futex_wake_all(uint32_t *word)
-{
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
+/* ---- clock ----------------------------------------------------------------------------------- */
 
 static uint64_t wp_now_ns(void)
 {
@@ -77,14 +60,14 @@ static void wp_pause(unsigned us)
     if (us == 0)
         wt_thread_yield();
     else
-        wp_futex_wait(&wp_thr.stop, 0, (uint64_t)us * 1000u);
+        wt_word_wait(&wp_thr.stop, 0, (uint64_t)us * 1000u);
 }
 
 void wp_engine_kick_slow(void)
 {
     wu_count(WU_COUNT_KICKS, 1);
     __atomic_fetch_add(&wp_engine_g.kick_seq, 1, __ATOMIC_RELEASE);
-    wp_futex_wake_all(&wp_engine_g.kick_seq);
+    wt_word_wake_all(&wp_engine_g.kick_seq);
 }
 
 /* ---- polling from a background thread -------------------------------------------------------- */
@@ -149,7 +132,7 @@ static bool wp_idle_sleep(unsigned node, unsigned us)
     bool woken = true;
     __atomic_fetch_add(&wp_engine_g.sleepers, 1, __ATOMIC_SEQ_CST);
     if (!wp_idle_pending(node) && !wp_stopping()) {
-        wp_futex_wait(&wp_engine_g.kick_seq, seq, (uint64_t)us * 1000u);
+        wt_word_wait(&wp_engine_g.kick_seq, seq, (uint64_t)us * 1000u);
         woken = __atomic_load_n(&wp_engine_g.kick_seq, __ATOMIC_ACQUIRE) != seq;
     }
     __atomic_fetch_sub(&wp_engine_g.sleepers, 1, __ATOMIC_RELAXED);
@@ -162,17 +145,21 @@ static bool wp_idle_sleep(unsigned node, unsigned us)
 static void *wp_idle_main(void *arg)
 {
     wp_idle_t *me = arg;
-    char name[16];
-    snprintf(name, sizeof(name), "weft-idle%u", me->id);
-    pthread_setname_np(pthread_self(), name);
-    if (me->bind && sched_setaffinity(0, sizeof(me->cpus), &me->cpus) != 0)
-        wu_debug("progress: idle thread %u not bound: %s", me->id, strerror(errno));
-    struct sched_param sp = { 0 };
-    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
-        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-    prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
+    if (!WT_BACKEND_ULT) {
+        /* Kernel threads only: with user-level threads these would bind, rename and demote the
+         * OS thread that runs every thread of the process. */
+        char name[16];
+        snprintf(name, sizeof(name), "weft-idle%u", me->id);
+        pthread_setname_np(pthread_self(), name);
+        if (me->bind && sched_setaffinity(0, sizeof(me->cpus), &me->cpus) != 0)
+            wu_debug("progress: idle thread %u not bound: %s", me->id, strerror(errno));
+        struct sched_param sp = { 0 };
+        if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+            (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+        prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
+    }
 
-    wp_tls_t *tls = &wp_tls;
+    wp_tls_t *tls = WP_TLS;
     uint64_t empty_since = 0;
     unsigned sleep_us = WP_IDLE_SLEEP_MIN_US;
     while (!wp_stopping()) {
@@ -206,9 +193,11 @@ static void *wp_idle_main(void *arg)
  * queue runs even if nothing else polls. */
 static void *wp_timer_main(void *arg)
 {
-    pthread_setname_np(pthread_self(), "weft-timer");
-    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -5);   /* if allowed */
-    prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
+    if (!WT_BACKEND_ULT) {   /* kernel threads only, as for the idle threads */
+        pthread_setname_np(pthread_self(), "weft-timer");
+        (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -5);   /* if allowed */
+        prctl(PR_SET_TIMERSLACK, WP_TIMER_SLACK_NS, 0, 0, 0);
+    }
 
     const uint64_t period = (uint64_t)wp_thr.timer_us * 1000u;
     uint64_t next = wp_now_ns();
@@ -217,8 +206,7 @@ static void *wp_timer_main(void *arg)
         uint64_t now = wp_now_ns();
         if (next <= now)
             next = now + period;   /* late (overloaded machine): drop the missed ticks */
-        struct timespec abs = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
-        wp_futex_wait_until(&wp_thr.stop, 0, &abs);
+        wt_word_wait_until(&wp_thr.stop, 0, next);
         if (wp_stopping())
             break;
         int did = 0;
@@ -298,7 +286,7 @@ err_mask:
 void wp_threads_stop(void)
 {
     __atomic_store_n(&wp_thr.stop, 1, __ATOMIC_SEQ_CST);
-    wp_futex_wake_all(&wp_thr.stop);
+    wt_word_wake_all(&wp_thr.stop);
     wp_engine_kick_slow();
     for (unsigned i = 0; i < wp_thr.nidle; i++)
         wt_thread_join(wp_thr.idle[i].thread);

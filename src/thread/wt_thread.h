@@ -1,5 +1,5 @@
-/* The threading layer: one API over the backend chosen at build time (CMake WEFT_THREADS, pthreads
- * by default), after Open MPI's threads framework (../shared/seeds/openmpi-flexible-threading.txt).
+/* The threading layer: one API over the backend chosen at build time (CMake WEFT_THREADS: pthreads
+ * by default, or pth, GNU Pth's M:1 user-level threads), after Open MPI's threads framework (../shared/seeds/openmpi-flexible-threading.txt).
  * Hot-path operations (mutex and spinlock lock/unlock, thread-local data, the wait object's fast
  * path) are static inline in wt_thread_inl.h, calling the backend directly; management calls
  * (create, join, init/destroy, blocking) are ordinary functions in wt_thread_<backend>.c.
@@ -57,7 +57,16 @@ bool wt_thread_equal(wt_thread_t a, wt_thread_t b);
 void wt_thread_yield(void);
 
 /* thread-specific data with a destructor (for pools that must be returned at thread exit);
- * plain per-thread variables use WT_TLS (compiler TLS), inline-fast */
+ * plain per-thread variables use WT_TLS (compiler TLS), inline-fast.
+ *
+ * WT_TLS is per kernel thread. Under a user-level-thread backend (WT_BACKEND_ULT) the threads that
+ * share a kernel thread share a WT_TLS variable: fine for caches and pools that no thread uses
+ * across a wait or a yield (a free list popped and pushed in a few instructions), wrong for anything
+ * that names the thread (a wait object, "this thread runs that queue"). Those use WT_LOCAL, which is
+ * WT_TLS under pthreads and a per-ULT object under a ULT backend:
+ *     WT_LOCAL(static, my_t, my_state);            (WT_LOCAL_DECLARE(my_t, my_state) in a header)
+ *     my_t *me = WT_LOCAL_PTR(my_t, my_state);     this thread's object, zeroed at its first use
+ * A ULT's object is freed at its exit; a kernel thread's is the TLS block. */
 #define WT_TLS __thread
 wu_status_t wt_tls_key_create(wt_tls_key_t *k, void (*destructor)(void *));
 void wt_tls_key_delete(wt_tls_key_t k);
@@ -92,6 +101,16 @@ typedef struct wt_wait {
     _Alignas(64) uint32_t state;   /* WT_WAIT_*; accessed with __atomic builtins only */
     WT_BACKEND_WAIT_FIELDS
 } wt_wait_t;
+
+/* Waiting on a 32-bit word (the futex protocol, process-private): wt_word_wait sleeps while
+ * *word == val, at most rel_ns (0: no limit), wt_word_wait_until until the CLOCK_MONOTONIC deadline
+ * abs_ns; both may return early (a wake-up, a signal, a spurious return): callers re-check.
+ * wt_word_wake_all wakes every thread waiting on word; the waker changes *word first (release).
+ * A futex under pthreads; under Pth a condition per hashed address (a wait there must yield to the
+ * scheduler, not sleep in the kernel). Used by the progression engine's idle and timer threads. */
+void wt_word_wait(uint32_t *word, uint32_t val, uint64_t rel_ns);
+void wt_word_wait_until(uint32_t *word, uint32_t val, uint64_t abs_ns);
+void wt_word_wake_all(uint32_t *word);
 
 void wt_wait_init(wt_wait_t *w);
 void wt_wait_destroy(wt_wait_t *w);

@@ -4,6 +4,7 @@
 #include "util/wu_log.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -15,12 +16,16 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
+/* In the run-time-selected build (wt_thread_runtime.c) this file is compiled with
+ * WT_RENAME=pthreads: its functions get a prefix, and the gate belongs to wt_thread_runtime.c. */
+#ifndef WT_RENAME
 bool wt_thread_multi;
 
 void wt_thread_set_multi(bool on)
 {
     __atomic_store_n(&wt_thread_multi, on, __ATOMIC_RELAXED);
 }
+#endif
 
 static wu_status_t wt_errno_status(int err)
 {
@@ -267,4 +272,24 @@ WU_NOINLINE void wt_wait_wake_slow(wt_wait_t *w)
 {
     if (wt_futex(&w->state, FUTEX_WAKE_PRIVATE, 1, NULL) < 0)
         wu_log_fatal("futex(FUTEX_WAKE_PRIVATE) on wait object %p: %s", (void *)w, strerror(errno));
+}
+
+/* ---- waiting on a word ----------------------------------------------------------------------- */
+
+void wt_word_wait(uint32_t *word, uint32_t val, uint64_t rel_ns)
+{
+    struct timespec ts = { (time_t)(rel_ns / 1000000000u), (long)(rel_ns % 1000000000u) };
+    wt_futex(word, FUTEX_WAIT_PRIVATE, val, rel_ns ? &ts : NULL);
+}
+
+void wt_word_wait_until(uint32_t *word, uint32_t val, uint64_t abs_ns)
+{
+    /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline */
+    struct timespec abs = { (time_t)(abs_ns / 1000000000u), (long)(abs_ns % 1000000000u) };
+    syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+void wt_word_wake_all(uint32_t *word)
+{
+    wt_futex(word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }

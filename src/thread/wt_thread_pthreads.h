@@ -13,6 +13,8 @@
 
 #define WT_BACKEND_NAME "pthreads"
 #define WT_BACKEND_WAIT "futex"
+/* Kernel threads: each thread of the library is an OS thread of its own. */
+#define WT_BACKEND_ULT 0
 
 typedef struct WT_CAPABILITY("mutex") wt_mutex {
     pthread_mutex_t pm;
@@ -42,6 +44,12 @@ typedef pthread_key_t wt_tls_key_t;
 
 /* The futex-based wait object needs nothing beyond its state word. */
 #define WT_BACKEND_WAIT_FIELDS
+
+/* Per-thread objects whose identity matters (WT_LOCAL, wt_thread.h): compiler TLS, one per kernel
+ * thread, as fast as WT_TLS. */
+#define WT_LOCAL(storage, type, name) storage __thread type name
+#define WT_LOCAL_DECLARE(type, name) extern __thread type name
+#define WT_LOCAL_PTR(type, name) (&(name))
 
 void wt_spin_lock_slow(wt_spinlock_t *s);   /* wt_thread_pthreads.c, noinline */
 

@@ -94,4 +94,7 @@
       "mpiexec: kill the job after this many seconds (0: never)")                                  \
     X(PMI,            STR,  "auto",   0, 0, "auto|pmix|pmi2|pmi1", RANK,                           \
       "how a rank talks to its launcher: auto (PMIx if PMIX_NAMESPACE is set, PMI-2 if PMI_FD and " \
-      "PMI_JOBID are, else PMI-1), or pmix, pmi2, pmi1 (without a launcher: a singleton)")
+      "PMI_JOBID are, else PMI-1), or pmix, pmi2, pmi1 (without a launcher: a singleton)")         \
+    X(THREADS,        STR,  "pthreads", 0, 0, "pthreads|pth", RANK,                                \
+      "threading backend of a build configured with WEFT_THREADS=runtime (read at start-up, "      \
+      "before main); other builds have theirs fixed and ignore it")

@@ -29,8 +29,14 @@
 static __attribute__((unused)) int mtt_nthreads = 8;    /* --threads */
 static __attribute__((unused)) double mtt_deadline = 100; /* --deadline, seconds after MPI_Init_thread */
 static __attribute__((unused)) int mtt_provided = -1;
-static __thread int mtt_tid = -1; /* worker number; -1 main thread, -2 watchdog, -3 a thread of the
-                                     program's own (mt_init's initializing thread) */
+/* worker number; -1 main thread, -2 watchdog, -3 a thread of the program's own (mt_init's
+ * initializing thread). Under the Pth build's shim (pth_shim.h) a Pth key: __thread is per OS thread,
+ * shared by every Pth thread. */
+#ifdef MTT_TID
+#define mtt_tid MTT_TID
+#else
+static __thread int mtt_tid = -1;
+#endif
 
 /* ---- failing loudly from any thread ---- */
 

@@ -33,14 +33,14 @@ static void busy(int n)
 /* The queue running the task, by its owner's TLS (white box). */
 static void mask_enter(void)
 {
-    unsigned q = wp_tls.held ? wp_tls.held->index : 255;
+    unsigned q = WP_TLS->held ? WP_TLS->held->index : 255;
     if (atomic_exchange(&in_task[q & 255], 1))
         atomic_fetch_add(&mask_violations, 1);
 }
 
 static void mask_leave(void)
 {
-    unsigned q = wp_tls.held ? wp_tls.held->index : 255;
+    unsigned q = WP_TLS->held ? WP_TLS->held->index : 255;
     atomic_store(&in_task[q & 255], 0);
 }
 

@@ -1,5 +1,7 @@
 /* Thread-specific data: values are per thread, the destructor runs at the exit of each thread that
- * set a non-NULL value, with that value; WT_TLS variables are per thread. */
+ * set a non-NULL value, with that value; WT_LOCAL objects are per thread (zeroed at first use), and
+ * so are WT_TLS variables where threads are kernel threads (under a user-level-thread backend,
+ * WT_BACKEND_ULT, WT_TLS is per OS thread by contract, shared by the threads it runs). */
 #include "thread/wt_thread.h"
 
 #include <signal.h>
@@ -23,6 +25,7 @@ static wt_tls_key_t key;
 static int slots[NTHREADS];        /* destructor calls per thread; atomics */
 static int destructor_calls;
 static WT_TLS int tls_var;
+WT_LOCAL(static, int, local_var);
 
 static void destructor(void *v)
 {
@@ -35,7 +38,11 @@ static const char *check(long i)
 {
     if (wt_tls_get(key) != NULL)
         return "fresh thread: value expected NULL";
-    if (tls_var != 0)
+    int *lv = WT_LOCAL_PTR(int, local_var);
+    if (*lv != 0)
+        return "fresh thread: WT_LOCAL object expected 0";
+    *lv = (int)i + 200;
+    if (!WT_BACKEND_ULT && tls_var != 0)
         return "fresh thread: WT_TLS variable expected 0";
     tls_var = (int)i + 100;
     if (i % 2 == 0) {   /* odd threads leave NULL: no destructor call for them */
@@ -45,8 +52,10 @@ static const char *check(long i)
             return "value read back differs from value set";
     }
     wt_thread_yield();
-    if (tls_var != (int)i + 100)
+    if (!WT_BACKEND_ULT && tls_var != (int)i + 100)
         return "WT_TLS variable changed by another thread";
+    if (*WT_LOCAL_PTR(int, local_var) != (int)i + 200 || WT_LOCAL_PTR(int, local_var) != lv)
+        return "WT_LOCAL object changed by another thread";
     return NULL;
 }
 
@@ -85,7 +94,10 @@ int main(void)
     CHECK(wt_tls_get(key) == &main_slot, "main: value expected %p, got %p", (void *)&main_slot,
           wt_tls_get(key));
     CHECK(main_slot == 0, "main: destructor expected not called, got %d calls", main_slot);
-    CHECK(tls_var == 0, "main: WT_TLS variable expected 0, got %d", tls_var);
+    if (!WT_BACKEND_ULT)
+        CHECK(tls_var == 0, "main: WT_TLS variable expected 0, got %d", tls_var);
+    CHECK(*WT_LOCAL_PTR(int, local_var) == 0, "main: WT_LOCAL object expected 0, got %d",
+          *WT_LOCAL_PTR(int, local_var));
 
     wt_tls_set(key, NULL);
     wt_tls_key_delete(key);
