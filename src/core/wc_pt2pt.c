@@ -668,7 +668,7 @@ static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
     if (!(tl->attr.caps & WX_CAP_COOP) || len < tl->attr.coop_min)
         return;
     wp_engine_kick();
-    if (!wp_tls.held)
+    if (!WP_TLS->held)
         wp_poll();
 }
 
