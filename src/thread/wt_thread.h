@@ -11,8 +11,10 @@
  * *_always variants.
  *
  * Concurrency contract: every function may be called by any thread; wt_thread_set_multi is called
- * once, by MPI_Init_thread, before any other thread calls into the library (a lock taken while the
- * gate was off must not be released after it turned on, and vice versa).
+ * by MPI_Init_thread, before any other thread calls into the library, and again (to turn the gate
+ * on) by the start of the engine's timer thread for a window across nodes (wp_engine_start_timer),
+ * from the only thread in the library then, holding none of its locks: a lock taken while the gate
+ * was off must not be released after it turned on, and vice versa.
  *
  * docs/threads.md describes the gate, the wait object's state machine and how to add a backend.
  */
