@@ -314,6 +314,24 @@ static void wm_op_apply_packed(const wm_op_plan_t *p, const void *in, void *inou
     }
 }
 
+/* The plan of predefined op k (not NO_OP) on elements of basic type bt (ty its class, bdt its
+ * datatype), as stored packed. */
+static wm_op_plan_t wm_op_plan_of(int k, const wm_op_type_t *ty, const wm_datatype_t *bdt)
+{
+    wm_op_plan_t p = { .k = k, .esize = bdt->layout.size, .align = wm_kind_align[ty->kind] };
+    if (ty->cls & WM_C_PAIR) {
+        /* the packed form of a pair either keeps the C struct's padding or drops it */
+        p.ioff = bdt->layout.size == (uint64_t)bdt->extent ? wm_kind_pair_ioff[ty->kind]
+                                                            : wm_kind_pair_vsize[ty->kind];
+        if (k < WM_OPK_REPLACE)
+            p.pair_fn = wm_op_pair_kernels[ty->kind - WM_K_FIRST_PAIR][k - WM_OPK_MINLOC];
+    } else if (k < WM_OPK_REPLACE) {
+        p.fn = wm_op_kernels[ty->kind][k];
+        p.esize = wm_kind_size[ty->kind];
+    }
+    return p;
+}
+
 void wm_op_apply(const wm_op_t *op, const void *in, void *inout, MPI_Count count,
                  const wm_datatype_t *dt, MPI_Datatype type)
 {
@@ -346,17 +364,7 @@ void wm_op_apply(const wm_op_t *op, const void *in, void *inout, MPI_Count count
     if (!ty)
         wc_abort(MPI_ERR_OP, "wm_op_apply: datatype without a single basic type");
     const wm_datatype_t *bdt = wm_type_get(bt);
-    wm_op_plan_t p = { .k = k, .esize = bdt->layout.size, .align = wm_kind_align[ty->kind] };
-    if (ty->cls & WM_C_PAIR) {
-        /* the packed form of a pair either keeps the C struct's padding or drops it */
-        p.ioff = bdt->layout.size == (uint64_t)bdt->extent ? wm_kind_pair_ioff[ty->kind]
-                                                            : wm_kind_pair_vsize[ty->kind];
-        if (k < WM_OPK_REPLACE)
-            p.pair_fn = wm_op_pair_kernels[ty->kind - WM_K_FIRST_PAIR][k - WM_OPK_MINLOC];
-    } else if (k < WM_OPK_REPLACE) {
-        p.fn = wm_op_kernels[ty->kind][k];
-        p.esize = wm_kind_size[ty->kind];
-    }
+    wm_op_plan_t p = wm_op_plan_of(k, ty, bdt);
     const wc_dtype_t *l = &dt->layout;
     if (p.pair_fn && dt == bdt) {
         /* the pair type itself: C structs, padding included, in the user's buffer */
@@ -450,16 +458,7 @@ bool wm_op_reduce_stream(uint64_t oph, uint64_t basic, const void *in, void *ino
     int k = op->builtin;
     if (k == WM_OPK_NO_OP)
         return true;
-    wm_op_plan_t p = { .k = k, .esize = bdt->layout.size, .align = wm_kind_align[ty->kind] };
-    if (ty->cls & WM_C_PAIR) {
-        p.ioff = bdt->layout.size == (uint64_t)bdt->extent ? wm_kind_pair_ioff[ty->kind]
-                                                            : wm_kind_pair_vsize[ty->kind];
-        if (k < WM_OPK_REPLACE)
-            p.pair_fn = wm_op_pair_kernels[ty->kind - WM_K_FIRST_PAIR][k - WM_OPK_MINLOC];
-    } else if (k < WM_OPK_REPLACE) {
-        p.fn = wm_op_kernels[ty->kind][k];
-        p.esize = wm_kind_size[ty->kind];
-    }
+    wm_op_plan_t p = wm_op_plan_of(k, ty, bdt);
     /* the stream is packed elements of one basic type, both buffers malloc'd (aligned) */
     wm_op_plan_run(&p, in, inout, (size_t)(bytes / p.esize));
     return true;

@@ -116,6 +116,12 @@ NodeName=$NODE NodeHostname=$(hostname) NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
 PartitionName=weft Nodes=$NODE Default=YES MaxTime=5 State=UP OverSubscribe=YES
 EOF
 : >"$D/plugstack.conf"
+# The PMIx plugin's per-step client directories in the test's own directory (mpi.conf sits next to
+# slurm.conf), not in /tmp: job ids restart at 1 with every new slurmctld, so a directory a killed
+# step left in /tmp (/tmp/spmix_appdir_<uid>_<job>.<step>) would make the same step of a later run
+# fail to launch ("File exists").
+mkdir -p "$D/pmix"
+echo "PMIxCliTmpDirBase=$D/pmix" >"$D/mpi.conf"
 export SLURM_CONF=$D/slurm.conf
 
 timeout 30 slurmctld -f "$SLURM_CONF" || cant_start "slurmctld failed"

@@ -312,3 +312,42 @@ net_test_setup() {
     python3 -c 'import os, socket, sys; sys.exit(not (hasattr(socket, "send_fds") and hasattr(os, "pidfd_open")))' \
         2>/dev/null || skip "rsh and rshd.py need python3 3.9 or later"
 }
+
+# hrun HOST SECS CMD...: lib.sh's run, inside HOST, under a SECS guard, with T_STDIN (default
+# /dev/null) as its input. In the background, so that SIGTERM reaches the trap at once instead of
+# after the command. Sets T_CMD, T_RC, T_SECS, T_OUT, T_ERR.
+hrun() {
+    local h=$1 secs=$2 t0 t1
+    shift 2
+    T_CMD="[$h] $*"
+    t0=$(date +%s%N)
+    net_exec "$h" timeout -s KILL "$secs" "$@" <"${T_STDIN:-/dev/null}" >"$T_DIR/out" 2>"$T_DIR/err" {NET_LIFE_FD}>&- &
+    wait $!
+    T_RC=$?
+    t1=$(date +%s%N)
+    T_SECS=$(( (t1 - t0) / 1000000000 ))
+    T_OUT=$(cat "$T_DIR/out")
+    T_ERR=$(cat "$T_DIR/err")
+}
+
+# leftovers: every process on every host but its holder (PID 1), and every /dev/shm file.
+leftovers() {
+    local i
+    for i in $(seq "$NET_N"); do
+        net_exec "h$i" sh -c 'ps -e -o pid=,ppid=,args= | awk -v me=$$ "\$1 != 1 && \$1 != me && \$2 != me { print }"
+            ls -A /dev/shm | sed "s|^|/dev/shm/|"' </dev/null {NET_LIFE_FD}>&- | sed "s/^/weft-h$i: /"
+    done
+}
+
+# expect_clean WHAT: within 5 s, nothing is left on any host (lib.sh's show_run on failure).
+expect_clean() {
+    local i left
+    for i in $(seq 50); do
+        left=$(leftovers)
+        [ -z "$left" ] && return 0
+        sleep 0.1
+    done
+    printf 'FAIL (%s): %s: left on the hosts:\n%s\n' "$T_NAME" "$1" "$left" >&2
+    show_run
+    exit 1
+}

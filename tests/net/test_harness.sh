@@ -18,22 +18,6 @@ mpicc.mpich -O1 -o "$T_DIR/hostinfo" "$NET_SRC/hostinfo.c" 2>"$T_DIR/cc.err" ||
     fail "mpicc.mpich hostinfo.c: $(cat "$T_DIR/cc.err")"
 net_up 3 || fail "net_up 3 failed (see above)"
 
-# hrun HOST SECS CMD...: lib.sh's run, inside HOST, under a SECS guard. In the background, so
-# that SIGTERM reaches the trap at once instead of after the command.
-hrun() {
-    local h=$1 secs=$2 t0 t1
-    shift 2
-    T_CMD="[$h] $*"
-    t0=$(date +%s%N)
-    net_exec "$h" timeout -s KILL "$secs" "$@" </dev/null >"$T_DIR/out" 2>"$T_DIR/err" {NET_LIFE_FD}>&- &
-    wait $!
-    T_RC=$?
-    t1=$(date +%s%N)
-    T_SECS=$(( (t1 - t0) / 1000000000 ))
-    T_OUT=$(cat "$T_DIR/out")
-    T_ERR=$(cat "$T_DIR/err")
-}
-
 # --- Each host on its own: host name, PID 1, namespaces, /dev/shm, System V IPC, routes, names.
 declare -A ns_owner=()
 for n in net uts ipc mnt pid; do ns_owner[$(readlink /proc/$$/ns/$n)]="the machine"; done

@@ -25,44 +25,6 @@ export WEFT_WAIT_YIELD=1   # two hosts on this machine's cores (docs/multinode-t
 OFI=0
 "$(dirname "$MX")/weft-info" 2>/dev/null | grep -Eq '^ *ofi: +yes' && OFI=1
 
-# hrun HOST SECS CMD...: lib.sh's run, inside HOST, under a SECS guard. In the background, so that
-# SIGTERM reaches the trap at once instead of after the command.
-hrun() {
-    local h=$1 secs=$2 t0 t1
-    shift 2
-    T_CMD="[$h] $*"
-    t0=$(date +%s%N)
-    net_exec "$h" timeout -s KILL "$secs" "$@" </dev/null >"$T_DIR/out" 2>"$T_DIR/err" {NET_LIFE_FD}>&- &
-    wait $!
-    T_RC=$?
-    t1=$(date +%s%N)
-    T_SECS=$(( (t1 - t0) / 1000000000 ))
-    T_OUT=$(cat "$T_DIR/out")
-    T_ERR=$(cat "$T_DIR/err")
-}
-
-# leftovers: every process on every host but its holder (PID 1), and every /dev/shm file.
-leftovers() {
-    local i
-    for i in $(seq "$NET_N"); do
-        net_exec "h$i" sh -c 'ps -e -o pid=,ppid=,args= | awk -v me=$$ "\$1 != 1 && \$1 != me && \$2 != me { print }"
-            ls -A /dev/shm | sed "s|^|/dev/shm/|"' </dev/null {NET_LIFE_FD}>&- | sed "s/^/weft-h$i: /"
-    done
-}
-
-# expect_clean WHAT: within 5 s, nothing is left on any host.
-expect_clean() {
-    local i left
-    for i in $(seq 50); do
-        left=$(leftovers)
-        [ -z "$left" ] && return 0
-        sleep 0.1
-    done
-    printf 'FAIL (%s): %s: left on the hosts:\n%s\n' "$T_NAME" "$1" "$left" >&2
-    show_run
-    exit 1
-}
-
 # spawn_case WHAT NEEDS_OFI ENV... -- MPIEXEC_ARGS...: one parent job in weft-h1; status 0.
 spawn_case() {
     local what=$1 need=$2 envs=()
