@@ -657,10 +657,11 @@ int wc_coop_poll(bool *pending_p)
     return wc_pt2pt_coop_progress(wc_ep_default(), pending_p);
 }
 
-/* A receive that a cooperative rendezvous may fill was posted unmatched: its offer may already be
- * in the ring (look once, unless this thread is running the engine's tasks: a schedule's step
- * posted from inside a task), and if it comes later the application may be computing by then,
- * when only the engine's threads match it (wake them). */
+/* A receive that a cooperative rendezvous may fill was posted unmatched: if its offer comes while
+ * the application computes, only the engine's threads match it, so wake them. (No poll here: a
+ * receive may be posted while its caller is setting up a collective's schedule whose task is
+ * already in the engine's queues, and running that task from inside its own set-up lost the
+ * schedule: finalize_pending.coll under ASan.) */
 #define WC_COOP_EARLY_MIN 65536
 static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
 {
@@ -668,8 +669,6 @@ static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
     if (!(tl->attr.caps & WX_CAP_COOP) || len < tl->attr.coop_min)
         return;
     wp_engine_kick();
-    if (!WP_TLS->held)
-        wp_poll();
 }
 
 /* The sender's RTS offers a slot: COOP flag, its token in addr. Returns true if it does. */
