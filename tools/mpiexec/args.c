@@ -35,6 +35,10 @@ static const char mx_usage[] =
     "                        core  one CPU per rank: rank i gets CPU i%C, even when oversubscribed\n"
     "                        none  no binding\n"
     "  --report-bindings   print on stderr which CPUs each rank is bound to\n"
+    "  --ranks-per-process K   run K consecutive ranks of a section as threads of one process,\n"
+    "                      each with private globals (docs/ranks-as-threads.md); K from 1 to 15;\n"
+    "                      the program must be linked by `mpicc -ranks-as-threads`; ranks so\n"
+    "                      grouped are not bound; one host only (also -rpp)\n"
     "Several hosts (global options; binding then applies per host, to the ranks of that host):\n"
     "  -hosts H1,H2,...    run on these hosts; H:N gives host H N slots (default 1)\n"
     "  -f FILE             the hosts, one per line as HOST or HOST:SLOTS (# starts a comment);\n"
@@ -330,6 +334,12 @@ static bool mx_args_parse_sections(int argc, char **argv, mx_opts_t *opts)
                 if (!mx_hosts_file(opts, a, next))
                     goto free_sec;
                 i++;
+            } else if (first && (!strcmp(a, "--ranks-per-process") || !strcmp(a, "-ranks-per-process") ||
+                                 !strcmp(a, "-rpp"))) {
+                if (!mx_parse_long(a, next, 1, MX_RPP_MAX, &v))
+                    goto free_sec;
+                opts->rpp = (int)v;
+                i++;
             } else if (first && (!strcmp(a, "-ppn") || !strcmp(a, "--ppn") || !strcmp(a, "-perhost"))) {
                 if (!mx_parse_long(a, next, 1, MX_NPROCS_MAX, &v))
                     goto free_sec;
@@ -435,6 +445,11 @@ free_sec:
     if (!opts->multi && (opts->ppn || opts->launcher_given || opts->launcher_exec || opts->iface ||
                          opts->skip)) {
         fprintf(stderr, "mpiexec: -ppn, -launcher, -launcher-exec and -iface need -hosts or -f\n");
+        return false;
+    }
+    if (opts->multi && opts->rpp > 1) {
+        fprintf(stderr, "mpiexec: --ranks-per-process runs on one host only; it cannot be combined "
+                        "with -hosts, -f or a Slurm allocation yet\n");
         return false;
     }
     if (!bind_given) {

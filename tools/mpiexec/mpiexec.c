@@ -297,10 +297,35 @@ static void mx_setenv_int(const char *name, int v)
     setenv(name, buf, 1);
 }
 
-/* In the child, between fork and exec. mpiexec is single-threaded, so setenv is safe here. */
+/* The pipes and the PMI socketpair of one rank, both ends, before the fork. */
+typedef struct {
+    int sv[2], out[2], err[2], in[2];
+} mx_rank_fds_t;
+
+/* weft-rankhost, next to this mpiexec (--ranks-per-process). */
+static const char *mx_rankhost_path(void)
+{
+    static char path[4096];
+    if (path[0])
+        return path;
+    char self[4000];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return "weft-rankhost";
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(path, sizeof(path), "%s/weft-rankhost", self);
+    return path;
+}
+
+/* In the child, between fork and exec. mpiexec is single-threaded, so setenv is safe here.
+ * r[0..n-1] are the ranks of the process: one, or with --ranks-per-process several run as threads
+ * by weft-rankhost, each with its own PMI socket and output pipes (WEFT_RAT_<i>). */
 static void __attribute__((noreturn))
-mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, const mx_binding_t *b, int in_fd, int out_fd,
-         int err_fd, int pmi_fd)
+mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int n, const mx_binding_t *b, int in_fd,
+         const mx_rank_fds_t *fds)
 {
     sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -309,76 +334,142 @@ mx_child(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, const mx_binding_t *b, 
     if (getppid() != s->self)   /* mpiexec died before the line above */
         _exit(1);
 
-    if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
-        dup2(err_fd, STDERR_FILENO) < 0 || fcntl(pmi_fd, F_SETFD, 0) < 0)
+    if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(fds[0].out[1], STDOUT_FILENO) < 0 ||
+        dup2(fds[0].err[1], STDERR_FILENO) < 0)
         _exit(MX_EXIT_NOTFOUND);
+    for (int i = 0; i < n; i++)
+        if (fcntl(fds[i].sv[1], F_SETFD, 0) < 0 ||
+            (s->job.opts->rpp > 1 &&
+             (fcntl(fds[i].out[1], F_SETFD, 0) < 0 || fcntl(fds[i].err[1], F_SETFD, 0) < 0)))
+            _exit(MX_EXIT_NOTFOUND);
 
     mx_opts_t *o = s->job.opts;
     for (int i = 0; i < o->genv.nvars; i++)
         putenv(o->genv.vars[i]);
     for (int i = 0; i < sec->env.nvars; i++)
         putenv(sec->env.vars[i]);
-    mx_setenv_int("PMI_FD", pmi_fd);
-    mx_setenv_int("PMI_RANK", r->rank);
+    mx_setenv_int("PMI_FD", fds[0].sv[1]);
+    mx_setenv_int("PMI_RANK", r[0].rank);
     mx_setenv_int("PMI_SIZE", s->job.size);
-    mx_setenv_int("MPI_LOCALRANKID", r->local);
+    mx_setenv_int("MPI_LOCALRANKID", r[0].local);
     mx_setenv_int("MPI_LOCALNRANKS", s->job.nlocal);
     unsetenv("PMI_PORT");
     unsetenv("PMI_ID");
-    mx_bind_apply(b, r->rank);
+    if (o->rpp > 1) {
+        mx_setenv_int("WEFT_RAT_RANKS", n);
+        for (int i = 0; i < n; i++) {
+            char name[32], val[96];
+            snprintf(name, sizeof(name), "WEFT_RAT_%d", i);
+            snprintf(val, sizeof(val), "%d,%d,%d,%d,%d", fds[i].sv[1], r[i].rank, r[i].local,
+                     fds[i].out[1], fds[i].err[1]);
+            setenv(name, val, 1);
+        }
+        /* Each rank's namespace loads its own libc and Weft, whose thread-local data is static:
+         * glibc's default surplus holds about 11 such namespaces, not 15. */
+        const char *t = getenv("GLIBC_TUNABLES");
+        char tun[1024];
+        snprintf(tun, sizeof(tun), "%s%sglibc.rtld.optional_static_tls=1048576", t ? t : "",
+                 t && *t ? ":" : "");
+        setenv("GLIBC_TUNABLES", tun, 1);
+    }
+    mx_bind_apply(b, r[0].rank);
     if (sec->wdir && chdir(sec->wdir) != 0) {
-        fprintf(stderr, "mpiexec: rank %d cannot enter -wdir '%s': %s\n", r->rank, sec->wdir,
+        fprintf(stderr, "mpiexec: rank %d cannot enter -wdir '%s': %s\n", r[0].rank, sec->wdir,
                 strerror(errno));
         _exit(MX_EXIT_NOTFOUND);
     }
 
+    if (o->rpp > 1) {
+        int argc = 0;
+        while (sec->argv[argc])
+            argc++;
+        char **argv = calloc((size_t)argc + 2, sizeof(*argv));
+        if (!argv)
+            _exit(MX_EXIT_NOTFOUND);
+        argv[0] = (char *)mx_rankhost_path();
+        memcpy(argv + 1, sec->argv, (size_t)argc * sizeof(*argv));
+        execv(argv[0], argv);
+        fprintf(stderr, "mpiexec: ranks %d-%d cannot run '%s': %s\n", r[0].rank, r[n - 1].rank, argv[0],
+                strerror(errno));
+        _exit(MX_EXIT_NOTFOUND);
+    }
     execvp(sec->argv[0], sec->argv);
     fprintf(stderr, "mpiexec: rank %d cannot run '%s': %s\n", r->rank, sec->argv[0], strerror(errno));
     _exit(MX_EXIT_NOTFOUND);
 }
 
-static bool mx_spawn(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int devnull)
+static void mx_fds_close(mx_rank_fds_t *f)
 {
-    int sv[2], out[2], err[2], in[2] = { -1, -1 };
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
-        pipe2(err, O_CLOEXEC) < 0 || (r->rank == 0 && pipe2(in, O_CLOEXEC) < 0)) {
-        fprintf(stderr, "mpiexec: cannot create the pipes of rank %d: %s\n", r->rank, strerror(errno));
-        return false;
+    int *all[] = { &f->sv[0], &f->sv[1], &f->out[0], &f->out[1], &f->err[0], &f->err[1], &f->in[0], &f->in[1] };
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (*all[i] >= 0) {
+            close(*all[i]);
+            *all[i] = -1;
+        }
+}
+
+/* Starts the process of ranks r[0..n-1] (n > 1 only with --ranks-per-process). */
+static bool mx_spawn(mx_state_t *s, mx_section_t *sec, mx_rank_t *r, int n, int devnull)
+{
+    mx_rank_fds_t fds[MX_RPP_MAX];
+    for (int i = 0; i < n; i++) {
+        mx_rank_fds_t *f = &fds[i];
+        *f = (mx_rank_fds_t){ { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, f->sv) < 0 || pipe2(f->out, O_CLOEXEC) < 0 ||
+            pipe2(f->err, O_CLOEXEC) < 0 || (r[i].rank == 0 && pipe2(f->in, O_CLOEXEC) < 0)) {
+            fprintf(stderr, "mpiexec: cannot create the pipes of rank %d: %s\n", r[i].rank, strerror(errno));
+            for (int j = 0; j <= i; j++)
+                mx_fds_close(&fds[j]);
+            return false;
+        }
     }
+    int in_fd = devnull;
+    for (int i = 0; i < n; i++)
+        if (r[i].rank == 0)
+            in_fd = fds[i].in[0];
     mx_binding_t b;
-    mx_bind_prepare(s, r->rank, r->local, &b);
+    if (n > 1)   /* several ranks' shares would have to be merged: not bound (mpiexec --help) */
+        b = (mx_binding_t){ 0 };
+    else
+        mx_bind_prepare(s, r->rank, r->local, &b);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "mpiexec: cannot start rank %d: %s\n", r->rank, strerror(errno));
         mx_bind_free(&b);
+        for (int i = 0; i < n; i++)
+            mx_fds_close(&fds[i]);
         return false;
     }
     if (pid == 0)
-        mx_child(s, sec, r, &b, r->rank == 0 ? in[0] : devnull, out[1], err[1], sv[1]);
+        mx_child(s, sec, r, n, &b, in_fd, fds);
     mx_bind_free(&b);
 
     if (s->pgid == 0)
         s->pgid = pid;
     (void)setpgid(pid, s->pgid);   /* also done by the child; whichever runs first wins */
-    r->pid = pid;
     mx_janitor_watch(pid);
-    s->alive++;
-    close(sv[1]);
-    close(out[1]);
-    close(err[1]);
-    r->pmi_fd = sv[0];
-    fcntl(sv[0], F_SETFL, O_NONBLOCK);
-    fcntl(out[0], F_SETFL, O_NONBLOCK);
-    fcntl(err[0], F_SETFL, O_NONBLOCK);
-    mx_stream_init(&r->out, out[0], STDOUT_FILENO, r->rank);
-    mx_stream_init(&r->err, err[0], STDERR_FILENO, r->rank);
-    if (r->rank == 0) {
-        close(in[0]);
-        fcntl(in[1], F_SETFL, O_NONBLOCK);
-        s->in.to_fd = in[1];
+    for (int i = 0; i < n; i++) {
+        mx_rank_t *ri = &r[i];
+        mx_rank_fds_t *f = &fds[i];
+        ri->pid = pid;
+        s->alive++;
+        close(f->sv[1]);
+        close(f->out[1]);
+        close(f->err[1]);
+        ri->pmi_fd = f->sv[0];
+        fcntl(f->sv[0], F_SETFL, O_NONBLOCK);
+        fcntl(f->out[0], F_SETFL, O_NONBLOCK);
+        fcntl(f->err[0], F_SETFL, O_NONBLOCK);
+        mx_stream_init(&ri->out, f->out[0], STDOUT_FILENO, ri->rank);
+        mx_stream_init(&ri->err, f->err[0], STDERR_FILENO, ri->rank);
+        if (ri->rank == 0) {
+            close(f->in[0]);
+            fcntl(f->in[1], F_SETFL, O_NONBLOCK);
+            s->in.to_fd = f->in[1];
+        }
+        if (s->mode == MX_MODE_PROXY)
+            mx_proxy_started(s, ri);
     }
-    if (s->mode == MX_MODE_PROXY)
-        mx_proxy_started(s, r);
     return true;
 }
 
@@ -474,8 +565,9 @@ static void mx_reap(mx_state_t *s)
             (void)mx_front_reaped(s, pid, status);
             continue;
         }
-        mx_rank_t *r = mx_rank_of_pid(s, pid);
-        if (r)
+        /* Every rank of the process (several with --ranks-per-process). */
+        mx_rank_t *r;
+        while ((r = mx_rank_of_pid(s, pid)))
             mx_rank_ended(s, r, status);
     }
 }
@@ -737,9 +829,13 @@ int mx_run(mx_state_t *s)
         s->alive = s->job.nranks;   /* until their proxies report them ended */
         spawned = mx_front_launch(s);
     } else {
-        for (int i = 0; i < s->job.nranks && spawned; i++) {
+        for (int i = 0; i < s->job.nranks && spawned;) {
             mx_rank_t *r = &s->job.ranks[i];
-            spawned = mx_spawn(s, &o->sections[r->appnum], r, devnull);
+            int n = 1;   /* --ranks-per-process: consecutive ranks of one section */
+            while (n < o->rpp && i + n < s->job.nranks && s->job.ranks[i + n].appnum == r->appnum)
+                n++;
+            spawned = mx_spawn(s, &o->sections[r->appnum], r, n, devnull);
+            i += n;
         }
     }
     close(devnull);

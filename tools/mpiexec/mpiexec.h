@@ -69,6 +69,7 @@ typedef enum {
 } mx_launcher_t;
 
 #define MX_NPROCS_MAX 4096    /* the most ranks of a job, and slots of a host */
+#define MX_RPP_MAX 15         /* --ranks-per-process: glibc has 16 link-map namespaces, one is the base */
 
 typedef struct mx_hostspec {
     char *name;
@@ -84,6 +85,7 @@ typedef struct {
     long timeout_s;       /* 0: none */
     mx_bind_t bind;
     bool report_bindings; /* one line per rank on stderr: where it is bound */
+    int rpp;              /* --ranks-per-process; 0: one rank per process */
     /* several hosts */
     mx_hostspec_t *hosts; /* -hosts, -f; NULL: this host only (local mode) */
     int nhosts;
