@@ -61,19 +61,21 @@ enum {
     K_QUEUE_SRC,  /* a shared-queue record naming no other rank */
     K_OWNER,      /* a ring claimed with a bad owner */
     K_COOP_SLOT,  /* RTS offering a cooperative slot that is no slot of the sender */
+    K_RMA,        /* RMA or RMA_REP from a same-node peer: the receiver has no window and waits
+                     for no answer, so every one is refused (length, window or token) */
     K_NKINDS
 };
 
 static const char *const kind_name[K_NKINDS] = {
     "valid", "random", "type", "eager-len", "rts-len", "token", "frag-oob", "ctx-req", "dyn",
-    "record-len", "queue-src", "owner", "coop-slot",
+    "record-len", "queue-src", "owner", "coop-slot", "rma",
 };
 
 /* What the receiver's stderr must contain when the kind is refused. */
 static const char *const kind_expect[K_NKINDS] = {
     NULL, NULL, "no packet type", "EAGER message length", "RTS payload of", "names no",
     "lies outside its message", "CTX_REQ for", "DYN", "claims a payload of", "names sender rank",
-    "names owner", "no slot of that rank",
+    "names owner", "no slot of that rank", "RMA ",
 };
 
 typedef struct {
@@ -332,6 +334,11 @@ static int inject(const fz_case_t *c)
         wx_rkey_t key = { rnd(), 0 };
         return send_pkt(&h, &key, sizeof(key));
     }
+    case K_RMA:
+        h.type = rnd_below(2) ? WC_PKT_RMA : WC_PKT_RMA_REP;
+        if (rnd_below(2))
+            h.len = plen;
+        return send_pkt(&h, payload, plen);
     case K_CTX_REQ:
         h.type = WC_PKT_CTX_REQ;
         return send_pkt(&h, payload, 0);
