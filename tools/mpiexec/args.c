@@ -38,7 +38,8 @@ static const char mx_usage[] =
     "  --ranks-per-process K   run K consecutive ranks of a section as threads of one process,\n"
     "                      each with private globals (docs/ranks-as-threads.md); K from 1 to 15;\n"
     "                      the program must be linked by `mpicc -ranks-as-threads`; ranks so\n"
-    "                      grouped are not bound; one host only (also -rpp)\n"
+    "                      grouped are not bound; on several hosts, the ranks of each host are\n"
+    "                      grouped in their order on that host (also -rpp)\n"
     "Several hosts (global options; binding then applies per host, to the ranks of that host):\n"
     "  -hosts H1,H2,...    run on these hosts; H:N gives host H N slots (default 1)\n"
     "  -f FILE             the hosts, one per line as HOST or HOST:SLOTS (# starts a comment);\n"
@@ -445,11 +446,6 @@ free_sec:
     if (!opts->multi && (opts->ppn || opts->launcher_given || opts->launcher_exec || opts->iface ||
                          opts->skip)) {
         fprintf(stderr, "mpiexec: -ppn, -launcher, -launcher-exec and -iface need -hosts or -f\n");
-        return false;
-    }
-    if (opts->multi && opts->rpp > 1) {
-        fprintf(stderr, "mpiexec: --ranks-per-process runs on one host only; it cannot be combined "
-                        "with -hosts, -f or a Slurm allocation yet\n");
         return false;
     }
     if (!bind_given) {

@@ -412,7 +412,8 @@ static bool mx_env_listed(const char *list, const char *var)
     return false;
 }
 
-/* The spec, strings in this order: kvsname, size, nlocal, cwd, bind, report_bindings; the count
+/* The spec, strings in this order: kvsname, size, nlocal, cwd, bind, report_bindings,
+ * ranks_per_process; the count
  * and the NAME=VALUE of the passed environment, then of -genv; the count of sections, then for
  * each the count and words of argv, the count and NAME=VALUE of -env, -wdir (empty: none); then
  * rank, local index and section of each rank of the host. proxy.c reads it. */
@@ -430,6 +431,7 @@ static void mx_front_send_spec(mx_state_t *s, int h)
     mx_strs_add(&b, cwd);
     mx_strs_int(&b, o->bind);
     mx_strs_int(&b, o->report_bindings);
+    mx_strs_int(&b, o->rpp);
     int nenv = 0;
     for (char **e = environ; *e; e++)
         nenv += !mx_env_private(*e) && (o->envmode == MX_ENV_ALL ||

@@ -300,6 +300,7 @@ static bool mx_proxy_job(mx_state_t *s, mx_opts_t *o, char *spec, size_t len)
     const char *cwd = mx_spec_str(&p);
     o->bind = (mx_bind_t)mx_spec_int(&p, MX_BIND_AUTO, MX_BIND_NONE);
     o->report_bindings = mx_spec_int(&p, 0, 1);
+    o->rpp = (int)mx_spec_int(&p, 0, MX_RPP_MAX);
     mx_env_t pass = { 0 };
     mx_spec_env(&p, &pass);
     for (int i = 0; i < pass.nvars && !p.bad; i++)   /* over the launcher's environment */

@@ -3,6 +3,7 @@
 #include "rat_shim.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,33 @@
 /* Written once by weft_rat_enter before the program is loaded, read-only afterwards. */
 static weft_rat_base_t rat_base;
 
+/* A thread made by the base libc has none of this namespace's libc per-thread state that libc
+ * sets up in its own new threads: the locale's ctype tables above all (strcasestr, toupper and
+ * the like crash on NULL tables; libnuma's constructor, run by the ofi transport's thread that
+ * loads libfabric, was the first to). The thread's first step sets them. */
+typedef struct rat_start {
+    void *(*fn)(void *);
+    void *arg;
+} rat_start_t;
+
+static void *rat_thread_start(void *p)
+{
+    rat_start_t s = *(rat_start_t *)p;
+    free(p);
+    uselocale(LC_GLOBAL_LOCALE);
+    return s.fn(s.arg);
+}
+
 int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-    return rat_base.create(t, attr, fn, arg);
+    rat_start_t *s = malloc(sizeof(*s));
+    if (!s)
+        return EAGAIN;
+    *s = (rat_start_t){ fn, arg };
+    int rc = rat_base.create(t, attr, rat_thread_start, s);
+    if (rc != 0)
+        free(s);
+    return rc;
 }
 
 int pthread_join(pthread_t t, void **ret)
