@@ -18,7 +18,7 @@
  * Receiving: progress asks epoll (level-triggered, timeout 0: one system call whatever the number
  * of connections) which sockets are readable, accepts new connections, and reads each readable one
  * into its buffer (grown to the frame being read), delivering every whole frame through the
- * callback (which copies what it keeps).
+ * callback (which copies what it keeps). The doorbell: a sleeper blocks in epoll on the same set.
  *
  * Concurrency contract (wx_transport.h's): each destination (wx_tcp_tx_t) is guarded by its mutex:
  * its sender (one at a time, the core's peer lock) takes it, progress flushes a backlog under a
@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -91,6 +92,8 @@ typedef struct wx_tcp {
     wx_recv_fn_t  cb;
     void         *cb_arg;
     int           lfd, epfd;
+    int           bellfd;               /* eventfd in epoll: db_ring's, drained by db_arm */
+    _Atomic uint32_t rings;             /* db_ring's count: db_arm's sequence */
     struct sockaddr_in *addr;           /* [size]: written at create */
     wx_tcp_tx_t  *tx;                   /* [size] */
     _Atomic int   nbacklog;             /* destinations with queued bytes (changed under their mu) */
@@ -100,6 +103,9 @@ typedef struct wx_tcp {
     int           nrx, rx_cap;
     _Atomic uint64_t dropped;
 } wx_tcp_t;
+
+/* epoll's data of the doorbell's eventfd (the listening socket's is NULL, a connection's its rx) */
+static char wx_tcp_bell;
 
 static wx_tcp_t *wx_tcp_instance;      /* for wx_tcp_dropped; set at create, cleared at finalize */
 
@@ -455,6 +461,8 @@ static int wx_tcp_poll(wx_tcp_t *s, bool deliver)
     int did = 0;
     for (int i = 0; i < n; i++) {
         wx_tcp_rx_t *r = ev[i].data.ptr;
+        if ((void *)r == &wx_tcp_bell)
+            continue;   /* the sleeper's: it drains it when it arms */
         if (!r)
             wx_tcp_accept(s);
         else if (!wx_tcp_rx_poll(s, r, deliver, &did))
@@ -486,6 +494,47 @@ static int wx_tcp_progress(wx_tl_t *tl)
     return did;
 }
 
+/* ---- the doorbell ------------------------------------------------------------------------------ */
+
+/* A sleeper blocks in epoll_pwait2 on the same epoll set as progress: any readable connection, a
+ * new connection or a ring (the eventfd) wakes it. It consumes nothing but the eventfd (level-
+ * triggered: progress, in this or another thread, reads the data). A ring between db_arm and
+ * db_sleep is seen by the sequence; the eventfd is drained only by db_arm, so a ring after it
+ * leaves the eventfd readable until the sleep. */
+static uint32_t wx_tcp_db_arm(wx_tl_t *tl)
+{
+    wx_tcp_t *s = tl->priv;
+    uint64_t v;
+    while (read(s->bellfd, &v, sizeof(v)) > 0)
+        ;
+    return atomic_load_explicit(&s->rings, memory_order_acquire);
+}
+
+static void wx_tcp_db_disarm(wx_tl_t *tl)
+{
+    (void)tl;
+}
+
+static void wx_tcp_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
+{
+    wx_tcp_t *s = tl->priv;
+    if (atomic_load_explicit(&s->rings, memory_order_acquire) != seq)
+        return;
+    struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ull),
+                           .tv_nsec = (long)(timeout_ns % 1000000000ull) };
+    struct epoll_event ev;
+    epoll_pwait2(s->epfd, &ev, 1, &ts, NULL);
+}
+
+static void wx_tcp_db_ring(wx_tl_t *tl)
+{
+    wx_tcp_t *s = tl->priv;
+    atomic_fetch_add_explicit(&s->rings, 1, memory_order_release);
+    uint64_t one = 1;
+    if (write(s->bellfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        wu_log_warn("tcp: doorbell: %s", strerror(errno));
+}
+
 /* ---- finalize ---------------------------------------------------------------------------------- */
 
 static uint64_t wx_tcp_now_ns(void)
@@ -510,6 +559,8 @@ static void wx_tcp_close(wx_tcp_t *s)
         close(s->lfd);
     if (s->epfd >= 0)
         close(s->epfd);
+    if (s->bellfd >= 0)
+        close(s->bellfd);
     free(s->rx);
     free(s->tx);
     free(s->addr);
@@ -554,10 +605,10 @@ static const wx_ops_t wx_tcp_ops = {
     .put = wx_no_put,
     .mem_reg = wx_no_mem_reg,
     .mem_dereg = wx_no_mem_dereg,
-    .db_arm = wx_no_db_arm,
-    .db_disarm = wx_no_db_disarm,
-    .db_sleep = wx_no_db_sleep,
-    .db_ring = wx_no_db_ring,
+    .db_arm = wx_tcp_db_arm,
+    .db_disarm = wx_tcp_db_disarm,
+    .db_sleep = wx_tcp_db_sleep,
+    .db_ring = wx_tcp_db_ring,
     .set_prefetch = wx_no_set_prefetch,
     .finalize = wx_tcp_finalize,
 };
@@ -593,8 +644,11 @@ static wu_status_t wx_tcp_listen(wx_tcp_t *s, char *addr, size_t len)
     }
     s->lfd = fd;
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+    struct epoll_event bev = { .events = EPOLLIN, .data.ptr = &wx_tcp_bell };
     if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
-        epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ||
+        (s->bellfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
+        epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->bellfd, &bev) < 0) {
         wu_log_error("tcp: epoll: %s", strerror(errno));
         return WU_ERR_IO;
     }
@@ -689,7 +743,8 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     s->bs = *bs;
     s->cb = cb;
     s->cb_arg = cb_arg;
-    s->lfd = s->epfd = -1;
+    s->lfd = s->epfd = s->bellfd = -1;
+    atomic_init(&s->rings, 0);
     atomic_init(&s->nbacklog, 0);
     atomic_init(&s->dropped, 0);
     s->addr = calloc((size_t)s->size, sizeof(*s->addr));
@@ -724,7 +779,7 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     s->tx_queue = (size_t)wu_config_int(WU_CONFIG_TCP_TX_QUEUE);
     wx_attr_t a = {
         .name = "tcp",
-        .caps = WX_CAP_ORDERED,
+        .caps = WX_CAP_ORDERED | WX_CAP_DOORBELL,
         .max_payload = maxp,
         .eager_max = eager,
         .bulk_eager_max = eager,
