@@ -53,7 +53,7 @@
 #define WX_TCP_MAGIC      0x57465443u       /* "WFTC" */
 #define WX_TCP_PRE        8u
 #define WX_TCP_PAD(n)     (((n) + 7u) & ~(size_t)7u)
-#define WX_TCP_RX_CHUNK   ((size_t)256 << 10)
+#define WX_TCP_RX_CHUNK   ((size_t)64 << 10)   /* a connection's buffer, grown to its largest frame */
 #define WX_TCP_RX_READS   8                 /* reads of one connection per progress call */
 #define WX_TCP_EVENTS     32
 #define WX_TCP_ADDR_MAX   64
@@ -102,6 +102,7 @@ typedef struct wx_tcp {
     wx_tcp_rx_t **rx;                   /* progress: accepted connections */
     int           nrx, rx_cap;
     _Atomic uint64_t dropped;
+    _Atomic bool  closing;              /* finalize runs: a failed send is no longer fatal */
 } wx_tcp_t;
 
 /* epoll's data of the doorbell's eventfd (the listening socket's is NULL, a connection's its rx) */
@@ -149,10 +150,17 @@ static char *wx_tcp_out_reserve(wx_tcp_tx_t *t, size_t n)
     return p;
 }
 
+/* A send to dst failed: the peer is gone (its process died, or its host). Before finalize that ends
+ * the job, as ofi's failed sends do (the core would otherwise retry the packet for ever); in
+ * finalize's flush it is only logged. */
 static WU_NOINLINE wu_status_t wx_tcp_fail(wx_tcp_t *s, wx_tcp_tx_t *t, int dst, int err)
 {
+    if (!atomic_load_explicit(&s->closing, memory_order_relaxed))
+        wu_log_fatal("tcp: send to rank %d failed: %s (the rank or its host is gone)", dst,
+                     err ? strerror(err) : "connection closed");
     if (!t->dead)
-        wu_log_error("tcp: send to rank %d failed: %s", dst, err ? strerror(err) : "closed");
+        wu_log_warn("tcp: send to rank %d failed at finalize: %s", dst,
+                    err ? strerror(err) : "closed");
     t->dead = true;
     if (wx_tcp_queued(t))
         atomic_fetch_sub_explicit(&s->nbacklog, 1, memory_order_relaxed);
@@ -202,8 +210,9 @@ static WU_NOINLINE wu_status_t wx_tcp_open(wx_tcp_t *s, wx_tcp_tx_t *t, int dst)
     if (r < 0 && errno != EINPROGRESS) {
         char a[INET_ADDRSTRLEN] = "?";
         inet_ntop(AF_INET, &s->addr[dst].sin_addr, a, sizeof(a));
-        wu_log_error("tcp: cannot connect to rank %d at %s:%u: %s", dst, a,
-                     (unsigned)ntohs(s->addr[dst].sin_port), strerror(errno));
+        if (!atomic_load_explicit(&s->closing, memory_order_relaxed))
+            wu_log_fatal("tcp: cannot connect to rank %d at %s:%u: %s", dst, a,
+                         (unsigned)ntohs(s->addr[dst].sin_port), strerror(errno));
         close(fd);
         t->dead = true;
         return WU_ERR_IO;
@@ -331,7 +340,7 @@ static void wx_tcp_accept(wx_tcp_t *s)
             s->rx = rx;
             s->rx_cap = cap;
         }
-        wx_tcp_rx_t *r = calloc(1, sizeof(*r));
+        wx_tcp_rx_t *r = calloc(1, sizeof(*r));   /* its buffer comes with the first read */
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = r };
         if (!r || epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
             free(r);
@@ -573,6 +582,7 @@ static void wx_tcp_close(wx_tcp_t *s)
 static void wx_tcp_finalize(wx_tl_t *tl)
 {
     wx_tcp_t *s = tl->priv;
+    atomic_store(&s->closing, true);
     uint64_t deadline = wx_tcp_now_ns() + WX_TCP_FLUSH_NS;
     while (atomic_load_explicit(&s->nbacklog, memory_order_relaxed) > 0) {
         wx_tcp_flush_all(s, true);
@@ -745,6 +755,7 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     s->cb_arg = cb_arg;
     s->lfd = s->epfd = s->bellfd = -1;
     atomic_init(&s->rings, 0);
+    atomic_init(&s->closing, false);
     atomic_init(&s->nbacklog, 0);
     atomic_init(&s->dropped, 0);
     s->addr = calloc((size_t)s->size, sizeof(*s->addr));
