@@ -40,7 +40,7 @@
     X(SHM_FRAG_SIZE,  SIZE, "32768",  0, 64 * WU_CONFIG_MIB, NULL, JOB,                            \
       "fragment size of the pipelined rendezvous copy (0: 4096)")                                  \
     X(TRANSPORTS,     STR,  "auto",   0, 0,                                                        \
-      "auto|self,shm|shm|shm,tcp|shm,ofi|self,tcp|tcp|self,ofi|ofi", JOB,                          \
+      "auto|self,shm|shm|self,ofi|ofi|shm,tcp|shm,ofi|self,tcp|tcp", JOB,                          \
       "transports between ranks: auto (shm on the node; across nodes tcp when the node has no "    \
       "RDMA device, /sys/class/infiniband absent or empty, and FI_PROVIDER is unset, else ofi), "  \
       "shm,tcp or shm,ofi (that one across nodes), self,shm (one node), self,tcp or self,ofi "     \
