@@ -70,6 +70,8 @@ _Static_assert(sizeof(wx_tcp_hello_t) == 16, "hello is 16 bytes");
 typedef struct wx_tcp_tx {
     wt_mutex_t mu;
     int        fd;                      /* mu: -1 until the first send */
+    _Atomic int sleep_fd;               /* fd, for a sleeper's poll without mu (set once) */
+    _Atomic bool queued;                /* out_len > out_off: a sleeper's hint, read without mu */
     bool       dead;                    /* mu: a send failed; later ones fail at once */
     char      *out;                     /* mu: bytes the socket did not take yet */
     size_t     out_off, out_len, out_cap;
@@ -153,6 +155,18 @@ static char *wx_tcp_out_reserve(wx_tcp_tx_t *t, size_t n)
 /* A send to dst failed: the peer is gone (its process died, or its host). Before finalize that ends
  * the job, as ofi's failed sends do (the core would otherwise retry the packet for ever); in
  * finalize's flush it is only logged. */
+static void wx_tcp_db_ring(wx_tl_t *tl);
+
+/* t's queue became non-empty (+1) or empty (-1) (t->mu held). A new backlog rings the doorbell: a
+ * thread already asleep there watches no socket for room, and only progress flushes the queue. */
+static inline void wx_tcp_backlog(wx_tcp_t *s, wx_tcp_tx_t *t, int d)
+{
+    atomic_store_explicit(&t->queued, d > 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->nbacklog, d, memory_order_release);
+    if (d > 0)
+        wx_tcp_db_ring(&s->tl);
+}
+
 static WU_NOINLINE wu_status_t wx_tcp_fail(wx_tcp_t *s, wx_tcp_tx_t *t, int dst, int err)
 {
     if (!atomic_load_explicit(&s->closing, memory_order_relaxed))
@@ -163,7 +177,7 @@ static WU_NOINLINE wu_status_t wx_tcp_fail(wx_tcp_t *s, wx_tcp_tx_t *t, int dst,
                     err ? strerror(err) : "closed");
     t->dead = true;
     if (wx_tcp_queued(t))
-        atomic_fetch_sub_explicit(&s->nbacklog, 1, memory_order_relaxed);
+        wx_tcp_backlog(s, t, -1);
     t->out_off = t->out_len = 0;
     return WU_ERR_IO;
 }
@@ -183,12 +197,12 @@ static wu_status_t wx_tcp_flush(wx_tcp_t *s, wx_tcp_tx_t *t, int dst, bool had)
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (!had)
-            atomic_fetch_add_explicit(&s->nbacklog, 1, memory_order_relaxed);
+            wx_tcp_backlog(s, t, 1);
         return wx_tcp_fail(s, t, dst, r < 0 ? errno : 0);
     }
     bool has = wx_tcp_queued(t);
     if (has != had)
-        atomic_fetch_add_explicit(&s->nbacklog, has ? 1 : -1, memory_order_relaxed);
+        wx_tcp_backlog(s, t, has ? 1 : -1);
     return WU_OK;
 }
 
@@ -218,12 +232,13 @@ static WU_NOINLINE wu_status_t wx_tcp_open(wx_tcp_t *s, wx_tcp_tx_t *t, int dst)
         return WU_ERR_IO;
     }
     t->fd = fd;
+    atomic_store_explicit(&t->sleep_fd, fd, memory_order_relaxed);
     char *p = wx_tcp_out_reserve(t, sizeof(wx_tcp_hello_t));
     if (!p)
         return WU_ERR_NO_MEMORY;
     wx_tcp_hello_t h = { .magic = WX_TCP_MAGIC, .src = (uint32_t)s->rank, .key = s->key };
     memcpy(p, &h, sizeof(h));
-    atomic_fetch_add_explicit(&s->nbacklog, 1, memory_order_relaxed);
+    wx_tcp_backlog(s, t, 1);
     return WU_OK;
 }
 
@@ -286,7 +301,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
             p += n - done;
             done = 0;
         }
-        atomic_fetch_add_explicit(&s->nbacklog, 1, memory_order_relaxed);
+        wx_tcp_backlog(s, t, 1);
         goto out;
     }
     /* behind queued bytes, or a payload written by fill: into the queue, then flush */
@@ -524,6 +539,10 @@ static void wx_tcp_db_disarm(wx_tl_t *tl)
     (void)tl;
 }
 
+/* Bytes queued for a peer leave only when progress flushes them, and the peer may be waiting for
+ * them: while some are queued the sleeper also wakes when such a socket can take more (poll on the
+ * epoll set and up to WX_TCP_SLEEP_TX of those sockets; with more, a short sleep). */
+#define WX_TCP_SLEEP_TX 63
 static void wx_tcp_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
 {
     wx_tcp_t *s = tl->priv;
@@ -531,8 +550,25 @@ static void wx_tcp_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
         return;
     struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ull),
                            .tv_nsec = (long)(timeout_ns % 1000000000ull) };
-    struct epoll_event ev;
-    epoll_pwait2(s->epfd, &ev, 1, &ts, NULL);
+    if (WU_LIKELY(atomic_load_explicit(&s->nbacklog, memory_order_acquire) <= 0)) {
+        struct epoll_event ev;
+        epoll_pwait2(s->epfd, &ev, 1, &ts, NULL);
+        return;
+    }
+    struct pollfd pf[1 + WX_TCP_SLEEP_TX] = { { .fd = s->epfd, .events = POLLIN } };
+    nfds_t n = 1;
+    for (int i = 0; i < s->size; i++) {
+        wx_tcp_tx_t *t = &s->tx[i];
+        if (!atomic_load_explicit(&t->queued, memory_order_relaxed))
+            continue;
+        if (n == 1 + WX_TCP_SLEEP_TX) {
+            ts = (struct timespec){ .tv_nsec = 50000 };   /* too many to watch: poll soon */
+            break;
+        }
+        pf[n++] = (struct pollfd){ .fd = atomic_load_explicit(&t->sleep_fd, memory_order_relaxed),
+                                   .events = POLLOUT };
+    }
+    ppoll(pf, n, &ts, NULL);
 }
 
 static void wx_tcp_db_ring(wx_tl_t *tl)
@@ -766,6 +802,8 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
         for (int i = 0; i < s->size; i++) {
             wt_mutex_init(&s->tx[i].mu);
             s->tx[i].fd = -1;
+            atomic_init(&s->tx[i].sleep_fd, -1);
+            atomic_init(&s->tx[i].queued, false);
         }
         st = wx_tcp_listen(s, mine, sizeof(mine));
     } else {
