@@ -8,7 +8,8 @@
 # (bench/lib.sh; MPICH's with bench/ucx_finalize_fix.c), and in each round runs every job once per
 # implementation, the order rotating from round to round. Every launcher runs in weft-h1 and starts the
 # ranks on weft-h2 through tests/net/rsh; the only way between the hosts is TCP over their eth0:
-#   weft     build/tools/mpiexec -launcher rsh (ofi transport, libfabric's tcp provider across hosts)
+#   weft     build/tools/mpiexec -launcher rsh (across hosts: WEFT_TRANSPORTS=auto, Weft's tcp transport on a
+#            machine without an RDMA device; BENCH_NET_WEFT_ENV=WEFT_TRANSPORTS=shm,ofi for libfabric)
 #   mpich    mpiexec.mpich -launcher ssh (Hydra), ch4:ucx with UCX_TLS=tcp,self,sm UCX_NET_DEVICES=eth0
 #   openmpi  mpiexec.openmpi with plm_rsh_agent=rsh, pml ob1, btl self,tcp,vader on eth0 (oob on eth0 too)
 # Every run is bounded by `timeout` (and the launcher's own timeout); one that fails or hangs is recorded
@@ -175,6 +176,20 @@ for impl in $impls; do
 done
 
 # --- metadata ------------------------------------------------------------------------------------------------
+# Which transport Weft's jobs take between the hosts: WEFT_TRANSPORTS as the jobs get it (the caller's, or
+# BENCH_NET_WEFT_ENV's), auto resolved by weft-info in weft-h1 by the rule the core applies (docs/tcp.md).
+# shellcheck disable=SC2086
+weft_info=$(net_exec h1 env ${BENCH_NET_WEFT_ENV:-} "$build/tools/weft-info" --parsable 2>/dev/null)
+weft_sel=$(sed -n 's/^transport:selected://p' <<<"$weft_info")
+case ${weft_sel:-auto} in
+auto) weft_net=$(sed -n 's/^transport:auto:here://p' <<<"$weft_info")
+      weft_why="auto: no RDMA device and no FI_PROVIDER gives tcp, else ofi" ;;
+*ofi*) weft_net=ofi weft_why="chosen by WEFT_TRANSPORTS" ;;
+*tcp*) weft_net=tcp weft_why="chosen by WEFT_TRANSPORTS" ;;
+*) weft_net=none weft_why="WEFT_TRANSPORTS=$weft_sel cannot span hosts" ;;
+esac
+[ "$weft_net" = ofi ] && weft_net="ofi (libfabric; FI_PROVIDER=${FI_PROVIDER:-default choice})"
+[ "$weft_net" = tcp ] && weft_net="tcp (Weft's own sockets, docs/tcp.md)"
 {
     bench_meta
     cat "$tmp/placement" 2>/dev/null
@@ -182,7 +197,8 @@ done
     echo "ipc_namespaces: weft-h1 $(net_exec h1 readlink /proc/self/ns/ipc), weft-h2 $(net_exec h2 readlink /proc/self/ns/ipc), machine $(readlink /proc/self/ns/ipc)"
     echo "dev_shm: weft-h1 $(net_exec h1 stat -c %d:%i /dev/shm), weft-h2 $(net_exec h2 stat -c %d:%i /dev/shm) (device:inode)"
     echo "hosts: weft-h1, weft-h2 (tests/net/netns.sh: network namespaces on one machine, veth + bridge, own UTS, IPC, /dev/shm, PIDs); launchers run in weft-h1, remote ranks started through tests/net/rsh"
-    echo "config_weft: mpiexec -launcher rsh --bind-to none -hosts $hosts -ppn P; WEFT_TRANSPORTS=${WEFT_TRANSPORTS:-auto (default)}: ofi (libfabric tcp) between hosts, shm within one${BENCH_NET_WEFT_ENV:+; environment $BENCH_NET_WEFT_ENV}"
+    echo "config_weft: mpiexec -launcher rsh --bind-to none -hosts $hosts -ppn P; WEFT_TRANSPORTS=${weft_sel}: $weft_net between hosts, shm within one${BENCH_NET_WEFT_ENV:+; environment $BENCH_NET_WEFT_ENV}"
+    echo "weft_transport: $weft_net ($weft_why)"
     echo "config_mpich: Hydra -launcher ssh -launcher-exec tests/net/rsh -bind-to none; ch4:ucx, UCX_TLS=tcp,self,sm UCX_NET_DEVICES=eth0 (the hosts' IPC and /dev/shm are separate: UCX's sm transports cannot reach the other host, tcp carries it); ucp_disconnect_nb stubbed (bench/ucx_finalize_fix.c)"
     echo "config_openmpi: --mca plm_rsh_agent tests/net/rsh --bind-to none --mca pml ob1 --mca btl self,tcp,vader --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0"
     if [ "$bind" = core ]; then

@@ -154,6 +154,8 @@ def main():
     md.append("")
     md.append("## Configuration")
     md.append("")
+    md.append(f"Weft's transport between the hosts: {meta.get('weft_transport', '?')}.")
+    md.append("")
     md.append("| implementation | how it ran | where the ranks ran (-ppn 2) |")
     md.append("|---|---|---|")
     for impl in impls:

@@ -14,6 +14,7 @@
 #include "thread/wt_thread.h"
 #include "wt_thread_config.h"   /* WT_BACKENDS_AVAILABLE */
 #include "transport/ofi/wx_ofi.h"
+#include "transport/sock/wx_tcp.h"
 #include "util/wu_config.h"
 #include "weft_version.h"
 
@@ -135,7 +136,19 @@ static void print_build(void)
     snprintf(note, sizeof(note), "WEFT_SHM_CMA=%s", wu_config_str(WU_CONFIG_SHM_CMA));
     fact("transport:shm:cma", "shm single copy (CMA):", "probed at start-up", note);
     fact("transport:self", "self:", "yes", "in the core: a rank sending to itself");
+    fact("transport:tcp", "tcp:", "yes", "Weft's own TCP streams, between nodes (WEFT_TRANSPORTS)");
     print_ofi();
+    /* WEFT_TRANSPORTS=auto's rule between nodes, and what it gives on this node (no libfabric is
+     * loaded to decide it) */
+    char why[200];
+    bool tcp = wx_tcp_auto_preferred(why, sizeof(why));
+    if (!tcp && !wx_ofi_built)
+        snprintf(why + strlen(why), sizeof(why) - strlen(why), ", but no libfabric in this build: tcp");
+    fact("transport:auto:rule", "auto between nodes:",
+         "tcp if /sys/class/infiniband is absent or empty and FI_PROVIDER is unset, else ofi", NULL);
+    fact("transport:auto:here", "auto here:", tcp || !wx_ofi_built ? "tcp" : "ofi", why);
+    fact("transport:selected", "WEFT_TRANSPORTS:", wu_config_str(WU_CONFIG_TRANSPORTS),
+         "auto|self,shm|shm,tcp|shm,ofi|self,tcp|self,ofi");
 }
 
 static void print_progress(void)

@@ -1,6 +1,6 @@
 /* World bootstrap and teardown: PMI, the default endpoint (wc_ep.h) and its transports. This is
  * the one file of the core that knows which transports exist: it creates them, chooses one per
- * peer of the default endpoint (self, shm on the node, ofi across nodes) and the doorbell that
+ * peer of the default endpoint (self, shm on the node, tcp or ofi across nodes) and the doorbell that
  * sleepers watch; the endpoint derives the job-wide limits from its peers' transports. */
 #include "core/wc_core.h"
 #include "core/wc_dyn.h"
@@ -10,6 +10,7 @@
 #include "progress/wp_engine.h"
 #include "transport/ofi/wx_ofi.h"
 #include "transport/self/wx_self.h"
+#include "transport/sock/wx_tcp.h"
 #include "transport/shm/wx_shm_tl.h"
 #include "util/wu_config.h"
 #include "util/wu_log.h"
@@ -25,15 +26,16 @@
 
 wc_world_t wc_world;
 _Atomic uint32_t wc_leave_gen;
-static wx_tl_t *wc_tl_self, *wc_tl_shm, *wc_tl_ofi;
+static wx_tl_t *wc_tl_self, *wc_tl_shm, *wc_tl_ofi, *wc_tl_tcp;
 static wx_tl_t **wc_tl_peer;   /* [size]: the transport of each rank, chosen by wc_transports_open */
-static bool wc_tl_used_shm, wc_tl_used_ofi;   /* some peer is reached by it */
+static bool wc_tl_used_shm, wc_tl_used_net;   /* some peer is reached by it (net: tcp or ofi) */
 
 /* The doorbell that sleepers watch (wc_wait.h states the contract): the one transport polled, when
  * it has one; several polled transports, or one without a doorbell, mean timed polling. */
 static void wc_doorbell_choose(void)
 {
-    wx_tl_t *used[] = { wc_tl_used_shm ? wc_tl_shm : NULL, wc_tl_used_ofi ? wc_tl_ofi : NULL };
+    wx_tl_t *net = wc_tl_ofi ? wc_tl_ofi : wc_tl_tcp;
+    wx_tl_t *used[] = { wc_tl_used_shm ? wc_tl_shm : NULL, wc_tl_used_net ? net : NULL };
     int n = 0;
     wx_tl_t *polled = NULL;
     for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
@@ -50,39 +52,60 @@ static void wc_doorbell_choose(void)
         wc_wait_set_doorbell(NULL, true);
 }
 
-/* WEFT_TRANSPORTS: which transports reach the other ranks. */
-typedef enum { WC_TLSEL_AUTO, WC_TLSEL_SHM, WC_TLSEL_OFI } wc_tlsel_t;
+/* WEFT_TRANSPORTS: which transports reach the other ranks. Parsed into what reaches the ranks of
+ * other nodes (net: tcp or ofi; none for shm only) and whether it reaches every other rank, even on
+ * the node (all: self,tcp and self,ofi). auto is resolved here, the same way on every rank of a
+ * job whose nodes are alike: tcp when the node has no RDMA device and FI_PROVIDER is unset
+ * (wx_tcp_auto_preferred), else ofi; tcp also when Weft was built without libfabric. */
+typedef enum { WC_NET_NONE, WC_NET_TCP, WC_NET_OFI } wc_net_t;
+typedef struct wc_tlsel {
+    wc_net_t net;
+    bool all;
+    bool autosel;
+} wc_tlsel_t;
 
 static wu_status_t wc_tlsel_parse(wc_tlsel_t *sel_p)
 {
     const char *v = wu_config_str(WU_CONFIG_TRANSPORTS);
-    if (!strcmp(v, "auto"))
-        *sel_p = WC_TLSEL_AUTO;
-    else if (!strcmp(v, "self,shm") || !strcmp(v, "shm"))
-        *sel_p = WC_TLSEL_SHM;
-    else if (!strcmp(v, "self,ofi") || !strcmp(v, "ofi"))
-        *sel_p = WC_TLSEL_OFI;
-    else {
-        wu_log_error("WEFT_TRANSPORTS=%s: expected auto, self,shm or self,ofi", v);
+    wc_tlsel_t sel = { WC_NET_NONE, false, false };
+    if (!strcmp(v, "auto")) {
+        char why[160];
+        sel.autosel = true;
+        sel.net = wx_tcp_auto_preferred(why, sizeof(why)) || !wx_ofi_built ? WC_NET_TCP
+                                                                           : WC_NET_OFI;
+    } else if (!strcmp(v, "self,shm") || !strcmp(v, "shm")) {
+        sel.net = WC_NET_NONE;
+    } else if (!strcmp(v, "shm,tcp")) {
+        sel.net = WC_NET_TCP;
+    } else if (!strcmp(v, "shm,ofi")) {
+        sel.net = WC_NET_OFI;
+    } else if (!strcmp(v, "self,tcp") || !strcmp(v, "tcp")) {
+        sel = (wc_tlsel_t){ WC_NET_TCP, true, false };
+    } else if (!strcmp(v, "self,ofi") || !strcmp(v, "ofi")) {
+        sel = (wc_tlsel_t){ WC_NET_OFI, true, false };
+    } else {
+        wu_log_error("WEFT_TRANSPORTS=%s: expected auto, self,shm, shm,tcp, shm,ofi, self,tcp or "
+                     "self,ofi", v);
         return WU_ERR_INVALID;
     }
+    *sel_p = sel;
     return WU_OK;
 }
 
-/* Will the job span nodes, as far as can be told before wc_nodes_discover? WEFT_TRANSPORTS=ofi
- * says so for ofi's purpose; otherwise the launcher: our mpiexec and Hydra give every rank
- * MPI_LOCALNRANKS (the ranks on its host), Slurm SLURM_STEP_NUM_NODES. Only a hint, used to start
- * libfabric early (wx_ofi_prefetch): two host names may still be one node, and WEFT_NODE_SPLIT
- * makes nodes no launcher knows of; the node table decides. */
+/* Will the job use ofi, as far as can be told before wc_nodes_discover? WEFT_TRANSPORTS=self,ofi
+ * says so; auto (when it resolves to ofi) and shm,ofi ask the launcher: our mpiexec and Hydra give
+ * every rank MPI_LOCALNRANKS (the ranks on its host), Slurm SLURM_STEP_NUM_NODES. Only a hint, used
+ * to start libfabric early (wx_ofi_prefetch): two host names may still be one node, and
+ * WEFT_NODE_SPLIT makes nodes no launcher knows of; the node table decides. Never true when tcp
+ * reaches the other nodes: then libfabric is not even loaded. */
 static bool wc_ofi_likely(int size)
 {
-    const char *v = wu_config_str(WU_CONFIG_TRANSPORTS);
-    if (size < 2)
-        return false;
-    if (!strcmp(v, "self,ofi") || !strcmp(v, "ofi"))
+    wc_tlsel_t sel;
+    const char *v;
+    if (size < 2 || wc_tlsel_parse(&sel) != WU_OK || sel.net != WC_NET_OFI)
+        return false;   /* a bad value is reported later */
+    if (sel.all)
         return true;
-    if (strcmp(v, "auto"))
-        return false;   /* shm only (or a bad value, reported later) */
     if ((v = getenv("MPI_LOCALNRANKS")) && *v) {
         long n = strtol(v, NULL, 10);
         if (n > 0 && n < size)
@@ -312,19 +335,21 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
         (st = wc_settings_check(bs->rank, bs->size)) != WU_OK)
         return st;
     bool multi = wc_nodes.nnodes > 1;
-    if (multi && sel == WC_TLSEL_SHM) {
+    if (multi && sel.net == WC_NET_NONE) {
         wu_log_error("WEFT_TRANSPORTS=%s, but the ranks are on %s: shared memory cannot reach "
                      "across nodes", wu_config_str(WU_CONFIG_TRANSPORTS),
                      wc_nodes_describe(where, sizeof(where)));
         return WU_ERR_UNSUPPORTED;
     }
-    if (multi && !wx_ofi_built) {
-        wu_log_error("the ranks are on %s, but this Weft was built without libfabric (the ofi "
-                     "transport), so ranks on different nodes cannot reach each other",
-                     wc_nodes_describe(where, sizeof(where)));
+    if (sel.net == WC_NET_OFI && (multi || sel.all) && !wx_ofi_built) {
+        wu_log_error("WEFT_TRANSPORTS=%s and the ranks are on %s, but this Weft was built without "
+                     "libfabric (the ofi transport): use tcp (WEFT_TRANSPORTS=shm,tcp or auto)",
+                     wu_config_str(WU_CONFIG_TRANSPORTS), wc_nodes_describe(where, sizeof(where)));
         return WU_ERR_UNSUPPORTED;
     }
-    bool use_ofi = bs->size > 1 && (sel == WC_TLSEL_OFI || multi);
+    bool use_net = bs->size > 1 && sel.net != WC_NET_NONE && (sel.all || multi);
+    bool use_ofi = use_net && sel.net == WC_NET_OFI;
+    bool use_tcp = use_net && sel.net == WC_NET_TCP;
     /* Started ahead, on the launcher's word, or now, to overlap shm's set-up. One not needed
      * (two host names, one node) ends here, not later: no libfabric may still be starting when
      * the program exits, perhaps without MPI_Finalize (its destructors would race the thread). */
@@ -333,12 +358,12 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
     else
         wx_ofi_prefetch_end();
     bool use_shm = false;
-    if (sel != WC_TLSEL_OFI)
+    if (!sel.all)
         for (int r = 0; r < bs->size && !use_shm; r++)
             use_shm = r != bs->rank && wc_nodes.node_of[r] == wc_nodes.node_of[bs->rank];
     /* some node with several ranks: every rank takes part in shm's fences */
     bool shm_any = false;
-    if (sel != WC_TLSEL_OFI && bs->size > wc_nodes.nnodes)
+    if (!sel.all && bs->size > wc_nodes.nnodes)
         shm_any = true;
 
     if ((st = wx_self_create(bs, wc_ep_deliver, ep, &wc_tl_self)) != WU_OK)
@@ -365,16 +390,25 @@ static wu_status_t wc_transports_open(wc_ep_t *ep, const wx_bootstrap_t *bs)
             return st;
         }
     }
+    if (use_tcp) {
+        st = wx_tcp_create(bs, wc_ep_deliver, ep, &wc_tl_tcp);
+        if (st != WU_OK) {
+            wu_log_error("the tcp transport did not start (WEFT_TRANSPORTS=%s; ranks on %s)",
+                         wu_config_str(WU_CONFIG_TRANSPORTS),
+                         wc_nodes_describe(where, sizeof(where)));
+            return st;
+        }
+    }
     for (int r = 0; r < bs->size; r++) {
         if (r == bs->rank)
             wc_tl_peer[r] = wc_tl_self;
         else if (use_shm && wc_nodes.node_of[r] == wc_nodes.node_of[bs->rank])
             wc_tl_peer[r] = wc_tl_shm;
         else
-            wc_tl_peer[r] = wc_tl_ofi;
+            wc_tl_peer[r] = use_ofi ? wc_tl_ofi : wc_tl_tcp;
     }
     wc_tl_used_shm = use_shm;
-    wc_tl_used_ofi = use_ofi;
+    wc_tl_used_net = use_net;
     return WU_OK;
 }
 
@@ -383,14 +417,16 @@ static void wc_transports_close(void)
     wx_ofi_prefetch_end();   /* start-up failed before wx_ofi_create took it */
     if (wc_tl_ofi)
         wc_tl_ofi->ops->finalize(wc_tl_ofi);
+    if (wc_tl_tcp)
+        wc_tl_tcp->ops->finalize(wc_tl_tcp);
     if (wc_tl_shm)
         wc_tl_shm->ops->finalize(wc_tl_shm);
     if (wc_tl_self)
         wc_tl_self->ops->finalize(wc_tl_self);
-    wc_tl_ofi = wc_tl_shm = wc_tl_self = NULL;
+    wc_tl_ofi = wc_tl_tcp = wc_tl_shm = wc_tl_self = NULL;
     free(wc_tl_peer);
     wc_tl_peer = NULL;
-    wc_tl_used_shm = wc_tl_used_ofi = false;
+    wc_tl_used_shm = wc_tl_used_net = false;
     free(wc_nodes.node_of);
     free(wc_nodes.local);
     wc_nodes.node_of = wc_nodes.local = NULL;
@@ -458,10 +494,10 @@ wu_status_t wc_init(bool thread_multiple)
     if (wc_nodes.nnodes > 1 && (st = wc_limits_agree(ep)) != WU_OK)
         goto err_transports;
     wc_ep_submit(ep);
+    const char *net = wc_tl_ofi ? "ofi" : wc_tl_tcp ? "tcp" : NULL;
     wu_debug("core up: rank %d of %d, peers by %s%s%s, eager max %zu, bulk get from %zu", rank,
-             size, wc_tl_shm ? "shm" : "", wc_tl_shm && wc_tl_ofi ? "+" : "",
-             wc_tl_ofi ? "ofi" : wc_tl_shm ? "" : "-", ep->limits.eager_max,
-             ep->limits.get_bulk_min);
+             size, wc_tl_shm ? "shm" : "", wc_tl_shm && net ? "+" : "",
+             net ? net : wc_tl_shm ? "" : "-", ep->limits.eager_max, ep->limits.get_bulk_min);
     return WU_OK;
 
 err_transports:

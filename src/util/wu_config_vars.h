@@ -39,9 +39,12 @@
       "0: never")                                                                                  \
     X(SHM_FRAG_SIZE,  SIZE, "32768",  0, 64 * WU_CONFIG_MIB, NULL, JOB,                            \
       "fragment size of the pipelined rendezvous copy (0: 4096)")                                  \
-    X(TRANSPORTS,     STR,  "auto",   0, 0, "auto|self,shm|shm|self,ofi|ofi", JOB,                 \
-      "transports between ranks: auto (shm on the node, ofi across nodes), self,shm or self,ofi "  \
-      "(every other rank through libfabric, even on the node)")                                    \
+    X(TRANSPORTS,     STR,  "auto",   0, 0,                                                        \
+      "auto|self,shm|shm|self,ofi|ofi|shm,tcp|shm,ofi|self,tcp|tcp", JOB,                          \
+      "transports between ranks: auto (shm on the node; across nodes tcp when the node has no "    \
+      "RDMA device, /sys/class/infiniband absent or empty, and FI_PROVIDER is unset, else ofi), "  \
+      "shm,tcp or shm,ofi (that one across nodes), self,shm (one node), self,tcp or self,ofi "     \
+      "(every other rank through it, even on the node)")                                           \
     X(NODE_SPLIT,     INT,  "0",      -WU_CONFIG_INT_MAX, WU_CONFIG_INT_MAX, NULL, JOB,            \
       "testing: ranks r / k form a node (one machine plays several nodes), with -k ranks r % k "    \
       "(round robin); 0: nodes are hosts")                                                         \
@@ -66,6 +69,16 @@
     X(OFI_PREFETCH,   BOOL, "1",      0, 1, NULL, RANK,                                            \
       "load libfabric in a background thread as soon as the job is seen to span nodes, so that "   \
       "its slow start overlaps the rest of start-up")                                              \
+    X(TCP_EAGER_MAX,  SIZE, "65536",  0, 64 * WU_CONFIG_MIB, NULL, JOB,                            \
+      "largest message sent eagerly through Weft's tcp transport")                                 \
+    X(TCP_FRAG_SIZE,  SIZE, "262144", 4096, 64 * WU_CONFIG_MIB, NULL, JOB,                         \
+      "fragment size of the pipelined rendezvous over the tcp transport")                          \
+    X(TCP_TX_QUEUE,   SIZE, "4m",     65536, WU_CONFIG_GIB, NULL, RANK,                            \
+      "bytes a rank queues to one peer over tcp beyond what the socket took; past it sends wait "  \
+      "(flow control)")                                                                            \
+    X(TCP_ADDR_FILE,  STR,  "",       0, 0, NULL, RANK,                                            \
+      "testing: each rank writes its tcp transport's address (IP:PORT) to <this>.<rank> at "       \
+      "start-up")                                                                                  \
     X(UNEXPECTED_MAX, SIZE, "1g",     0, WU_CONFIG_TIB, NULL, RUN,                                 \
       "bytes a rank may hold in unexpected messages (arrived before their receive); past it the "   \
       "job aborts with MPI_ERR_NO_MEM naming the sender; 0: no limit")                            \

@@ -2,7 +2,8 @@
 # The MPI test suite across fake hosts: every plain test of tests/mpi and tests/mpi_mt (the list is
 # the build's own, suite_list.py) rerun with its ranks spread over H hosts, at most P per host
 # (fewer when the test has fewer ranks: a 2-rank test on 2 hosts has one rank on each), so that
-# ranks on different hosts talk through libfabric (tcp) and ranks of one host through shared memory.
+# ranks on different hosts talk through Weft's tcp transport (or libfabric: WEFT_TRANSPORTS=shm,ofi)
+# and ranks of one host through shared memory.
 # Launched from weft-h1 by our mpiexec through tests/net/rsh (-launcher rsh), or by MPICH's Hydra
 # the same way with SUITE_LAUNCHER=hydra. Needs root; exit 77 (skip) with the reason otherwise.
 #
@@ -27,9 +28,12 @@ T_NAME="net.suite.${H}x${P}${SUITE_TAG}"
 
 net_test_setup
 
-# Ranks on several hosts need the ofi transport: a Weft built without libfabric refuses them.
-"$BUILD/tools/weft-info" 2>/dev/null | grep -Eq '^ *ofi: +yes' ||
-    skip "this Weft was built without libfabric (weft-info: ofi: no): ranks on several hosts cannot run"
+# Ranks on several hosts go through Weft's tcp transport (WEFT_TRANSPORTS=auto without an RDMA
+# device, or shm,tcp), or libfabric when asked for (shm,ofi), which a build without it lacks.
+case ${WEFT_TRANSPORTS:-auto} in
+*ofi*) "$BUILD/tools/weft-info" 2>/dev/null | grep -Eq '^ *ofi: +yes' ||
+    skip "WEFT_TRANSPORTS=$WEFT_TRANSPORTS but this Weft was built without libfabric (weft-info: ofi: no)" ;;
+esac
 
 LAUNCHER=${SUITE_LAUNCHER:-weft}
 [ "$LAUNCHER" != hydra ] || command -v mpiexec.mpich >/dev/null ||

@@ -6,7 +6,7 @@
 # node layout is freed); EXPECT=flat, no communicator went hierarchical.
 mx=$1 np=$2 split=$3 expect=$4
 shift 4
-out=$(WEFT_NODE_SPLIT=$split WEFT_DEBUG=1 "$mx" -n "$np" --timeout 240 "$@" 2>&1)
+out=$(WEFT_TRANSPORTS=shm,ofi WEFT_NODE_SPLIT=$split WEFT_DEBUG=1 "$mx" -n "$np" --timeout 240 "$@" 2>&1)
 rc=$?
 if [ $rc -ne 0 ]; then
     echo "$out" | grep -v 'debug:' | tail -20

@@ -7,7 +7,7 @@
 # usage: prefetch_unused.sh <mpiexec> <p2p_order>
 set -u
 mx=$1 prog=$2
-out=$(env -u WEFT_TRANSPORTS WEFT_DEBUG=1 "$mx" -launcher fork -hosts a,b -n 4 --timeout 90 \
+out=$(env WEFT_TRANSPORTS=shm,ofi WEFT_DEBUG=1 "$mx" -launcher fork -hosts a,b -n 4 --timeout 90 \
       "$prog" 2 --weft 2>&1)
 rc=$?
 dropped=$(grep -c "transport opened ahead of need" <<<"$out")

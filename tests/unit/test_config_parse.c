@@ -84,7 +84,8 @@ static void test_fixed(void)
     expect_err(WU_CONFIG_WAIT_YIELD, "aut", "not one of the accepted words");
     expect_err(WU_CONFIG_WAIT_YIELD, "auto|1", "not one of the accepted words");
     expect_ok(WU_CONFIG_TRANSPORTS, "self,ofi", 3);
-    expect_err(WU_CONFIG_TRANSPORTS, "self,tcp", "not one of the accepted words");
+    expect_ok(WU_CONFIG_TRANSPORTS, "shm,tcp", 5);   /* the tcp transport (docs/tcp.md) */
+    expect_err(WU_CONFIG_TRANSPORTS, "self,udp", "not one of the accepted words");
     expect_ok(WU_CONFIG_OFI_ADDR_FILE, "/tmp/any thing", 0);   /* free text */
 
     /* the environment: empty is unset, and reads as the default */
