@@ -82,7 +82,7 @@ static inline bool wm_all_predefined(const wm_comm_t *c, const wm_datatype_t *ti
 
 static wm_request_t *wm_request_named(wm_comm_t *c, const wm_datatype_t *ti)
 {
-    wm_request_t *r = wm_request_alloc();
+    wm_request_t *r = wm_request_alloc_pt2pt();
     if (WU_UNLIKELY(!r))
         return NULL;
     r->comm = c;
@@ -212,7 +212,7 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
         return rc;
     if (WU_UNLIKELY(!request))
         return wm_error(c, MPI_ERR_ARG, fn, "request is NULL");
-    wm_request_t *r = wm_request_alloc();
+    wm_request_t *r = wm_request_alloc_pt2pt();
     if (!r)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
     r->kind = (uint8_t)kind;
