@@ -154,6 +154,8 @@ static inline wm_request_t *wm_request_take(void)
     wm_request_t *r = wm_request_free_list;
     wm_request_free_list = r->next_free;
     wm_request_free_count--;
+    if (r->next_free)   /* the next allocation's first line: a window of requests is allocated in a row */
+        __builtin_prefetch(r->next_free, 1);
     return r;
 }
 
@@ -454,7 +456,8 @@ static int wm_complete_one(const char *fn, wm_request_t *r, MPI_Request *h, MPI_
 {
     if (WU_UNLIKELY(r->kind == WM_REQ_GREQ))
         return wm_greq_finish(r, h, status);
-    int rc = wm_request_error(r, fn);
+    /* wm_request_error gives MPI_SUCCESS when the core's error is WU_OK (whatever the flags) */
+    int rc = WU_LIKELY(r->core.error == WU_OK) ? MPI_SUCCESS : wm_request_error(r, fn);
     wm_request_status(r, status);
     wm_request_retire(r, h);
     return rc;
