@@ -23,7 +23,9 @@
  * build the derived objects, derived figures are "unsupported" and only builtin is measured.
  *
  * Options: -n thread counts (1,2,4)  -t budget seconds per (T, mode) (1.0)  -r repetitions (7)  -p pin each
- * rank (all its threads) to one CPU before MPI_Init  -m modes (builtin,derived) */
+ * rank (all its threads) to one CPU before MPI_Init  -m modes (builtin,derived)  -l thread level asked for
+ * (multiple; single, funneled or serialized measure T = 1 only, for the comparison of issue 16: Weft at
+ * MULTIPLE against a peer at its best level; the header then says level=) */
 #include "bench_util.h"
 
 #include <mpi.h>
@@ -158,8 +160,8 @@ int main(int argc, char **argv)
     long tlist[16];
     int nt = bench_parse_list("1,2,4", tlist, 16);
     double budget = 1.0;
-    int reps = 7, pin = 0, want_builtin = 1, want_derived = 1, opt;
-    while ((opt = getopt(argc, argv, "n:t:r:pm:")) != -1) {
+    int reps = 7, pin = 0, want_builtin = 1, want_derived = 1, level = MPI_THREAD_MULTIPLE, opt;
+    while ((opt = getopt(argc, argv, "n:t:r:pm:l:")) != -1) {
         switch (opt) {
         case 'n': nt = bench_parse_list(optarg, tlist, 16); break;
         case 't': budget = atof(optarg); break;
@@ -169,18 +171,20 @@ int main(int argc, char **argv)
             want_builtin = strstr(optarg, "builtin") != NULL;
             want_derived = strstr(optarg, "derived") != NULL;
             break;
+        case 'l': level = mt_level_parse(optarg); break;
         default:
-            fprintf(stderr, "usage: %s [-n 1,2,4] [-t budget] [-r reps] [-m builtin,derived] [-p]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-n 1,2,4] [-t budget] [-r reps] [-m builtin,derived] [-l level] [-p]\n",
+                    argv[0]);
             return 2;
         }
     }
-    if (nt <= 0 || reps < 1 || reps > 1000) {
-        fprintf(stderr, "sqmr: bad -n or -r\n");
+    if (nt <= 0 || reps < 1 || reps > 1000 || level < MPI_THREAD_SINGLE) {
+        fprintf(stderr, "sqmr: bad -n, -r or -l\n");
         return 2;
     }
     int cpu;
     const char *when;
-    int provided = mt_init(&argc, &argv, MPI_THREAD_MULTIPLE, pin, &cpu, &when);
+    int provided = mt_init(&argc, &argv, level, pin, &cpu, &when);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -190,7 +194,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (provided < MPI_THREAD_MULTIPLE) {
+    if (provided < level) {
         if (rank == 0)
             printf("# sqmr unsupported provided=%s\n", mt_level_name(provided));
         MPI_Finalize();
@@ -209,14 +213,15 @@ int main(int argc, char **argv)
     derived_ok = derived_ok && exchange(derived_ok, peer);
 
     if (rank == 0) {
-        printf("# sqmr ranks=2 provided=multiple pin=%s cpu=%d msgs_per_iter=%d budget_s=%.3f reps=%d derived=%s\n",
-               when, cpu, 2 * NMSG, budget, reps, !want_derived ? "off" : derived_ok ? "ok" : "unsupported");
+        printf("# sqmr ranks=2 provided=%s level=%s pin=%s cpu=%d msgs_per_iter=%d budget_s=%.3f reps=%d "
+               "derived=%s\n", mt_level_name(provided), mt_level_name(level), when, cpu, 2 * NMSG, budget, reps,
+               !want_derived ? "off" : derived_ok ? "ok" : "unsupported");
         fflush(stdout);
     }
     int bad_all = 0;
     for (int i = 0; i < nt; i++) {
         int T = (int)tlist[i];
-        if (T < 1 || T > MAX_THREADS)
+        if (T < 1 || T > MAX_THREADS || (T > 1 && level < MPI_THREAD_MULTIPLE))
             continue;
         int bad = 0;
         double target = budget / reps;

@@ -13,6 +13,9 @@ for path in sys.argv[1:]:
             m = re.search(r"size=(\d+) .*median_us=([\d.]+).*bw_MBps=([\d.]+)", line)
             d[(build, "lat_us", int(m[1]))].append(float(m[2]))
             d[(build, "bw_MBps", int(m[1]))].append(float(m[3]))
+            g = re.search(r"gmed_us=([\d.]+)", line)   # bench_pingpong's finer median, when it has one
+            if g:
+                d[(build, "gmed_us", int(m[1]))].append(float(g[1]))
         elif " sqmr " in line:
             m = re.search(r"builtin_mmsg_s=([\d.]+) derived_mmsg_s=([\d.]+)", line)
             d[(build, "sqmr_mmsg_s", "builtin")].append(float(m[1]))

@@ -1410,7 +1410,7 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     bool out = wc_out_locked(ep, dst, p, op);
     wt_spin_unlock(&p->lock);
     if (out && completes)
-        wc_request_done(req);
+        wc_request_done_at_start(req);   /* req is not handed out yet */
     return WU_OK;
 }
 

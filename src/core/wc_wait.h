@@ -48,6 +48,16 @@ static inline void wc_request_done(wc_request_t *req)
     wc_waiter_wake(old);
 }
 
+/* Complete a request inside its own start (a send that left at once): nobody else knows it yet (its
+ * handle has not been returned, a blocking call's is on the caller's stack), so no waiter can be
+ * installed and it cannot be detached: a release store, no atomic swap even with several threads.
+ * A persistent request's handle is known, but a wait or test on it concurrent with its MPI_Start is
+ * erroneous (one thread uses a request at a time), so the same holds. */
+static inline void wc_request_done_at_start(wc_request_t *req)
+{
+    atomic_store_explicit(&req->state, WC_REQ_COMPLETE, memory_order_release);
+}
+
 /* Hand a request to the core for good: the core calls req->on_complete when it completes (at once
  * if it already has). Used by MPI_Request_free and buffered sends. */
 void wc_request_detach(wc_request_t *req, void (*on_complete)(wc_request_t *req));

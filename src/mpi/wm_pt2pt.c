@@ -82,7 +82,7 @@ static inline bool wm_all_predefined(const wm_comm_t *c, const wm_datatype_t *ti
 
 static wm_request_t *wm_request_named(wm_comm_t *c, const wm_datatype_t *ti)
 {
-    wm_request_t *r = wm_request_alloc();
+    wm_request_t *r = wm_request_alloc_pt2pt();
     if (WU_UNLIKELY(!r))
         return NULL;
     r->comm = c;
@@ -196,11 +196,41 @@ WM_API int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int so
 }
 WM_ALIAS(MPI_Recv_c)
 
+/* Start a nonblocking send or receive r built by wm_request_make: what wm_request_start does for
+ * kinds WM_REQ_SEND and WM_REQ_RECV, with the kind known here (inlined into each entry point). */
+static inline __attribute__((always_inline)) int wm_pt2pt_start(wm_request_t *r, wm_comm_t *c,
+                                                                  const wm_datatype_t *ti,
+                                                                  wm_req_kind_t kind, const char *fn)
+{
+    r->active = true;
+    if (r->peer == MPI_PROC_NULL) {
+        r->proc_null = true;
+        return MPI_SUCCESS;
+    }
+    wu_status_t st;
+    if (kind == WM_REQ_SEND)
+        st = wc_isend_dt(wc_ep_default(), &r->core, r->buf, (uint64_t)r->count, &ti->layout,
+                         wm_comm_peer_world(c, r->peer), r->tag, c->ctx, r->mode);
+    else
+        st = wc_irecv_dt(wc_ep_default(), &r->core, r->buf, (uint64_t)r->count, &ti->layout,
+                         wm_core_source(c, r->peer), wm_core_tag(r->tag), c->ctx);
+    if (WU_UNLIKELY(st != WU_OK)) {
+        r->active = false;
+        return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
+    }
+    return MPI_SUCCESS;
+}
+
 /* Build a pooled request from checked arguments; persistent ones are not started. A persistent
- * request names its communicator and datatype for its whole life. */
-static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Count count,
-                           MPI_Datatype type, int peer, int tag, MPI_Comm comm,
-                           wc_send_mode_t mode, bool persistent, MPI_Request *request)
+ * request names its communicator and datatype for its whole life. Inlined into each entry point,
+ * where kind, mode and persistent are constants. */
+static inline __attribute__((always_inline)) int wm_request_make(const char *fn, wm_req_kind_t kind,
+                                                                   void *buf, MPI_Count count,
+                                                                   MPI_Datatype type, int peer,
+                                                                   int tag, MPI_Comm comm,
+                                                                   wc_send_mode_t mode,
+                                                                   bool persistent,
+                                                                   MPI_Request *request)
 {
     WM_COMM_CHECK(fn, comm, c);
     const wm_datatype_t *ti;
@@ -212,7 +242,7 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
         return rc;
     if (WU_UNLIKELY(!request))
         return wm_error(c, MPI_ERR_ARG, fn, "request is NULL");
-    wm_request_t *r = wm_request_alloc();
+    wm_request_t *r = wm_request_alloc_pt2pt();
     if (!r)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
     r->kind = (uint8_t)kind;
@@ -227,7 +257,11 @@ static int wm_request_make(const char *fn, wm_req_kind_t kind, void *buf, MPI_Co
     r->tag = tag;
     r->mode = mode;
     r->persistent = persistent;
-    if (!persistent && (rc = wm_request_start(r, fn)) != MPI_SUCCESS) {
+    if (!persistent) {
+        rc = kind == WM_REQ_SEND || kind == WM_REQ_RECV ? wm_pt2pt_start(r, c, ti, kind, fn)
+                                                        : wm_request_start(r, fn);
+    }
+    if (WU_UNLIKELY(rc != MPI_SUCCESS)) {
         wm_request_release(r);
         return rc;
     }

@@ -147,17 +147,44 @@ static WU_NOINLINE void wm_request_spill(void)
     wm_request_pool_put(batch);
 }
 
-wm_request_t *wm_request_alloc(void)
+static inline wm_request_t *wm_request_take(void)
 {
     if (WU_UNLIKELY(!wm_request_free_list) && !wm_request_refill())
         return NULL;
     wm_request_t *r = wm_request_free_list;
     wm_request_free_list = r->next_free;
     wm_request_free_count--;
+    if (r->next_free)   /* the next allocation's first line: a window of requests is allocated in a row */
+        __builtin_prefetch(r->next_free, 1);
+    return r;
+}
+
+/* The MPI-layer fields zeroed (objs: NULL since release, read by the collector), the generation
+ * kept, magic set; the core request is left as its last use left it. */
+static inline void wm_request_clear_mpi(wm_request_t *r)
+{
     uint8_t gen = r->gen;
-    memset(r, 0, offsetof(wm_request_t, objs));   /* objs: NULL since release, read by the collector */
+    memset(r, 0, offsetof(wm_request_t, core));
+    memset(&r->buf, 0, offsetof(wm_request_t, objs) - offsetof(wm_request_t, buf));
     r->gen = gen;
     r->magic = WM_MAGIC_REQ;
+}
+
+wm_request_t *wm_request_alloc(void)
+{
+    wm_request_t *r = wm_request_take();
+    if (WU_LIKELY(r != NULL)) {
+        wm_request_clear_mpi(r);
+        memset(&r->core, 0, sizeof(r->core));
+    }
+    return r;
+}
+
+wm_request_t *wm_request_alloc_pt2pt(void)
+{
+    wm_request_t *r = wm_request_take();
+    if (WU_LIKELY(r != NULL))
+        wm_request_clear_mpi(r);
     return r;
 }
 
@@ -429,7 +456,8 @@ static int wm_complete_one(const char *fn, wm_request_t *r, MPI_Request *h, MPI_
 {
     if (WU_UNLIKELY(r->kind == WM_REQ_GREQ))
         return wm_greq_finish(r, h, status);
-    int rc = wm_request_error(r, fn);
+    /* wm_request_error gives MPI_SUCCESS when the core's error is WU_OK (whatever the flags) */
+    int rc = WU_LIKELY(r->core.error == WU_OK) ? MPI_SUCCESS : wm_request_error(r, fn);
     wm_request_status(r, status);
     wm_request_retire(r, h);
     return rc;
