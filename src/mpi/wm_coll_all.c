@@ -327,6 +327,12 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
                    int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return vec ? wm_tc_unsupported(fn, c)
+                   : wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){
+                         .kind = gather ? WM_TC_ALLGATHER : WM_TC_ALLTOALL, .sbuf = sbuf,
+                         .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+                         .rtype = rtype }, request, nb);
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                          .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
                          .rdispls = rdispls, .persist = nb == WM_COLL_PERSISTENT };
