@@ -84,7 +84,7 @@ typedef struct tc_msg {
     const char *data;                 /* packed data inside owned */
     tc_req_t   *sreq;                 /* local send to complete when taken, or NULL */
     uint64_t    ack;                  /* remote synchronous send: its request, 0: none */
-    int         ack_proc;
+    int         ack_proc, ack_idx;
 } tc_msg_t;
 
 typedef struct tc_rank {
@@ -132,7 +132,18 @@ typedef struct tc_hdr {
     int32_t  src, tag, dst;           /* dst: local index at the receiving process */
     uint64_t ack;                     /* synchronous: the sender's request */
     uint64_t bytes;
+    int32_t  ack_idx;                 /* synchronous: the sender's local index */
+    int32_t  pad;
 } tc_hdr_t;
+
+/* The ACK of a synchronous send to another process: the sender's request and local index. The
+ * progress thread completes the request under the sender's thread-rank lock, which the sender
+ * took and released before sending: the order through the other process is then visible to race
+ * detectors too. */
+typedef struct tc_ack {
+    uint64_t req;
+    int32_t  idx, pad;
+} tc_ack_t;
 
 /* ---- views ---- */
 
@@ -340,9 +351,10 @@ static void tc_unexp_append(tc_rank_t *q, tc_msg_t *m)
     q->unexp_tail = m;
 }
 
-static void tc_send_ack(tc_root_t *root, int proc, uint64_t ack)
+static void tc_send_ack(tc_root_t *root, int proc, uint64_t req, int idx)
 {
-    PMPI_Send(&ack, (int)sizeof(ack), MPI_BYTE, proc, TC_TAG_ACK, root->net);
+    tc_ack_t a = { .req = req, .idx = idx };
+    PMPI_Send(&a, (int)sizeof(a), MPI_BYTE, proc, TC_TAG_ACK, root->net);
 }
 
 /* ---- point-to-point core ---- */
@@ -362,8 +374,12 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
             return MPI_ERR_NO_MEM;
         tc_hdr_t h = { .ctx = ctx, .src = v->rank, .tag = tag,
                        .dst = dtr - root->tbase[proc], .ack = sync ? (uint64_t)(uintptr_t)s : 0,
-                       .bytes = bytes };
+                       .bytes = bytes, .ack_idx = (int32_t)(v->me - root->ranks) };
         memcpy(pkt, &h, sizeof(h));
+        if (sync) {   /* release s's set-up to the thread that completes it (tc_ack_t) */
+            pthread_mutex_lock(&v->me->lock);
+            pthread_mutex_unlock(&v->me->lock);
+        }
         if (bytes)
             tc_pack(pkt + sizeof(h), buf, count, l, bytes);
         int rc = PMPI_Send_c(pkt, (MPI_Count)(sizeof(h) + bytes), MPI_BYTE, proc, TC_TAG_MSG,
@@ -416,7 +432,7 @@ static void tc_consume(tc_root_t *root, tc_msg_t *m, tc_req_t *r)
     if (m->sreq)
         tc_complete(m->sreq);
     if (m->ack)
-        tc_send_ack(root, m->ack_proc, m->ack);
+        tc_send_ack(root, m->ack_proc, m->ack, m->ack_idx);
     free(m->owned);
     free(m);
     tc_complete(r);
@@ -457,7 +473,8 @@ static void tc_deliver_remote(tc_root_t *root, int proc, char *pkt)
     if (!m)
         wc_fatal(WU_ERR_NO_MEMORY, "threadcomm: no memory for an incoming message");
     *m = (tc_msg_t){ .ctx = h.ctx, .src = h.src, .tag = h.tag, .bytes = (size_t)h.bytes,
-                     .owned = pkt, .data = pkt + sizeof(h), .ack = h.ack, .ack_proc = proc };
+                     .owned = pkt, .data = pkt + sizeof(h), .ack = h.ack, .ack_proc = proc,
+                     .ack_idx = h.ack_idx };
     pthread_mutex_lock(&q->lock);
     tc_req_t *r = tc_posted_take(q, h.ctx, h.src, h.tag);
     if (!r)
@@ -486,10 +503,15 @@ static void *tc_progress_main(void *arg)
             break;
         }
         if (st.MPI_TAG == TC_TAG_ACK) {
-            uint64_t a;
+            tc_ack_t a;
             memcpy(&a, pkt, sizeof(a));
             free(pkt);
-            tc_complete((tc_req_t *)(uintptr_t)a);
+            if (a.idx < 0 || a.idx >= root->nlocal)
+                wc_fatal(WU_ERR_INTERNAL, "threadcomm: ACK names no local thread-rank");
+            tc_rank_t *q = &root->ranks[a.idx];
+            pthread_mutex_lock(&q->lock);
+            tc_complete((tc_req_t *)(uintptr_t)a.req);
+            pthread_mutex_unlock(&q->lock);
             continue;
         }
         tc_deliver_remote(root, st.MPI_SOURCE, pkt);
