@@ -70,6 +70,7 @@ struct tc_req {
     int         st_src, st_tag, err;  /* result */
     size_t      st_bytes;
     MPI_Request greq;                 /* user-visible request, or MPI_REQUEST_NULL */
+    wm_obj_t   *type_ref;             /* user-visible: a derived datatype kept until freed */
 };
 
 typedef struct tc_msg {
@@ -206,6 +207,9 @@ static int tc_greq_query(void *extra, MPI_Status *status)
 
 static int tc_greq_free(void *extra)
 {
+    tc_req_t *r = extra;
+    if (r->type_ref)
+        wm_obj_release(r->type_ref);
     free(extra);
     return MPI_SUCCESS;
 }
@@ -238,6 +242,16 @@ static tc_req_t *tc_req_new(MPI_Request *request, int *rc_p)
         r->greq = *request;
     }
     return r;
+}
+
+/* A nonblocking call's derived datatype stays alive until its request is freed (MPI_Type_free
+ * may come first); the layout is read by whichever thread copies. */
+static void tc_keep_type(tc_req_t *r, const wm_datatype_t *ti)
+{
+    if (r->greq != MPI_REQUEST_NULL && !ti->obj.predefined) {
+        r->type_ref = (wm_obj_t *)&ti->obj;
+        wm_obj_retain(r->type_ref);
+    }
 }
 
 /* ---- copies ---- */
@@ -570,6 +584,7 @@ int wm_tc_send(const char *fn, wm_comm_t *c, const void *buf, MPI_Count count, M
     tc_req_t stack = { .greq = MPI_REQUEST_NULL }, *s = &stack;
     if (request && !(s = tc_req_new(request, &rc)))
         return wm_error(c, rc, fn, "no request");
+    tc_keep_type(s, ti);
     rc = tc_isend(v, buf, (uint64_t)count, &ti->layout, dest, tag, v->ctx,
                   mode == WC_SEND_SYNC, buffered, s);
     if (rc != MPI_SUCCESS)
@@ -597,6 +612,7 @@ int wm_tc_recv(const char *fn, wm_comm_t *c, void *buf, MPI_Count count, MPI_Dat
     tc_req_t stack = { .greq = MPI_REQUEST_NULL }, *r = &stack;
     if (request && !(r = tc_req_new(request, &rc)))
         return wm_error(c, rc, fn, "no request");
+    tc_keep_type(r, ti);
     tc_irecv(v, buf, (uint64_t)count, &ti->layout, source, tag, v->ctx, r);
     if (request)
         return MPI_SUCCESS;

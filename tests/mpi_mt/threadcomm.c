@@ -111,6 +111,23 @@ static void datatypes(int r, int n)
     for (int k = 0; k < 8; k++)
         MT_EQ("contiguous to vector", pf * 1000 + (k / 2) * 5 + k % 2, c[(k / 2) * 5 + k % 2]);
     MT_EQ("vector gap untouched", -1, c[2]);
+    /* a nonblocking receive's datatype freed before the message comes */
+    MPI_Datatype tv;
+    MT_CALL(MPI_Type_vector(4, 2, 5, MPI_INT, &tv));
+    MT_CALL(MPI_Type_commit(&tv));
+    MPI_Request q;
+    int d2[20], e[8];
+    for (int i = 0; i < 20; i++)
+        d2[i] = -1;
+    MT_CALL(MPI_Irecv(d2, 1, tv, from, 11, tc, &q));
+    MT_CALL(MPI_Type_free(&tv));
+    MT_CALL(MPI_Barrier(tc));
+    for (int k = 0; k < 8; k++)
+        e[k] = r * 10 + k;
+    MT_CALL(MPI_Send(e, 8, MPI_INT, to, 11, tc));
+    MT_CALL(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    for (int k = 0; k < 8; k++)
+        MT_EQ("freed vector type", from * 10 + k, d2[(k / 2) * 5 + k % 2]);
     /* vector -> vector, 64 Ki elements (pinned, non-contiguous on both sides) */
     int cnt = 1 << 16;
     int *big = malloc(sizeof(int) * 5 * (size_t)cnt), *bigr = malloc(sizeof(int) * 5 * (size_t)cnt);
