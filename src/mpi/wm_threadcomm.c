@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <weft.h>
 
 #define TC_EAGER     1024u            /* local messages up to this size are copied when unexpected */
@@ -189,13 +190,26 @@ static void tc_complete(tc_req_t *r)
         atomic_store_explicit(&r->done, 1, memory_order_release);
 }
 
+/* Spin briefly, then yield (the partner may need this core), then nap: a long wait on a
+ * machine with more threads than cores must leave them the CPU. */
+static void tc_pause(unsigned *spins)
+{
+    unsigned n = ++*spins;
+    if (n <= 32)
+        return;
+    if (n <= 4096) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = { 0, 20000 };
+    nanosleep(&ts, NULL);
+}
+
 static void tc_wait(tc_req_t *r)
 {
     unsigned spins = 0;
-    while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
-        if (++spins > 32)
-            sched_yield();
-    }
+    while (!atomic_load_explicit(&r->done, memory_order_acquire))
+        tc_pause(&spins);
 }
 
 static int tc_greq_query(void *extra, MPI_Status *status)
@@ -697,8 +711,7 @@ int wm_tc_probe(const char *fn, wm_comm_t *c, int source, int tag, int *flag,
                 *flag = m != NULL;
             return MPI_SUCCESS;
         }
-        if (++spins > 32)
-            sched_yield();
+        tc_pause(&spins);
     }
 }
 
@@ -1000,9 +1013,7 @@ static int tc_handle_new(wm_comm_t *c, tc_view_t *nv, MPI_Comm *newcomm)
     }
     t->view = nv;
     d->tc = t;
-    d->tcomm = true;
-    d->rank = nv->rank;
-    d->size = d->remote_size = nv->size;
+    d->tcomm = true;   /* rank and size stay those of an empty group: see MPIX_Threadcomm_init */
     *newcomm = wm_comm_handle(d);
     return MPI_SUCCESS;
 }
@@ -1178,8 +1189,8 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
     t->root = root;
     d->tc = t;
     d->tcomm = true;
-    d->rank = MPI_UNDEFINED;
-    d->size = d->remote_size = root->total;
+    /* d->rank, size and the rank arrays stay those of an empty group (wm_comm_new with none): a
+     * call that is not dispatched to this file sees no peers rather than reading past them */
     snprintf(d->name, sizeof(d->name), "threadcomm");
     *threadcomm = wm_comm_handle(d);
     return MPI_SUCCESS;
@@ -1255,8 +1266,9 @@ WM_API int MPIX_Threadcomm_finish(MPI_Comm threadcomm)
         atomic_store_explicit(&root->arrived, 0, memory_order_relaxed);
         atomic_store_explicit(&root->bar_gen, gen + 1, memory_order_release);
     } else {
+        unsigned spins = 0;
         while (atomic_load_explicit(&root->bar_gen, memory_order_acquire) == gen)
-            sched_yield();
+            tc_pause(&spins);
     }
     return rc ? wm_error(c, rc, fn, "the closing barrier failed") : MPI_SUCCESS;
 }

@@ -396,6 +396,13 @@ static void region(int tid, void *arg)
     collectives(tc, 0);
     collectives(tc, 1);
     splits(r, n);
+    /* calls a threadcomm does not implement are refused, not run on the process communicator */
+    int x = 0, flag = 0;
+    MPI_Message msg;
+    MT_CLASS_EQ("MPI_Scan on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
+                MPI_Scan(&r, &x, 1, MPI_INT, MPI_SUM, tc));
+    MT_CLASS_EQ("MPI_Improbe on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
+                MPI_Improbe(MPI_ANY_SOURCE, 0, tc, &flag, &msg, MPI_STATUS_IGNORE));
     if (world) {
         MT_CALL(MPI_Waitall(2, wr, MPI_STATUSES_IGNORE));
         MT_EQ("world ring", (mt_rank - 1 + mt_size) % mt_size, win);
