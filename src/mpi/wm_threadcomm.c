@@ -840,6 +840,54 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
             rc = tc_bcast_impl(v, a->rbuf, cnt, a->rtype, 0, tag, ctx);
         return rc;
     }
+    case WM_TC_SCAN:
+    case WM_TC_EXSCAN: {
+        /* a chain in rank order: rank r gets x0 op .. op x(r-1) from r-1 and passes on
+         * x0 op .. op xr (Reduce_local(in, inout) computes in op inout) */
+        MPI_Count cnt = a->rcount;
+        const void *mine = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+        char *part, *prev;
+        void *mpart = tc_tmp(cnt, a->rtype, &part), *mprev = tc_tmp(cnt, a->rtype, &prev);
+        if (!mpart || !mprev) {
+            free(mpart);
+            free(mprev);
+            return MPI_ERR_NO_MEM;
+        }
+        rc = tc_self_copy(v, mine, part, cnt, a->rtype, tag, ctx);
+        if (!rc && me > 0) {
+            rc = tc_recv_b(v, prev, cnt, a->rtype, me - 1, tag, ctx);
+            if (!rc)
+                rc = PMPI_Reduce_local(prev, part, (int)cnt, a->rtype, a->op);
+        }
+        if (!rc && me + 1 < n)
+            rc = tc_send_b(v, part, cnt, a->rtype, me + 1, tag, ctx);
+        if (!rc && a->kind == WM_TC_SCAN)
+            rc = tc_self_copy(v, part, a->rbuf, cnt, a->rtype, tag, ctx);
+        else if (!rc && me > 0)
+            rc = tc_self_copy(v, prev, a->rbuf, cnt, a->rtype, tag, ctx);
+        free(mpart);
+        free(mprev);
+        return rc;
+    }
+    case WM_TC_RSB: {
+        /* Reduce of n blocks to rank 0, then Scatter of the blocks */
+        MPI_Count cnt = a->rcount;
+        char *all = NULL;
+        void *mall = tc_tmp(cnt * n, a->rtype, &all);
+        if (!mall)
+            return MPI_ERR_NO_MEM;
+        wm_tc_coll_args_t ra = { .kind = WM_TC_REDUCE, .sbuf = a->sbuf == MPI_IN_PLACE ? a->rbuf
+                                                                                       : a->sbuf,
+                                 .rbuf = all, .rcount = cnt * n, .rtype = a->rtype, .op = a->op };
+        rc = tc_coll_run(v, &ra, seq);
+        wm_tc_coll_args_t sa = { .kind = WM_TC_SCATTER, .sbuf = all, .scount = cnt,
+                                 .stype = a->rtype, .rbuf = a->rbuf, .rcount = cnt,
+                                 .rtype = a->rtype };
+        if (!rc)
+            rc = tc_coll_run(v, &sa, seq ^ 0x20000000u);
+        free(mall);
+        return rc;
+    }
     case WM_TC_GATHER:
     case WM_TC_ALLGATHER: {
         int root = a->kind == WM_TC_GATHER ? a->root : 0;

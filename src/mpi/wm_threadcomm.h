@@ -41,7 +41,8 @@ int wm_tc_comm_free(const char *fn, struct wm_comm *c, MPI_Comm *comm);
 
 /* Collectives. request NULL: blocking. */
 enum { WM_TC_BARRIER, WM_TC_BCAST, WM_TC_REDUCE, WM_TC_ALLREDUCE, WM_TC_GATHER, WM_TC_SCATTER,
-       WM_TC_ALLGATHER, WM_TC_ALLTOALL };
+       WM_TC_ALLGATHER, WM_TC_ALLTOALL, WM_TC_SCAN, WM_TC_EXSCAN,
+       WM_TC_RSB /* Reduce_scatter_block: rcount per rank */ };
 typedef struct wm_tc_coll_args {
     int kind;
     const void *sbuf;

@@ -5,8 +5,8 @@
  *   - wildcards: all ranks send numbered messages to rank 0, which takes them with MPI_ANY_SOURCE
  *     and MPI_ANY_TAG, Probe and Iprobe, checking statuses, contents and per-source order;
  *   - Testany/Testsome/Waitall over thread-rank requests;
- *   - Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, blocking and
- *     nonblocking, with results computed from the ranks;
+ *   - Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, Scan, Exscan,
+ *     Reduce_scatter_block, blocking and nonblocking, with results computed from the ranks;
  *   - Comm_dup, Comm_split (reversed keys) and a nested split of the split, used for traffic
  *     and collectives, then freed;
  *   - with several processes, thread 0 of each process exchanges with the other processes on
@@ -291,6 +291,21 @@ static void collectives(MPI_Comm c, int nb)
     RUN(MPI_Allreduce(&mx, &mxo, 1, MPI_INT, MPI_MAX, c),
         MPI_Iallreduce(&mx, &mxo, 1, MPI_INT, MPI_MAX, c, &rq));
     MT_EQ("allreduce max", n - 1, mxo);
+    int sc = -1, ex = -1;
+    RUN(MPI_Scan(&r, &sc, 1, MPI_INT, MPI_SUM, c), MPI_Iscan(&r, &sc, 1, MPI_INT, MPI_SUM, c, &rq));
+    MT_EQ("scan", r * (r + 1) / 2, sc);
+    RUN(MPI_Exscan(&r, &ex, 1, MPI_INT, MPI_SUM, c),
+        MPI_Iexscan(&r, &ex, 1, MPI_INT, MPI_SUM, c, &rq));
+    if (r > 0)
+        MT_EQ("exscan", r * (r - 1) / 2, ex);
+    int *rsb = malloc(sizeof(int) * 2 * (size_t)n), rsbo[2];
+    for (int j = 0; j < 2 * n; j++)
+        rsb[j] = r + j;
+    RUN(MPI_Reduce_scatter_block(rsb, rsbo, 2, MPI_INT, MPI_SUM, c),
+        MPI_Ireduce_scatter_block(rsb, rsbo, 2, MPI_INT, MPI_SUM, c, &rq));
+    for (int j = 0; j < 2; j++)
+        MT_EQ("reduce_scatter_block", n * (n - 1) / 2 + n * (2 * r + j), rsbo[j]);
+    free(rsb);
     int *ag = malloc(sizeof(int) * 2 * (size_t)n), *aa = malloc(sizeof(int) * (size_t)n),
         *ab = malloc(sizeof(int) * (size_t)n);
     int mine[2] = { r, -r };
@@ -399,8 +414,13 @@ static void region(int tid, void *arg)
     /* calls a threadcomm does not implement are refused, not run on the process communicator */
     int x = 0, flag = 0;
     MPI_Message msg;
-    MT_CLASS_EQ("MPI_Scan on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
-                MPI_Scan(&r, &x, 1, MPI_INT, MPI_SUM, tc));
+    int *ones = malloc(sizeof(int) * (size_t)n), *rsin = malloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        ones[i] = 1, rsin[i] = r;
+    MT_CLASS_EQ("MPI_Reduce_scatter on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
+                MPI_Reduce_scatter(rsin, &x, ones, MPI_INT, MPI_SUM, tc));
+    free(ones);
+    free(rsin);
     MT_CLASS_EQ("MPI_Improbe on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
                 MPI_Improbe(MPI_ANY_SOURCE, 0, tc, &flag, &msg, MPI_STATUS_IGNORE));
     if (world) {
