@@ -767,6 +767,11 @@ static int tc_bcast_impl(tc_view_t *v, void *buf, MPI_Count count, MPI_Datatype 
     return rc;
 }
 
+static int64_t tc_vec_at(const wm_tc_vec_t *v, int k)
+{
+    return v->i ? v->i[k] : v->c ? (int64_t)v->c[k] : (int64_t)v->a[k];
+}
+
 /* count elements of type from src to dst (any layouts) through a message to self. */
 static int tc_self_copy(tc_view_t *v, const void *src, void *dst, MPI_Count count,
                         MPI_Datatype type, int tag, uint32_t ctx)
@@ -838,6 +843,80 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
         }
         if (!rc && a->kind == WM_TC_ALLREDUCE)
             rc = tc_bcast_impl(v, a->rbuf, cnt, a->rtype, 0, tag, ctx);
+        return rc;
+    }
+    case WM_TC_GATHERV:
+    case WM_TC_SCATTERV:
+    case WM_TC_ALLGATHERV:
+    case WM_TC_ALLTOALLV: {
+        /* every transfer posted at once: receives first, then sends in a rotated order */
+        bool gv = a->kind == WM_TC_GATHERV, sv = a->kind == WM_TC_SCATTERV;
+        bool agv = a->kind == WM_TC_ALLGATHERV;
+        bool recv_all = agv || a->kind == WM_TC_ALLTOALLV || (gv && me == a->root);
+        bool send_all = a->kind == WM_TC_ALLTOALLV || agv || (sv && me == a->root);
+        tc_req_t *rs = calloc((size_t)(2 * n), sizeof(*rs));
+        if (!rs)
+            return MPI_ERR_NO_MEM;
+        for (int i = 0; i < 2 * n; i++) {
+            rs[i].greq = MPI_REQUEST_NULL;
+            rs[i].done = 1;
+        }
+        /* this rank's own block when sending to all from an in-place receive buffer */
+        bool in_place = a->sbuf == MPI_IN_PLACE;
+        for (int i = 0; i < n && recv_all; i++) {
+            if (in_place && i == me)
+                continue;
+            rs[i].done = 0;
+            tc_irecv(v, (char *)a->rbuf + tc_vec_at(&a->rdispls, i) * rt->extent,
+                     (uint64_t)tc_vec_at(&a->rcounts, i), &rt->layout, i, tag, ctx, &rs[i]);
+        }
+        if (sv && !(me == a->root && a->rbuf == MPI_IN_PLACE)) {
+            rs[me].done = 0;
+            tc_irecv(v, a->rbuf, (uint64_t)a->rcount, &rt->layout, a->root, tag, ctx, &rs[me]);
+        }
+        if (send_all) {
+            for (int k = 0; k < n && !rc; k++) {
+                int i = (me + k) % n;
+                if (in_place && i == me)
+                    continue;
+                if (sv && a->rbuf == MPI_IN_PLACE && i == me)
+                    continue;
+                const void *sb;
+                uint64_t cnt;
+                const wc_dtype_t *l;
+                if (agv) {   /* my one block to everyone */
+                    if (in_place) {
+                        sb = (char *)a->rbuf + tc_vec_at(&a->rdispls, me) * rt->extent;
+                        cnt = (uint64_t)tc_vec_at(&a->rcounts, me);
+                        l = &rt->layout;
+                    } else {
+                        sb = a->sbuf;
+                        cnt = (uint64_t)a->scount;
+                        l = &st->layout;
+                    }
+                } else {
+                    sb = (const char *)a->sbuf + tc_vec_at(&a->sdispls, i) * st->extent;
+                    cnt = (uint64_t)tc_vec_at(&a->scounts, i);
+                    l = &st->layout;
+                }
+                rs[n + i].done = 0;
+                rc = tc_isend(v, sb, cnt, l, i, tag, ctx, false, false, &rs[n + i]);
+                if (rc)
+                    rs[n + i].done = 1;
+            }
+        } else if (gv && !(me == a->root && in_place)) {
+            rs[n].done = 0;
+            rc = tc_isend(v, a->sbuf, (uint64_t)a->scount, &st->layout, a->root, tag, ctx, false,
+                          false, &rs[n]);
+            if (rc)
+                rs[n].done = 1;
+        }
+        for (int i = 0; i < 2 * n; i++) {
+            tc_wait(&rs[i]);
+            if (!rc && i < n && rs[i].err)
+                rc = rs[i].err;
+        }
+        free(rs);
         return rc;
     }
     case WM_TC_SCAN:
@@ -1005,7 +1084,7 @@ int wm_tc_coll(const char *fn, wm_comm_t *c, const wm_tc_coll_args_t *a, MPI_Req
     if ((a->stype && a->sbuf != MPI_IN_PLACE && !wm_type_get(a->stype)) ||
         (a->rtype && !wm_type_get(a->rtype)))
         return wm_error(c, MPI_ERR_TYPE, fn, "invalid datatype");
-    if (a->kind == WM_TC_ALLTOALL && a->sbuf == MPI_IN_PLACE)
+    if ((a->kind == WM_TC_ALLTOALL || a->kind == WM_TC_ALLTOALLV) && a->sbuf == MPI_IN_PLACE)
         return wm_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn,
                         "MPI_IN_PLACE is not implemented for Alltoall on a threadcomm");
     uint32_t seq = v->coll_seq++;

@@ -6,7 +6,8 @@
  *     and MPI_ANY_TAG, Probe and Iprobe, checking statuses, contents and per-source order;
  *   - Testany/Testsome/Waitall over thread-rank requests;
  *   - Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, Scan, Exscan,
- *     Reduce_scatter_block, blocking and nonblocking, with results computed from the ranks;
+ *     Reduce_scatter_block, Gatherv, Scatterv, Allgatherv, Alltoallv, blocking and nonblocking,
+ *     with results computed from the ranks;
  *   - Comm_dup, Comm_split (reversed keys) and a nested split of the split, used for traffic
  *     and collectives, then freed;
  *   - with several processes, thread 0 of each process exchanges with the other processes on
@@ -324,6 +325,65 @@ static void collectives(MPI_Comm c, int nb)
     free(ag);
     free(aa);
     free(ab);
+    /* v forms: rank j's block has j + 1 elements, at displacement j (j + 1) / 2 + j (a gap of one) */
+    int tot = n * (n + 1) / 2 + n;
+    int *cnts = malloc(sizeof(int) * (size_t)n), *dis = malloc(sizeof(int) * (size_t)n);
+    int *vb = malloc(sizeof(int) * (size_t)tot), *mineb = malloc(sizeof(int) * (size_t)(n + 1));
+    for (int j = 0; j < n; j++) {
+        cnts[j] = j + 1;
+        dis[j] = j * (j + 1) / 2 + j;
+    }
+    for (int k = 0; k <= r; k++)
+        mineb[k] = r * 100 + k;
+    int root = n - 1;
+    for (int i = 0; i < tot; i++)
+        vb[i] = -5;
+    RUN(MPI_Gatherv(mineb, r + 1, MPI_INT, vb, cnts, dis, MPI_INT, root, c),
+        MPI_Igatherv(mineb, r + 1, MPI_INT, vb, cnts, dis, MPI_INT, root, c, &rq));
+    if (r == root)
+        for (int j = 0; j < n; j++) {
+            for (int k = 0; k <= j; k++)
+                MT_EQ("gatherv", j * 100 + k, vb[dis[j] + k]);
+            MT_EQ("gatherv gap", -5, vb[dis[j] + j + 1]);
+        }
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k <= j; k++)
+            vb[dis[j] + k] = r == root ? j * 7 + k : -1;
+    for (int k = 0; k <= r; k++)
+        mineb[k] = -1;
+    RUN(MPI_Scatterv(vb, cnts, dis, MPI_INT, mineb, r + 1, MPI_INT, root, c),
+        MPI_Iscatterv(vb, cnts, dis, MPI_INT, mineb, r + 1, MPI_INT, root, c, &rq));
+    for (int k = 0; k <= r; k++)
+        MT_EQ("scatterv", r * 7 + k, mineb[k]);
+    for (int k = 0; k <= r; k++)
+        mineb[k] = r * 100 + k;
+    RUN(MPI_Allgatherv(mineb, r + 1, MPI_INT, vb, cnts, dis, MPI_INT, c),
+        MPI_Iallgatherv(mineb, r + 1, MPI_INT, vb, cnts, dis, MPI_INT, c, &rq));
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k <= j; k++)
+            MT_EQ("allgatherv", j * 100 + k, vb[dis[j] + k]);
+    /* alltoallv: to rank j, j + 1 elements at dis[j]; from rank j, r + 1 elements at (r + 1) j */
+    int *sv = malloc(sizeof(int) * (size_t)tot), *rv = malloc(sizeof(int) * (size_t)(n * (r + 1)));
+    int *rc2 = malloc(sizeof(int) * (size_t)n), *rd2 = malloc(sizeof(int) * (size_t)n);
+    for (int j = 0; j < n; j++) {
+        for (int k = 0; k <= j; k++)
+            sv[dis[j] + k] = r * 1000 + j * 10 + k;
+        rc2[j] = r + 1;
+        rd2[j] = (r + 1) * j;
+    }
+    RUN(MPI_Alltoallv(sv, cnts, dis, MPI_INT, rv, rc2, rd2, MPI_INT, c),
+        MPI_Ialltoallv(sv, cnts, dis, MPI_INT, rv, rc2, rd2, MPI_INT, c, &rq));
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k <= r; k++)
+            MT_EQ("alltoallv", j * 1000 + r * 10 + k, rv[(r + 1) * j + k]);
+    free(sv);
+    free(rv);
+    free(rc2);
+    free(rd2);
+    free(cnts);
+    free(dis);
+    free(vb);
+    free(mineb);
 #undef RUN
 }
 
