@@ -39,8 +39,6 @@
 #include "thread/wt_thread.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +88,7 @@ typedef struct tc_msg {
 } tc_msg_t;
 
 typedef struct tc_rank {
-    pthread_mutex_t lock;
+    wt_mutex_t  lock;
     tc_req_t   *posted, *posted_tail;
     tc_msg_t   *unexp, *unexp_tail;
     uint32_t    next_ctx;             /* owner only */
@@ -105,7 +103,10 @@ typedef struct tc_root {
     tc_rank_t  *ranks;                /* [nlocal] */
     _Atomic int arrived;
     _Atomic int bar_count, bar_gen;
-    pthread_t   prog;
+    wt_thread_t prog;
+    /* finished nonblocking-collective threads, joined by the next one's start and by free */
+    wt_mutex_t  zlock;
+    struct tc_zombie *zombies;
     bool        prog_on;
 } tc_root_t;
 
@@ -125,9 +126,42 @@ struct wm_tc {
     tc_view_t *view;                  /* a derived communicator (one thread's handle) */
 };
 
+/* The calling thread's started threadcomms (thread-specific data of the threading layer, so that
+ * user-level threads of the Pth backend each have theirs): made by the thread's first start, freed
+ * at its exit. */
 typedef struct { tc_root_t *root; tc_view_t *view; } tc_bind_t;
-static _Thread_local tc_bind_t tc_binds[TC_BIND_MAX];
-static _Thread_local int tc_nbinds;
+typedef struct tc_binds {
+    int       n;
+    tc_bind_t b[TC_BIND_MAX];
+} tc_binds_t;
+static wt_tls_key_t tc_key;
+static _Atomic int tc_key_state;   /* 0 none, 1 being made, 2 made */
+
+static void tc_key_init(void)
+{
+    int z = 0;
+    if (atomic_load_explicit(&tc_key_state, memory_order_acquire) == 2)
+        return;
+    if (atomic_compare_exchange_strong(&tc_key_state, &z, 1)) {
+        if (wt_tls_key_create(&tc_key, free) != WU_OK)
+            wc_fatal(WU_ERR_NO_MEMORY, "threadcomm: no thread-specific key");
+        atomic_store_explicit(&tc_key_state, 2, memory_order_release);
+    }
+    while (atomic_load_explicit(&tc_key_state, memory_order_acquire) != 2)
+        wt_thread_yield();
+}
+
+static tc_binds_t *tc_binds_get(bool make)
+{
+    if (atomic_load_explicit(&tc_key_state, memory_order_acquire) != 2)
+        return NULL;
+    tc_binds_t *b = wt_tls_get(tc_key);
+    if (!b && make && (b = calloc(1, sizeof(*b))) && wt_tls_set(tc_key, b) != WU_OK) {
+        free(b);
+        b = NULL;
+    }
+    return b;
+}
 
 typedef struct tc_hdr {
     uint32_t ctx;
@@ -154,9 +188,10 @@ static tc_view_t *tc_view_of(wm_comm_t *c)
     struct wm_tc *t = c->tc;
     if (t->view)
         return t->view;
-    for (int i = 0; i < tc_nbinds; i++)
-        if (tc_binds[i].root == t->root)
-            return tc_binds[i].view;
+    tc_binds_t *b = tc_binds_get(false);
+    for (int i = 0; b && i < b->n; i++)
+        if (b->b[i].root == t->root)
+            return b->b[i].view;
     return NULL;
 }
 
@@ -198,11 +233,11 @@ static void tc_pause(unsigned *spins)
     if (n <= 32)
         return;
     if (n <= 4096) {
-        sched_yield();
+        wt_thread_yield();
         return;
     }
-    struct timespec ts = { 0, 20000 };
-    nanosleep(&ts, NULL);
+    uint32_t nap = 0;
+    wt_word_wait(&nap, 0, 20000);   /* 20 us of sleep in the threading backend's terms */
 }
 
 static void tc_wait(tc_req_t *r)
@@ -405,8 +440,8 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
                        .bytes = bytes, .ack_idx = (int32_t)(v->me - root->ranks) };
         memcpy(pkt, &h, sizeof(h));
         if (sync) {   /* release s's set-up to the thread that completes it (tc_ack_t) */
-            pthread_mutex_lock(&v->me->lock);
-            pthread_mutex_unlock(&v->me->lock);
+            wt_mutex_lock_always(&v->me->lock);
+            wt_mutex_unlock_always(&v->me->lock);
         }
         if (bytes)
             tc_pack(pkt + sizeof(h), buf, count, l, bytes);
@@ -420,10 +455,10 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
         return MPI_SUCCESS;
     }
     tc_rank_t *q = &root->ranks[dtr - root->base];
-    pthread_mutex_lock(&q->lock);
+    wt_mutex_lock_always(&q->lock);
     tc_req_t *r = tc_posted_take(q, ctx, v->rank, tag);
     if (r) {
-        pthread_mutex_unlock(&q->lock);
+        wt_mutex_unlock_always(&q->lock);
         tc_fill(r, v->rank, tag, bytes, NULL, buf, count, l);
         tc_complete(r);
         tc_complete(s);
@@ -432,7 +467,7 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
     bool copy = !sync && (buffered || bytes <= TC_EAGER);
     tc_msg_t *m = malloc(sizeof(*m) + (copy ? bytes : 0));
     if (!m) {
-        pthread_mutex_unlock(&q->lock);
+        wt_mutex_unlock_always(&q->lock);
         return MPI_ERR_NO_MEM;
     }
     *m = (tc_msg_t){ .ctx = ctx, .src = v->rank, .tag = tag, .bytes = bytes };
@@ -447,7 +482,7 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
         m->sreq = s;
     }
     tc_unexp_append(q, m);
-    pthread_mutex_unlock(&q->lock);
+    wt_mutex_unlock_always(&q->lock);
     if (copy)
         tc_complete(s);
     return MPI_SUCCESS;
@@ -476,7 +511,7 @@ static void tc_irecv(tc_view_t *v, void *buf, uint64_t count, const wc_dtype_t *
     r->buf = buf;
     r->count = count;
     r->layout = l;
-    pthread_mutex_lock(&q->lock);
+    wt_mutex_lock_always(&q->lock);
     tc_msg_t *m = tc_unexp_find(q, ctx, src, tag, true);
     if (!m) {
         r->next = NULL;
@@ -486,7 +521,7 @@ static void tc_irecv(tc_view_t *v, void *buf, uint64_t count, const wc_dtype_t *
             q->posted = r;
         q->posted_tail = r;
     }
-    pthread_mutex_unlock(&q->lock);
+    wt_mutex_unlock_always(&q->lock);
     if (m)
         tc_consume(v->root, m, r);
 }
@@ -503,11 +538,11 @@ static void tc_deliver_remote(tc_root_t *root, int proc, char *pkt)
     *m = (tc_msg_t){ .ctx = h.ctx, .src = h.src, .tag = h.tag, .bytes = (size_t)h.bytes,
                      .owned = pkt, .data = pkt + sizeof(h), .ack = h.ack, .ack_proc = proc,
                      .ack_idx = h.ack_idx };
-    pthread_mutex_lock(&q->lock);
+    wt_mutex_lock_always(&q->lock);
     tc_req_t *r = tc_posted_take(q, h.ctx, h.src, h.tag);
     if (!r)
         tc_unexp_append(q, m);
-    pthread_mutex_unlock(&q->lock);
+    wt_mutex_unlock_always(&q->lock);
     if (r)
         tc_consume(root, m, r);
 }
@@ -537,9 +572,9 @@ static void *tc_progress_main(void *arg)
             if (a.idx < 0 || a.idx >= root->nlocal)
                 wc_fatal(WU_ERR_INTERNAL, "threadcomm: ACK names no local thread-rank");
             tc_rank_t *q = &root->ranks[a.idx];
-            pthread_mutex_lock(&q->lock);
+            wt_mutex_lock_always(&q->lock);
             tc_complete((tc_req_t *)(uintptr_t)a.req);
-            pthread_mutex_unlock(&q->lock);
+            wt_mutex_unlock_always(&q->lock);
             continue;
         }
         tc_deliver_remote(root, st.MPI_SOURCE, pkt);
@@ -701,11 +736,11 @@ int wm_tc_probe(const char *fn, wm_comm_t *c, int source, int tag, int *flag,
     tc_rank_t *q = v->me;
     unsigned spins = 0;
     for (;;) {
-        pthread_mutex_lock(&q->lock);
+        wt_mutex_lock_always(&q->lock);
         tc_msg_t *m = tc_unexp_find(q, v->ctx, source, tag, false);
         if (m && status != MPI_STATUS_IGNORE)
             wm_status_fill(status, m->src, m->tag, (MPI_Count)m->bytes, 0);
-        pthread_mutex_unlock(&q->lock);
+        wt_mutex_unlock_always(&q->lock);
         if (m || !block) {
             if (flag)
                 *flag = m != NULL;
@@ -1052,11 +1087,32 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
     return MPI_ERR_INTERN;
 }
 
+typedef struct tc_zombie {
+    struct tc_zombie *next;
+    wt_thread_t       th;
+} tc_zombie_t;
+
+/* Join the nonblocking-collective threads that have finished (they are exiting or gone). */
+static void tc_zombies_join(tc_root_t *root)
+{
+    wt_mutex_lock_always(&root->zlock);
+    tc_zombie_t *z = root->zombies;
+    root->zombies = NULL;
+    wt_mutex_unlock_always(&root->zlock);
+    while (z) {
+        tc_zombie_t *nx = z->next;
+        wt_thread_join(z->th);
+        free(z);
+        z = nx;
+    }
+}
+
 typedef struct tc_nbc {
     tc_view_t        *v;
     wm_tc_coll_args_t a;
     uint32_t          seq;
     tc_req_t         *r;
+    tc_zombie_t      *z;              /* NULL: run by the caller */
 } tc_nbc_t;
 
 static void *tc_nbc_main(void *arg)
@@ -1067,8 +1123,18 @@ static void *tc_nbc_main(void *arg)
     nb->r->st_tag = MPI_ANY_TAG;
     tc_view_t *v = nb->v;
     tc_req_t *r = nb->r;
+    tc_root_t *root = v->root;
+    tc_zombie_t *z = nb->z;
     free(nb);
     tc_view_unref(v);
+    if (z) {   /* a thread of its own: to be joined (before the request completes, so that free
+                  finds it once every request of the threadcomm is done) */
+        z->th = wt_thread_self();
+        wt_mutex_lock_always(&root->zlock);
+        z->next = root->zombies;
+        root->zombies = z;
+        wt_mutex_unlock_always(&root->zlock);
+    }
     tc_complete(r);
     return NULL;
 }
@@ -1103,14 +1169,13 @@ int wm_tc_coll(const char *fn, wm_comm_t *c, const wm_tc_coll_args_t *a, MPI_Req
     nb->a = *a;
     nb->seq = seq;
     atomic_fetch_add_explicit(&v->refs, 1, memory_order_relaxed);
-    pthread_t th;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int e = pthread_create(&th, &attr, tc_nbc_main, nb);
-    pthread_attr_destroy(&attr);
-    if (e) {
+    tc_zombies_join(v->root);
+    wt_thread_t th;
+    nb->z = malloc(sizeof(tc_zombie_t));
+    if (!nb->z || wt_thread_create(&th, tc_nbc_main, nb) != WU_OK) {
         /* no thread: run it now (completes at once) */
+        free(nb->z);
+        nb->z = NULL;
         tc_nbc_main(nb);
     }
     return MPI_SUCCESS;
@@ -1256,6 +1321,7 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
      * gate on (from the only thread in the library, holding no lock: wt_thread.h). */
     if (!wt_thread_multi)
         wt_thread_set_multi(true);
+    tc_key_init();
     tc_root_t *root = calloc(1, sizeof(*root));
     if (!root)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
@@ -1302,14 +1368,15 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
     for (int p = 0; p < np; p++)
         for (int i = root->tbase[p]; i < root->tbase[p + 1]; i++)
             root->proc_of[i] = p;
+    wt_mutex_init(&root->zlock);
     for (int i = 0; i < num_threads; i++) {
         memset(&root->ranks[i], 0, sizeof(tc_rank_t));
-        pthread_mutex_init(&root->ranks[i].lock, NULL);
+        wt_mutex_init(&root->ranks[i].lock);
         root->ranks[i].trank = root->base + i;
         root->ranks[i].next_ctx = 1;
     }
     if (np > 1) {
-        if (pthread_create(&root->prog, NULL, tc_progress_main, root) != 0)
+        if (wt_thread_create(&root->prog, tc_progress_main, root) != WU_OK)
             return wm_error(c, MPI_ERR_OTHER, fn, "cannot start the progress thread");
         root->prog_on = true;
     }
@@ -1341,10 +1408,13 @@ WM_API int MPIX_Threadcomm_start(MPI_Comm threadcomm)
     int rc = tc_root_arg(fn, threadcomm, &c, &root);
     if (rc)
         return rc;
-    for (int i = 0; i < tc_nbinds; i++)
-        if (tc_binds[i].root == root)
+    tc_binds_t *binds = tc_binds_get(true);
+    if (!binds)
+        return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
+    for (int i = 0; i < binds->n; i++)
+        if (binds->b[i].root == root)
             return wm_error(c, MPI_ERR_OTHER, fn, "this thread has already started the threadcomm");
-    if (tc_nbinds == TC_BIND_MAX)
+    if (binds->n == TC_BIND_MAX)
         return wm_error(c, MPI_ERR_OTHER, fn, "a thread may be in at most %d threadcomms at once",
                         TC_BIND_MAX);
     int idx = atomic_fetch_add_explicit(&root->arrived, 1, memory_order_acq_rel);
@@ -1362,7 +1432,7 @@ WM_API int MPIX_Threadcomm_start(MPI_Comm threadcomm)
     v->rank = root->base + idx;
     v->size = root->total;
     v->refs = 1;
-    tc_binds[tc_nbinds++] = (tc_bind_t){ root, v };
+    binds->b[binds->n++] = (tc_bind_t){ root, v };
     return MPI_SUCCESS;
 }
 
@@ -1375,16 +1445,17 @@ WM_API int MPIX_Threadcomm_finish(MPI_Comm threadcomm)
     if (rc)
         return rc;
     int b = -1;
-    for (int i = 0; i < tc_nbinds; i++)
-        if (tc_binds[i].root == root)
+    tc_binds_t *binds = tc_binds_get(false);
+    for (int i = 0; binds && i < binds->n; i++)
+        if (binds->b[i].root == root)
             b = i;
     if (b < 0)
         return wm_error(c, MPI_ERR_OTHER, fn, "this thread has not started the threadcomm");
-    tc_view_t *v = tc_binds[b].view;
+    tc_view_t *v = binds->b[b].view;
     /* every thread-rank of every process arrives before any leaves */
     wm_tc_coll_args_t a = { .kind = WM_TC_BARRIER };
     rc = tc_coll_run(v, &a, v->coll_seq++);
-    tc_binds[b] = tc_binds[--tc_nbinds];
+    binds->b[b] = binds->b[--binds->n];
     tc_view_unref(v);
     /* local barrier, so that the arrival counter is reset before any thread starts it again */
     int gen = atomic_load_explicit(&root->bar_gen, memory_order_acquire);
@@ -1417,8 +1488,10 @@ WM_API int MPIX_Threadcomm_free(MPI_Comm *threadcomm)
          * other processes sent it (they all passed the closing barrier of the last region) */
         char z = 0;
         PMPI_Send(&z, 1, MPI_BYTE, root->myproc, TC_TAG_STOP, root->net);
-        pthread_join(root->prog, NULL);
+        wt_thread_join(root->prog);
     }
+    tc_zombies_join(root);
+    wt_mutex_destroy(&root->zlock);
     /* the processes agree that nobody sends on net any more before it goes */
     PMPI_Barrier(root->net);
     for (int i = 0; i < root->nlocal; i++) {
@@ -1428,7 +1501,7 @@ WM_API int MPIX_Threadcomm_free(MPI_Comm *threadcomm)
             free(m->owned);
             free(m);
         }
-        pthread_mutex_destroy(&q->lock);
+        wt_mutex_destroy(&q->lock);
     }
     PMPI_Comm_free(&root->net);
     free(root->ranks);
