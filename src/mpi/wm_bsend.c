@@ -217,6 +217,8 @@ static int wm_bsend_start(const char *fn, const void *buf, MPI_Count count, MPI_
                           int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_send(fn, c, buf, count, type, dest, tag, WC_SEND_STANDARD, true, request);
     const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (rc)

@@ -89,6 +89,8 @@ char *wm_coll_tmp(wc_sched_t *s, uint64_t count, const wm_datatype_t *ti)
 
 int wm_coll_check_comm(wm_comm_t *c, const char *fn, MPI_Request *request, bool nb)
 {
+    if (WU_UNLIKELY(c->tcomm))   /* the collectives threadcomms implement do not come here */
+        return wm_tc_unsupported(fn, c);
     if (WU_UNLIKELY(nb && !request))
         return wm_error(c, MPI_ERR_ARG, fn, "request is NULL");
     return MPI_SUCCESS;
@@ -187,6 +189,8 @@ WM_API int PMPI_Barrier(MPI_Comm comm)
 {
     static const char fn[] = "MPI_Barrier";
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){ .kind = WM_TC_BARRIER }, NULL, 0);
     int rc = wm_coll_check_comm(c, fn, NULL, false);
     if (rc)
         return rc;
@@ -198,6 +202,8 @@ WM_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     static const char fn[] = "MPI_Ibarrier";
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){ .kind = WM_TC_BARRIER }, request, 1);
     int rc = wm_coll_check_comm(c, fn, request, true);
     if (rc)
         return rc;

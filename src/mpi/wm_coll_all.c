@@ -327,6 +327,13 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
                    int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){
+                   .kind = gather ? (vec ? WM_TC_ALLGATHERV : WM_TC_ALLGATHER)
+                                  : (vec ? WM_TC_ALLTOALLV : WM_TC_ALLTOALL),
+                   .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+                   .rtype = rtype, .scounts = WM_TC_VEC(scounts), .sdispls = WM_TC_VEC(sdispls),
+                   .rcounts = WM_TC_VEC(rcounts), .rdispls = WM_TC_VEC(rdispls) }, request, nb);
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                          .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
                          .rdispls = rdispls, .persist = nb == WM_COLL_PERSISTENT };

@@ -305,6 +305,9 @@ static int wm_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype typ
                     MPI_Comm comm, MPI_Request *request, int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){ .kind = WM_TC_BCAST, .rbuf = buf,
+                                    .rcount = count, .rtype = type, .root = root }, request, nb);
     wm_coll_args_t a = { .rbuf = buf, .rcount = count, .root = root,
                          .persist = nb == WM_COLL_PERSISTENT };
     int rc;
@@ -353,6 +356,14 @@ static int wm_rooted(const char *fn, wm_coll_build_fn_t build, bool gather, bool
                      wm_coll_vec_t displs, int root, MPI_Comm comm, MPI_Request *request, int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){
+                   .kind = gather ? (vec ? WM_TC_GATHERV : WM_TC_GATHER)
+                                  : (vec ? WM_TC_SCATTERV : WM_TC_SCATTER),
+                   .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+                   .rtype = rtype, .root = root,
+                   .rcounts = WM_TC_VEC(counts), .rdispls = WM_TC_VEC(displs),
+                   .scounts = WM_TC_VEC(counts), .sdispls = WM_TC_VEC(displs) }, request, nb);
     wm_coll_args_t a = { .sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount,
                          .root = root, .persist = nb == WM_COLL_PERSISTENT };
     int rc;

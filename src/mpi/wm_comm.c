@@ -340,8 +340,8 @@ uint32_t wm_ctx_agree(wm_comm_t *c)
     }                                                                          \
     WM_ALIAS(NAME)
 
-WM_COMM_QUERY(MPI_Comm_rank, rank, c->rank)
-WM_COMM_QUERY(MPI_Comm_size, size, c->size)
+WM_COMM_QUERY(MPI_Comm_rank, rank, WU_UNLIKELY(c->tcomm) ? wm_tc_rank(c) : c->rank)
+WM_COMM_QUERY(MPI_Comm_size, size, WU_UNLIKELY(c->tcomm) ? wm_tc_size(c) : c->size)
 WM_COMM_QUERY(MPI_Comm_test_inter, flag, c->inter)
 
 WM_API int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
@@ -536,6 +536,8 @@ static int wm_comm_dup_common(const char *fn, MPI_Comm comm, MPI_Info info, bool
                               MPI_Comm *newcomm)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_dup(fn, c, newcomm);   /* hints are not used on a threadcomm */
     if (!newcomm)
         return wm_error(c, MPI_ERR_ARG, fn, "newcomm is NULL");
     /* the context id first: every member takes part even if its copy fails below */
@@ -687,6 +689,8 @@ WM_API int PMPI_Comm_free(MPI_Comm *comm)
     WM_CHECK_INIT(fn);
     wm_comm_t *c;
     int rc = wm_comm_user_arg(fn, comm, &c);
+    if (!rc && WU_UNLIKELY(c->tcomm))
+        return wm_tc_comm_free(fn, c, comm);
     return rc ? rc : wm_comm_user_release(c, comm);
 }
 WM_ALIAS(MPI_Comm_free)

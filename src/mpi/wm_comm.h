@@ -33,6 +33,8 @@ typedef struct wm_comm {
     int            remote_size;
     const int     *remote_world_ranks;
     bool           inter;
+    bool           tcomm;         /* a thread communicator (wm_threadcomm.c): the entry points
+                                     hand it to wm_tc_* (tc below) */
     MPI_Errhandler errh;          /* a reference held (wm_errh_ref), dropped by destroy */
     MPI_Info       info;          /* hints of Comm_set_info & co: a handle owned by the
                                      communicator, MPI_INFO_NULL for none */
@@ -57,6 +59,8 @@ typedef struct wm_comm {
      * descendants), a structural reference (wm_obj_retain) dropped by destroy; NULL: the world
      * model. Its buffer (MPI_Session_attach_buffer) serves buffered sends with no buffer of c's. */
     struct wm_session *session;
+    /* Thread communicators only (tcomm): wm_threadcomm.c's state, owned by it. */
+    struct wm_tc *tc;
 } wm_comm_t;
 
 extern wm_comm_t wm_comm_world, wm_comm_self;

@@ -96,6 +96,8 @@ WM_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_split";
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_split(fn, c, color, key, newcomm);
     if (!newcomm)
         return wm_error(c, MPI_ERR_ARG, fn, "newcomm is NULL");
     if (color < 0 && color != MPI_UNDEFINED)

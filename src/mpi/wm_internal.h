@@ -23,6 +23,7 @@
 #include "mpi/wm_datatype.h"
 #include "mpi/wm_request.h"
 #include "mpi/wm_attr.h"
+#include "mpi/wm_threadcomm.h"
 
 /* ---- library state ---- */
 typedef struct wm_state {

@@ -102,6 +102,8 @@ static int wm_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatyp
                    int tag, MPI_Comm comm, wc_send_mode_t mode)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_send(fn, c, buf, count, type, dest, tag, mode, false, NULL);
     const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
@@ -134,6 +136,8 @@ static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
                    int tag, MPI_Comm comm, MPI_Status *status)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_recv(fn, c, buf, count, type, source, tag, status, NULL);
     const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
@@ -233,6 +237,14 @@ static inline __attribute__((always_inline)) int wm_request_make(const char *fn,
                                                                    MPI_Request *request)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm)) {
+        if (persistent || !request)
+            return persistent ? wm_tc_unsupported(fn, c)
+                              : wm_error(c, MPI_ERR_ARG, fn, "request is NULL");
+        return kind == WM_REQ_RECV
+                   ? wm_tc_recv(fn, c, buf, count, type, peer, tag, MPI_STATUS_IGNORE, request)
+                   : wm_tc_send(fn, c, buf, count, type, peer, tag, mode, false, request);
+    }
     const wm_datatype_t *ti;
     int rc = wm_check_buffer_args(c, fn, buf, count, type, &ti);
     if (WU_UNLIKELY(rc))
@@ -370,6 +382,9 @@ static int wm_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
                        MPI_Comm comm, MPI_Status *status)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_sendrecv(fn, c, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                              recvcount, recvtype, source, recvtag, status);
     const wm_datatype_t *sti, *rti;
     int rc;
     if ((rc = wm_check_buffer_args(c, fn, sendbuf, sendcount, sendtype, &sti)) ||
@@ -409,6 +424,9 @@ static int wm_sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_D
                                MPI_Status *status)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_sendrecv_replace(fn, c, buf, count, datatype, dest, sendtag, source, recvtag,
+                                      status);
     const wm_datatype_t *ti;
     int rc;
     if ((rc = wm_check_buffer_args(c, fn, buf, count, datatype, &ti)) ||
@@ -471,6 +489,8 @@ static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool ta
                      MPI_Message *message, MPI_Status *status, bool block)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return take ? wm_tc_unsupported(fn, c) : wm_tc_probe(fn, c, source, tag, flag, status, block);
     int rc = wm_check_source(c, fn, source, tag);
     if (rc)
         return rc;
