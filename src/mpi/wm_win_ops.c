@@ -142,6 +142,9 @@ static int wm_rma_msg_error(const char *fn, wm_win_t *w, int target, wu_status_t
         return wm_win_error(w, MPI_ERR_UNSUPPORTED_OPERATION, fn, "the target datatype is too "
                             "large to describe in one packet to target %d on another node",
                             target);
+    if (st == WU_ERR_IO)
+        return wm_win_error(w, MPI_ERR_OTHER, fn, "the transport's RMA to target %d on another "
+                            "node failed (see the log)", target);
     return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for an operation on target %d", target);
 }
 
@@ -151,8 +154,11 @@ static int wm_rma_io_error(const char *fn, wm_win_t *w, int target)
                         target);
 }
 
+/* req: Rput, whose request completes when the origin buffer may be reused: a fabric write is
+ * waited for. */
 static int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Datatype otype,
-                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+                      bool req)
 {
     WM_WIN_ARG(fn, win, w);
     int rc = MPI_SUCCESS;
@@ -171,6 +177,16 @@ static int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
         return wm_win_error(w, MPI_ERR_TYPE, fn, "origin data is %llu bytes, target data %llu",
                             (unsigned long long)((uint64_t)ocount * odt->size),
                             (unsigned long long)((uint64_t)tcount * tdt->size));
+    if (w->remote[target] && odt->layout.contig) {
+        /* the transport's RMA straight from the origin's buffer, in use until the next
+         * synchronization (contiguous target data; else messages below) */
+        wu_status_t st = wc_rma_net_put(w->cw, target, &at, &tdt->layout, (uint64_t)tcount,
+                                        (const char *)obuf + odt->layout.contig_off);
+        if (st == WU_OK && req)
+            st = wc_rma_msg_flush_local(w->cw, target);
+        if (st != WU_ERR_AGAIN)
+            return st == WU_OK ? MPI_SUCCESS : wm_rma_msg_error(fn, w, target, st);
+    }
     wm_rma_packed_t pk;
     if (!wm_rma_pack(&pk, obuf, ocount, odt))
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory to pack the origin data");
@@ -213,9 +229,14 @@ static int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype
     } else if (!wm_rma_packed_alloc(&pk, bytes)) {
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for the packed data");
     }
-    wu_status_t st = w->remote[target]
-        ? wc_rma_msg_get(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p)
-        : wc_rma_read(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
+    wu_status_t st;
+    if (w->remote[target]) {
+        st = wc_rma_net_get(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p);
+        if (st == WU_ERR_AGAIN)
+            st = wc_rma_msg_get(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p);
+    } else {
+        st = wc_rma_read(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
+    }
     if (st == WU_OK && !odt->layout.contig)
         wm_rma_unpack(obuf, ocount, odt, pk.p);
     wm_rma_packed_free(&pk);
@@ -371,7 +392,7 @@ WM_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype orig
                     MPI_Datatype target_datatype, MPI_Win win)
 {
     return wm_rma_put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win);
+                      target_disp, target_count, target_datatype, win, false);
 }
 WM_ALIAS(MPI_Put)
 
@@ -380,7 +401,7 @@ WM_API int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     return wm_rma_put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win);
+                      target_disp, target_count, target_datatype, win, false);
 }
 WM_ALIAS(MPI_Put_c)
 
@@ -537,7 +558,8 @@ WM_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype ori
     WM_RMA_REQ_CHECK("MPI_Rput", win, request);
     return wm_rma_request("MPI_Rput",
                           wm_rma_put("MPI_Rput", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win),
+                                     target_rank, target_disp, target_count, target_datatype, win,
+                                     true),
                           win, request);
 }
 WM_ALIAS(MPI_Rput)
@@ -550,7 +572,8 @@ WM_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
     WM_RMA_REQ_CHECK("MPI_Rput_c", win, request);
     return wm_rma_request("MPI_Rput_c",
                           wm_rma_put("MPI_Rput_c", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win),
+                                     target_rank, target_disp, target_count, target_datatype, win,
+                                     true),
                           win, request);
 }
 WM_ALIAS(MPI_Rput_c)

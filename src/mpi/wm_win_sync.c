@@ -211,8 +211,9 @@ WM_ALIAS(MPI_Win_unlock_all)
 
 /* Flushes: operations on targets of this node are complete at the origin and at the target when
  * they return, so a flush only orders this process's memory accesses (and checks the epoch);
- * targets of other nodes answer a FLUSH after applying what came before it. A local flush needs
- * neither: every operation's origin data was copied when it returned. */
+ * targets of other nodes answer a FLUSH after applying what came before it, once this process's
+ * fabric writes to them are delivered. A local flush waits for those writes only (they read the
+ * origin's buffer); messages copied their origin data when they returned. */
 static int wm_win_flush(const char *fn, MPI_Win win, int rank, bool local)
 {
     WM_WIN_ARG(fn, win, w);
@@ -233,6 +234,8 @@ static int wm_win_flush(const char *fn, MPI_Win win, int rank, bool local)
     if (w->cw && !local)
         st = rank == -1 ? wc_rma_msg_flush_all(w->cw, w->remote)
            : rank != MPI_PROC_NULL && w->remote[rank] ? wc_rma_msg_flush(w->cw, rank) : WU_OK;
+    else if (w->cw && rank != MPI_PROC_NULL && (rank == -1 || w->remote[rank]))
+        st = wc_rma_msg_flush_local(w->cw, rank);   /* fabric Puts use the origin's buffer */
     atomic_thread_fence(memory_order_seq_cst);
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
