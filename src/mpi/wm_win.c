@@ -105,6 +105,12 @@ static void wm_win_release_mpi(wm_win_t *w)
     /* before the communicator (whose context id names the window in packets) can be reused */
     if (w->cw)
         wc_rma_win_unregister(w->cw);
+    /* and the registration before the memory goes back to the user (Win_create) or is unmapped:
+     * every epoch is closed, so no write of another node can still come */
+    if (w->cw && w->cw->reg) {
+        w->cw->tl->ops->win_dereg(w->cw->tl, w->cw->reg);
+        w->cw->reg = NULL;
+    }
     if (w->info != MPI_INFO_NULL)
         PMPI_Info_free(&w->info);
     if (w->comm != MPI_COMM_NULL)
