@@ -158,9 +158,9 @@ static int wm_rma_io_error(const char *fn, wm_win_t *w, int target)
 
 /* req: Rput, whose request completes when the origin buffer may be reused: a fabric write is
  * waited for. */
-static WU_NOINLINE int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Datatype otype,
-                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
-                      bool req)
+static WU_NOINLINE int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount,
+                                  MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+                                  MPI_Datatype ttype, MPI_Win win, bool req)
 {
     wm_rma_ordered = false;
     WM_WIN_ARG(fn, win, w);
@@ -204,8 +204,9 @@ static WU_NOINLINE int wm_rma_put(const char *fn, const void *obuf, MPI_Count oc
     return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
 }
 
-static WU_NOINLINE int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
-                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+static WU_NOINLINE int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype otype,
+                                  int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                  MPI_Win win)
 {
     wm_rma_ordered = false;
     WM_WIN_ARG(fn, win, w);
@@ -279,9 +280,10 @@ static bool wm_rma_reduce_packed(const wm_op_t *op, const char *in, char *inout,
 }
 
 /* Accumulate and Get_accumulate (rbuf NULL: no result). */
-static WU_NOINLINE int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Datatype otype,
-                      void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
-                      MPI_Count tcount, MPI_Datatype ttype, MPI_Op oph, MPI_Win win, bool fetch)
+static WU_NOINLINE int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount,
+                                  MPI_Datatype otype, void *rbuf, MPI_Count rcount,
+                                  MPI_Datatype rtype, int target, MPI_Aint disp, MPI_Count tcount,
+                                  MPI_Datatype ttype, MPI_Op oph, MPI_Win win, bool fetch)
 {
     wm_rma_ordered = false;
     WM_WIN_ARG(fn, win, w);
