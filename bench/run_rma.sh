@@ -29,6 +29,8 @@
 #   BENCH_RMA_JOBS="lat bw atomic mt_fence mt_flush acc_idle acc_compute"
 #   BENCH_IMPLS="weft mpich openmpi"
 #   BENCH_TIMEOUT=120              seconds allowed for one job
+#   BENCH_RMA_MT_ROUNDS=8          mt_*: rounds of the 128 Puts per sample between the threads'
+#                                  barriers (bench/rma.c -R; 1: the 2 MiB samples of before)
 #   BENCH_QUICK=1                  smoke configuration: 1 round, 0.05 s budgets, 60 s timeout
 set -u
 
@@ -48,6 +50,7 @@ budget=${BENCH_RMA_BUDGET:-1.0}
 jobs=${BENCH_RMA_JOBS:-lat bw atomic mt_fence mt_flush acc_idle acc_compute}
 impls=${BENCH_IMPLS:-weft mpich openmpi}
 limit=${BENCH_TIMEOUT:-120}
+mt_rounds=${BENCH_RMA_MT_ROUNDS:-8}
 ncpu=$(nproc)
 
 bench_outdir rma-
@@ -63,8 +66,8 @@ job_args() {
     lat) echo "-m lat" ;;
     bw) echo "-m bw" ;;
     atomic) echo "-m atomic" ;;
-    mt_fence) echo "-m mt -s fence -T 1,2,4,8" ;;
-    mt_flush) echo "-m mt -s flush -T 1,2,4,8" ;;
+    mt_fence) echo "-m mt -s fence -T 1,2,4,8 -R $mt_rounds" ;;
+    mt_flush) echo "-m mt -s flush -T 1,2,4,8 -R $mt_rounds" ;;
     acc_idle) echo "-m passive -g idle" ;;
     acc_compute) echo "-m passive -g compute" ;;
     *) echo "unknown job '$1' in BENCH_RMA_JOBS" >&2; exit 2 ;;
@@ -80,6 +83,7 @@ bench_build rma
     echo "thread level: MPI_Init, except mt_* (MPI_THREAD_MULTIPLE)"
     echo "openmpi one-sided component: ${OMPI_MCA_osc:-its own choice}"
     echo "jobs: $jobs"
+    echo "mt sample: $mt_rounds round(s) of 128 Puts of 16 KiB between the threads' barriers"
     echo "rounds: $rounds; budget ${budget}s per case and run (+10% warm-up); timeout ${limit}s per job"
 } >"$out/meta.txt"
 

@@ -46,7 +46,8 @@ typedef struct wc_rma_peer {
     int64_t  disp_unit;
     _Atomic uint32_t ainflight;   /* atomic accumulates this process has under way (wc_rma_atomic_inl.h) */
     _Atomic uint32_t amode;       /* process 0's block only: the window's WC_RMA_AMODE_* */
-    char     pad[8];
+    _Atomic uint32_t fence_in;    /* process 0's block only: arrivals at the current fence */
+    _Atomic uint32_t fence_gen;   /* process 0's block only: fences completed, ever */
 } __attribute__((aligned(64))) wc_rma_peer_t;
 
 /* An attached region of a dynamic window (MPI_Win_attach). Written only by its owner: attach
@@ -85,6 +86,12 @@ bool wc_rma_trylock(wc_rma_peer_t *p, bool exclusive);
 void wc_rma_unlock(wc_rma_peer_t *p, bool exclusive);
 void wc_rma_acc_lock(wc_rma_peer_t *p);
 void wc_rma_acc_unlock(wc_rma_peer_t *p);
+/* MPI_Win_fence's barrier for a window whose n processes all share seg (one node): a
+ * sense-reversing counter in process 0's block, no messages. The waiters poll progress (a
+ * correct program may need this process's progress to reach the fence: a rendezvous it sends)
+ * and spin, then yield (never sleep: the last arrival wakes nobody).
+ * Everything each process wrote before it happens before everything any process does after. */
+void wc_rma_fence_barrier(wc_rma_seg_t *seg, int n);
 /* Waits until *w >= v (acquire). */
 void wc_rma_wait_ge(_Atomic uint32_t *w, uint32_t v);
 /* Spin-then-yield step of a wait loop: call with a counter starting at 0. */

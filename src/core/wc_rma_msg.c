@@ -356,8 +356,84 @@ static void wc_rma_flushed(wc_rma_win_t *w, int t, uint64_t s)
         ;
 }
 
+/* ---- the transport's RMA ------------------------------------------------------------------ */
+
+#define WC_RMA_NET_CHUNK (4u << 20)   /* bytes of one fabric write */
+
+static void wc_rma_net_done(void *arg, wu_status_t st)
+{
+    wc_rma_wtgt_t *g = arg;
+    if (st != WU_OK) {
+        int none = 0;
+        atomic_compare_exchange_strong_explicit(&g->w->err, &none, WU_ERR_IO, memory_order_release,
+                                                memory_order_relaxed);
+    }
+    atomic_fetch_sub_explicit(&g->out, 1, memory_order_release);
+}
+
+wu_status_t wc_rma_net_put(wc_rma_win_t *w, int t, const wc_rma_where_t *at, const wc_dtype_t *dt,
+                           uint64_t count, const void *buf)
+{
+    if (!w->fabric || !dt->contig)
+        return WU_ERR_AGAIN;
+    uint64_t bytes = count * dt->size;
+    uint64_t off = at->off + (uint64_t)dt->contig_off;
+    wc_rma_wtgt_t *g = &w->wtgt[t];
+    wc_idle_t idle;
+    wc_idle_init(&idle);
+    for (uint64_t pos = 0; pos < bytes;) {
+        size_t n = bytes - pos < WC_RMA_NET_CHUNK ? (size_t)(bytes - pos) : WC_RMA_NET_CHUNK;
+        atomic_fetch_add_explicit(&g->out, 1, memory_order_relaxed);
+        wu_status_t st = w->tl->ops->win_write(w->tl, w->world[t], (const char *)buf + pos,
+                                               &w->rkey[t], off + pos, n, wc_rma_net_done, g);
+        if (st == WU_OK) {
+            pos += n;
+            continue;
+        }
+        atomic_fetch_sub_explicit(&g->out, 1, memory_order_relaxed);
+        if (st != WU_ERR_AGAIN)
+            return WU_ERR_IO;
+        if (!wc_progress())   /* no room: completions free some */
+            wc_idle_block(&idle, NULL, 0);
+    }
+    return WU_OK;
+}
+
+wu_status_t wc_rma_net_get(wc_rma_win_t *w, int t, const wc_rma_where_t *at, const wc_dtype_t *dt,
+                           uint64_t count, void *packed)
+{
+    if (!w->fabric || !dt->contig)
+        return WU_ERR_AGAIN;
+    uint64_t bytes = count * dt->size;
+    if (!bytes)
+        return WU_OK;
+    wu_status_t st = w->tl->ops->get(w->tl, w->world[t], packed, &w->rkey[t],
+                                     at->off + (uint64_t)dt->contig_off, (size_t)bytes);
+    return st == WU_OK ? WU_OK : WU_ERR_IO;
+}
+
+/* Waits for t's fabric writes (every target's when t is -1). */
+static void wc_rma_net_quiet(wc_rma_win_t *w, int t)
+{
+    if (!w->fabric)
+        return;
+    wc_idle_t idle;
+    wc_idle_init(&idle);
+    for (int r = t < 0 ? 0 : t; r < (t < 0 ? w->n : t + 1); r++)
+        while (atomic_load_explicit(&w->wtgt[r].out, memory_order_acquire))
+            if (!wc_progress())
+                wc_idle_block(&idle, NULL, 0);
+}
+
+wu_status_t wc_rma_msg_flush_local(wc_rma_win_t *w, int t)
+{
+    wc_rma_net_quiet(w, t);
+    return wc_rma_err_take(w);
+}
+
 void wc_rma_msg_unlock(wc_rma_win_t *w, int t, bool exclusive)
 {
+    wc_rma_net_quiet(w, t);
     /* answered after everything sent before it: a flush too */
     uint64_t s = atomic_load_explicit(&w->sent[t], memory_order_acquire);
     wc_rma_ctl(w, t, WC_RMA_UNLOCK, exclusive ? WC_RMA_F_EXCL : 0);
@@ -366,6 +442,7 @@ void wc_rma_msg_unlock(wc_rma_win_t *w, int t, bool exclusive)
 
 wu_status_t wc_rma_msg_flush(wc_rma_win_t *w, int t)
 {
+    wc_rma_net_quiet(w, t);
     uint64_t s;
     if (wc_rma_unflushed(w, t, &s)) {
         wc_rma_ctl(w, t, WC_RMA_FLUSH, 0);
@@ -377,6 +454,7 @@ wu_status_t wc_rma_msg_flush(wc_rma_win_t *w, int t)
 wu_status_t wc_rma_msg_flush_all(wc_rma_win_t *w, const bool *remote)
 {
     /* every FLUSH first, then the answers: one round trip for all the targets */
+    wc_rma_net_quiet(w, -1);
     int k = 0;
     for (int t = 0; t < w->n; t++) {
         uint64_t s;
@@ -424,7 +502,8 @@ void wc_rma_msg_post(wc_rma_win_t *w, int o)
 void wc_rma_msg_complete(wc_rma_win_t *w, int t)
 {
     /* after the epoch's operations in the pair's order: the target counts it once they are
-     * applied */
+     * applied; fabric writes are not in that order: delivered first */
+    wc_rma_net_quiet(w, t);
     wc_rma_msg_t m;
     wc_rma_msg_base(&m, w, WC_RMA_COMPLETE);
     wc_rma_send(w->ep, w->world[t], &m, sizeof(m), WC_PKT_RMA);

@@ -36,11 +36,20 @@
 #include <stdint.h>
 #include "core/wc_ep.h"
 #include "core/wc_rma.h"
+#include "transport/wx_transport.h"
 
 /* reduce(op, basic, in, inout, bytes): inout = in op inout over a packed stream of elements of the
  * predefined type basic (handles, the standard ABI's constants). false: out of memory. */
 typedef bool (*wc_rma_reduce_fn_t)(uint64_t op, uint64_t basic, const void *in, void *inout,
                                    uint64_t bytes);
+
+/* A target's fabric writes under way (the transport's win_write); the completion callback's
+ * argument. */
+typedef struct wc_rma_wtgt {
+    struct wc_rma_win *w;
+    _Atomic uint64_t out;     /* started, not yet delivered (raised by the origin before the
+                                 start, lowered by the completion on the progressing thread) */
+} wc_rma_wtgt_t;
 
 typedef struct wc_rma_win {
     uint32_t       id;        /* the same in every process of the window, unique among live ones */
@@ -57,6 +66,14 @@ typedef struct wc_rma_win {
     _Atomic uint64_t *flushed;/* [n]: how many of them a flush's answer covered */
     _Atomic int    err;       /* the first error a target reported for a sent-and-forgotten
                                  operation (wu_status_t), taken by the next flush */
+    /* The transport's RMA (docs/rma.md, "Across nodes"): written by the creating call before the
+     * window handle is returned (after wc_rma_win_register, but before this process issues any
+     * operation; no handler reads them), read-only afterwards. */
+    bool           fabric;    /* Put/Get of contiguous target data by tl's win_write and get */
+    struct wx_tl  *tl;        /* the one transport of every remote target (fabric only) */
+    wx_rkey_t     *rkey;      /* [n]: each process's registered window memory (fabric only) */
+    void          *reg;       /* this process's registration (win_dereg at free), or NULL */
+    wc_rma_wtgt_t *wtgt;      /* [n]: fabric writes under way per target */
 } wc_rma_win_t;
 
 /* Where an operation's data lies at the target: the byte offset of its first element (an address
@@ -94,6 +111,18 @@ wu_status_t wc_rma_msg_cas(wc_rma_win_t *w, int t, const wc_rma_where_t *at, uin
  * sent before is applied when it returns). */
 bool wc_rma_msg_lock(wc_rma_win_t *w, int t, bool exclusive);
 void wc_rma_msg_unlock(wc_rma_win_t *w, int t, bool exclusive);
+/* The transport's RMA (w->fabric): Put and Get of contiguous target data. WU_ERR_AGAIN: not for
+ * this path (not fabric, or the target data is not contiguous): use the messages above. A Put
+ * returns once its write is started (buf, the origin's own contiguous buffer, stays in use until
+ * the next flush, flush_local, unlock, complete or fence: the standard's rule); a Get once the
+ * data is here. Errors: WU_ERR_IO (logged); a Put's write error is reported at the next flush. */
+wu_status_t wc_rma_net_put(wc_rma_win_t *w, int t, const wc_rma_where_t *at, const wc_dtype_t *dt,
+                           uint64_t count, const void *buf);
+wu_status_t wc_rma_net_get(wc_rma_win_t *w, int t, const wc_rma_where_t *at, const wc_dtype_t *dt,
+                           uint64_t count, void *packed);
+/* Waits until the fabric writes to t (t == -1: every target) are delivered, polling progress;
+ * flush, flush_all, unlock and complete below do it first. Returns and clears err. */
+wu_status_t wc_rma_msg_flush_local(wc_rma_win_t *w, int t);
 /* Everything sent to t (every target) so far is applied; returns and clears err. */
 wu_status_t wc_rma_msg_flush(wc_rma_win_t *w, int t);
 wu_status_t wc_rma_msg_flush_all(wc_rma_win_t *w, const bool *remote);

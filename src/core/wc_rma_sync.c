@@ -3,7 +3,28 @@
 #include "core/wc_rma.h"
 
 #include <sched.h>
+#include "core/wc_core.h"
 #include "util/wu_compiler.h"
+
+void wc_rma_fence_barrier(wc_rma_seg_t *seg, int n)
+{
+    wc_rma_peer_t *p = &seg->peers[0];
+    uint32_t gen = atomic_load_explicit(&p->fence_gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&p->fence_in, 1, memory_order_acq_rel) == (uint32_t)n - 1) {
+        /* the last: reset before publishing, so the next fence's arrivals (which acquire the new
+         * generation first) count from zero */
+        atomic_store_explicit(&p->fence_in, 0, memory_order_relaxed);
+        atomic_store_explicit(&p->fence_gen, gen + 1, memory_order_release);
+        return;
+    }
+    /* No sleep: nothing would wake a sleeper (the last arrival only stores; a doorbell rings
+     * for packets), so it would oversleep up to the engine's longest sleep. Spin, then yield
+     * the CPU at every step, as the segment's lock waits do. */
+    unsigned spins = 0;
+    while (atomic_load_explicit(&p->fence_gen, memory_order_acquire) == gen)
+        if (!wc_progress())
+            wc_rma_backoff(&spins);
+}
 
 void wc_rma_backoff(unsigned *spins)
 {

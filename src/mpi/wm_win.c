@@ -12,6 +12,8 @@
 #include "mpi/wm_info.h"
 #include "mpi/wm_internal.h"
 #include "mpi/wm_op.h"
+#include "util/wu_config.h"
+#include "util/wu_log.h"
 
 #define WM_WIN_ALIGN 16   /* each process's part of an allocated window */
 
@@ -31,6 +33,10 @@ static void wm_win_destroy(wm_obj_t *o)
         wc_rma_win_unregister(w->cw);
         free((void *)w->cw->sent);
         free((void *)w->cw->flushed);
+        if (w->cw->reg)
+            w->cw->tl->ops->win_dereg(w->cw->tl, w->cw->reg);
+        free(w->cw->rkey);
+        free(w->cw->wtgt);
         free(w->cw);
     }
     free(w->remote);
@@ -45,12 +51,66 @@ static void wm_win_destroy(wm_obj_t *o)
     wm_errh_unref(w->errh);
 }
 
+/* Windows across nodes: Put and Get of contiguous target data by the transport's RMA
+ * (core/wc_rma_msg.h) when WEFT_RMA_NET is auto, the window is not dynamic (its regions come and
+ * go), one transport with remote write reaches every remote target, and every process registered
+ * its memory with it. Collective over the window, so every process decides alike (a window takes
+ * one path for its Put and Get to other nodes; accumulates always go by messages, so their
+ * atomicity rules are unchanged). Returns an MPI error of the collectives only. */
+static int wm_win_fabric(wm_win_t *w, int flavor)
+{
+    wc_rma_win_t *cw = w->cw;
+    wx_tl_t *tl = NULL;
+    int ok = flavor != MPI_WIN_FLAVOR_DYNAMIC && wu_config_int(WU_CONFIG_RMA_NET) == 0;
+    for (int r = 0; ok && r < w->size; r++) {
+        if (!w->remote[r])
+            continue;
+        wx_tl_t *t = cw->ep->peers[w->world[r]].tl;
+        tl = tl ? tl : t;
+        ok = t == tl && wx_has_win_ops(t);
+    }
+    wx_rkey_t mine = { 0, 0 };
+    cw->rkey = ok ? malloc(sizeof(*cw->rkey) * (size_t)w->size) : NULL;
+    cw->wtgt = ok ? calloc((size_t)w->size, sizeof(*cw->wtgt)) : NULL;
+    ok = ok && cw->rkey && cw->wtgt;
+    if (ok && w->bytes > 0) {
+        ok = tl->ops->win_reg(tl, w->base, (size_t)w->bytes, &mine, &cw->reg) == WU_OK;
+        cw->tl = tl;
+    }
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, w->comm);
+    if (rc == MPI_SUCCESS && ok)
+        rc = PMPI_Allgather(&mine, sizeof(mine), MPI_BYTE, cw->rkey, sizeof(mine), MPI_BYTE,
+                            w->comm);
+    if (rc != MPI_SUCCESS || !ok) {
+        if (cw->reg)
+            tl->ops->win_dereg(tl, cw->reg);
+        cw->reg = NULL;
+        free(cw->rkey);
+        free(cw->wtgt);
+        cw->rkey = NULL;
+        cw->wtgt = NULL;
+        return rc;
+    }
+    for (int r = 0; r < w->size; r++)
+        cw->wtgt[r].w = cw;
+    cw->tl = tl;
+    cw->fabric = true;
+    wu_debug("RMA: window %u across nodes: Put and Get by the transport's RMA", cw->id);
+    return MPI_SUCCESS;
+}
+
 /* What destroy cannot do (it may run inside a collection cycle, where no MPI call belongs). */
 static void wm_win_release_mpi(wm_win_t *w)
 {
     /* before the communicator (whose context id names the window in packets) can be reused */
     if (w->cw)
         wc_rma_win_unregister(w->cw);
+    /* and the registration before the memory goes back to the user (Win_create) or is unmapped:
+     * every epoch is closed, so no write of another node can still come */
+    if (w->cw && w->cw->reg) {
+        w->cw->tl->ops->win_dereg(w->cw->tl, w->cw->reg);
+        w->cw->reg = NULL;
+    }
     if (w->info != MPI_INFO_NULL)
         PMPI_Info_free(&w->info);
     if (w->comm != MPI_COMM_NULL)
@@ -293,6 +353,8 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
                          : "no memory for the window";
         goto out_obj;
     }
+    if (w->cw && (rc = wm_win_fabric(w, flavor)) != MPI_SUCCESS)
+        goto out_obj;
     free(meta);
     PMPI_Comm_free(&node);
     if (base_p)

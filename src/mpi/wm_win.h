@@ -60,6 +60,13 @@ typedef struct wm_win {
     char            name[MPI_MAX_OBJECT_NAME];
 } wm_win_t;
 
+/* This thread's last RMA operation was a locked read-modify-write (the CPU-atomic fast path of
+ * Fetch_and_op and Compare_and_swap) on a CPU where that is a full barrier (x86-64): a flush
+ * then needs no fence of its own, every earlier access of the thread being ordered already.
+ * Set by that path only, cleared by every other operation (wm_win_ops.c); per thread, as the
+ * fence it replaces orders only the calling thread's accesses. */
+extern __thread bool wm_rma_ordered;
+
 /* The window of handle h, or NULL. */
 static inline wm_win_t *wm_win_get(MPI_Win h)
 {

@@ -18,6 +18,8 @@
 
 #define WM_RMA_STACK 256   /* packed bytes handled without malloc */
 
+__thread bool wm_rma_ordered;
+
 /* A packed form of (buf, count, type): the buffer itself when contiguous, else a copy. */
 typedef struct wm_rma_packed {
     char *p;
@@ -142,6 +144,9 @@ static int wm_rma_msg_error(const char *fn, wm_win_t *w, int target, wu_status_t
         return wm_win_error(w, MPI_ERR_UNSUPPORTED_OPERATION, fn, "the target datatype is too "
                             "large to describe in one packet to target %d on another node",
                             target);
+    if (st == WU_ERR_IO)
+        return wm_win_error(w, MPI_ERR_OTHER, fn, "the transport's RMA to target %d on another "
+                            "node failed (see the log)", target);
     return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for an operation on target %d", target);
 }
 
@@ -151,9 +156,13 @@ static int wm_rma_io_error(const char *fn, wm_win_t *w, int target)
                         target);
 }
 
-static int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Datatype otype,
-                      int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+/* req: Rput, whose request completes when the origin buffer may be reused: a fabric write is
+ * waited for. */
+static WU_NOINLINE int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount,
+                                  MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+                                  MPI_Datatype ttype, MPI_Win win, bool req)
 {
+    wm_rma_ordered = false;
     WM_WIN_ARG(fn, win, w);
     int rc = MPI_SUCCESS;
     const wm_datatype_t *odt = wm_rma_type(fn, w, otype, ocount, "origin_datatype", &rc);
@@ -171,6 +180,16 @@ static int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
         return wm_win_error(w, MPI_ERR_TYPE, fn, "origin data is %llu bytes, target data %llu",
                             (unsigned long long)((uint64_t)ocount * odt->size),
                             (unsigned long long)((uint64_t)tcount * tdt->size));
+    if (w->remote[target] && odt->layout.contig) {
+        /* the transport's RMA straight from the origin's buffer, in use until the next
+         * synchronization (contiguous target data; else messages below) */
+        wu_status_t st = wc_rma_net_put(w->cw, target, &at, &tdt->layout, (uint64_t)tcount,
+                                        (const char *)obuf + odt->layout.contig_off);
+        if (st == WU_OK && req)
+            st = wc_rma_msg_flush_local(w->cw, target);
+        if (st != WU_ERR_AGAIN)
+            return st == WU_OK ? MPI_SUCCESS : wm_rma_msg_error(fn, w, target, st);
+    }
     wm_rma_packed_t pk;
     if (!wm_rma_pack(&pk, obuf, ocount, odt))
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory to pack the origin data");
@@ -185,9 +204,11 @@ static int wm_rma_put(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
 }
 
-static int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype otype, int target,
-                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+static WU_NOINLINE int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype otype,
+                                  int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                  MPI_Win win)
 {
+    wm_rma_ordered = false;
     WM_WIN_ARG(fn, win, w);
     int rc = MPI_SUCCESS;
     const wm_datatype_t *odt = wm_rma_type(fn, w, otype, ocount, "origin_datatype", &rc);
@@ -213,9 +234,14 @@ static int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype
     } else if (!wm_rma_packed_alloc(&pk, bytes)) {
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for the packed data");
     }
-    wu_status_t st = w->remote[target]
-        ? wc_rma_msg_get(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p)
-        : wc_rma_read(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
+    wu_status_t st;
+    if (w->remote[target]) {
+        st = wc_rma_net_get(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p);
+        if (st == WU_ERR_AGAIN)
+            st = wc_rma_msg_get(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p);
+    } else {
+        st = wc_rma_read(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
+    }
     if (st == WU_OK && !odt->layout.contig)
         wm_rma_unpack(obuf, ocount, odt, pk.p);
     wm_rma_packed_free(&pk);
@@ -254,10 +280,12 @@ static bool wm_rma_reduce_packed(const wm_op_t *op, const char *in, char *inout,
 }
 
 /* Accumulate and Get_accumulate (rbuf NULL: no result). */
-static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Datatype otype,
-                      void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp,
-                      MPI_Count tcount, MPI_Datatype ttype, MPI_Op oph, MPI_Win win, bool fetch)
+static WU_NOINLINE int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount,
+                                  MPI_Datatype otype, void *rbuf, MPI_Count rcount,
+                                  MPI_Datatype rtype, int target, MPI_Aint disp, MPI_Count tcount,
+                                  MPI_Datatype ttype, MPI_Op oph, MPI_Win win, bool fetch)
 {
+    wm_rma_ordered = false;
     WM_WIN_ARG(fn, win, w);
     int rc = MPI_SUCCESS;
     const wm_op_t *op = wm_op_get(oph);
@@ -366,12 +394,159 @@ static int wm_rma_acc(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
     return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
 }
 
+/* ---- fast paths --------------------------------------------------------------------------------
+ * The common operation: one window of this node whose target memory this process maps (allocated
+ * flavors, or its own Win_create memory), contiguous data of one type on both sides, inside an
+ * open epoch and the target's window. Each fast path checks exactly what the general path checks
+ * and returns false, having done nothing, when anything is off (an error, a derived or
+ * non-contiguous type, a target of another node, the mutex mode): the general path then runs from
+ * the start and raises the error. What the fast paths skip is work, not checks: the packing
+ * machinery, the second and third lookup of one type, the op's validity and atomic plan (cached
+ * per thread, below). */
+
+/* Where `bytes` of contiguous type dt at disp lie in target's mapped memory, or NULL (then the
+ * general path decides). */
+static inline char *wm_rma_fast_addr(wm_win_t *w, int target, MPI_Aint disp, MPI_Count count,
+                                     const wm_datatype_t *dt)
+{
+    if (WU_UNLIKELY((unsigned)target >= (unsigned)w->size || disp < 0 || count <= 0))
+        return NULL;
+    char *base = w->targets[target].addr;
+    if (WU_UNLIKELY(!base || w->remote[target] || !wm_win_can_access(w, target)))
+        return NULL;
+    int64_t off = (int64_t)disp * w->meta[target][1];
+    int64_t lo = off + dt->true_lb, hi = lo + dt->true_extent + (count - 1) * dt->extent;
+    if (WU_UNLIKELY(lo < 0 || hi > w->meta[target][0]))
+        return NULL;
+    return base + off + dt->layout.contig_off;
+}
+
+/* A contiguous type usable by the fast paths, or NULL. */
+static inline const wm_datatype_t *wm_rma_fast_type(MPI_Datatype t)
+{
+    const wm_datatype_t *dt = wm_type_get(t);
+    if (WU_UNLIKELY(!dt || !dt->committed || dt->size_overflow || dt->bounds_overflow ||
+                    !dt->layout.contig || !dt->size))
+        return NULL;
+    return dt;
+}
+
+static inline bool wm_rma_put_fast(const void *obuf, MPI_Count count, MPI_Datatype type,
+                                   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                   MPI_Win win)
+{
+    if (WU_UNLIKELY(!wm_state.up) || type != ttype || count != tcount)
+        return false;
+    wm_win_t *w = wm_win_get(win);
+    const wm_datatype_t *dt = wm_rma_fast_type(type);
+    char *addr = w && dt ? wm_rma_fast_addr(w, target, disp, count, dt) : NULL;
+    if (!addr)
+        return false;
+    memcpy(addr, (const char *)obuf + dt->layout.contig_off, (size_t)count * dt->size);
+    wm_rma_ordered = false;
+    return true;
+}
+
+static inline bool wm_rma_get_fast(void *obuf, MPI_Count count, MPI_Datatype type, int target,
+                                   MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                   MPI_Win win)
+{
+    if (WU_UNLIKELY(!wm_state.up) || type != ttype || count != tcount)
+        return false;
+    wm_win_t *w = wm_win_get(win);
+    const wm_datatype_t *dt = wm_rma_fast_type(type);
+    const char *addr = w && dt ? wm_rma_fast_addr(w, target, disp, count, dt) : NULL;
+    if (!addr)
+        return false;
+    memcpy((char *)obuf + dt->layout.contig_off, addr, (size_t)count * dt->size);
+    wm_rma_ordered = false;
+    return true;
+}
+
+/* The atomic plan of (op, predefined type), op MPI_OP_NULL for Compare_and_swap: per thread, the
+ * last one asked (a Fetch_and_op loop asks the same each time). Keyed by handles that never
+ * change meaning (predefined types and ops: static objects, never freed), so a hit is exact;
+ * only pairs the general path would accept and do by CPU atomics are cached. Thread-local, so no
+ * contract beyond the thread. */
+typedef struct wm_rma_plan_cache {
+    MPI_Op          op;
+    MPI_Datatype    type;
+    wc_rma_atomic_t a;
+} wm_rma_plan_cache_t;
+static __thread wm_rma_plan_cache_t wm_rma_plan_tls;
+
+static WU_NOINLINE bool wm_rma_plan_fill(MPI_Op oph, MPI_Datatype type, const wm_datatype_t *dt)
+{
+    wc_rma_atomic_t a;
+    const wm_op_t *op = NULL;
+    const char *why;
+    if (!dt->obj.predefined)
+        return false;
+    if (oph != MPI_OP_NULL) {
+        op = wm_op_get(oph);
+        if (!op || !op->obj.predefined || !wm_op_valid_rma(op, dt, &why))
+            return false;
+    } else if (dt->size > 16) {
+        return false;
+    }
+    if (!wm_op_atomic_plan(op, dt, &a) || a.esize != dt->size)
+        return false;
+    wm_rma_plan_tls = (wm_rma_plan_cache_t){ .op = oph, .type = type, .a = a };
+    return true;
+}
+
+static inline const wc_rma_atomic_t *wm_rma_plan(MPI_Op oph, MPI_Datatype type,
+                                                 const wm_datatype_t *dt)
+{
+    wm_rma_plan_cache_t *c = &wm_rma_plan_tls;
+    if (WU_LIKELY(c->type == type && c->op == oph && c->a.esize))
+        return &c->a;
+    return wm_rma_plan_fill(oph, type, dt) ? &c->a : NULL;
+}
+
+/* Fetch_and_op (oph) or Compare_and_swap (oph MPI_OP_NULL, cmp set) of one element. */
+static inline bool wm_rma_atomic_fast(const void *obuf, const void *cmp, void *rbuf,
+                                      MPI_Datatype type, int target, MPI_Aint disp, MPI_Op oph,
+                                      MPI_Win win)
+{
+    if (WU_UNLIKELY(!wm_state.up) || (!cmp && oph == MPI_OP_NULL))
+        return false;   /* Fetch_and_op with MPI_OP_NULL: the general path's error */
+    wm_win_t *w = wm_win_get(win);
+    const wm_datatype_t *dt = wm_rma_fast_type(type);
+    char *addr = w && dt ? wm_rma_fast_addr(w, target, disp, 1, dt) : NULL;
+    if (!addr || !wc_rma_atomic_reach(&w->seg.peers[target], &w->targets[target]))
+        return false;
+    const wc_rma_atomic_t *a = wm_rma_plan(oph, type, dt);
+    if (!a || !wc_rma_atomic_enter(&w->seg, w->rank))
+        return false;   /* the mutex mode: the general path */
+    wc_rma_peer_t *p = &w->seg.peers[target];
+    int64_t co = dt->layout.contig_off;
+    if (cmp) {
+        wc_rma_atomic_cas(a->esize, p, addr, (const char *)cmp + co, (const char *)obuf + co,
+                          (char *)rbuf + co);
+    } else {
+        bool locked = false;
+        wc_rma_atomic_elem(a, p, addr, oph == MPI_NO_OP ? NULL : (const char *)obuf + co,
+                           (char *)rbuf + co, &locked);
+        if (locked)
+            wc_rma_acc_unlock(p);
+    }
+    wc_rma_atomic_leave(&w->seg, w->rank);   /* a locked read-modify-write too */
+#if defined(__x86_64__)
+    wm_rma_ordered = true;   /* (an unaligned element took the mutex: leave still fenced) */
+#endif
+    return true;
+}
+
 WM_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Win win)
 {
+    if (wm_rma_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                        target_count, target_datatype, win))
+        return MPI_SUCCESS;
     return wm_rma_put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win);
+                      target_disp, target_count, target_datatype, win, false);
 }
 WM_ALIAS(MPI_Put)
 
@@ -379,8 +554,11 @@ WM_API int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    if (wm_rma_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                        target_count, target_datatype, win))
+        return MPI_SUCCESS;
     return wm_rma_put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win);
+                      target_disp, target_count, target_datatype, win, false);
 }
 WM_ALIAS(MPI_Put_c)
 
@@ -388,6 +566,9 @@ WM_API int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_dat
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Win win)
 {
+    if (wm_rma_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                        target_count, target_datatype, win))
+        return MPI_SUCCESS;
     return wm_rma_get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win);
 }
@@ -397,6 +578,9 @@ WM_API int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype or
                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                       MPI_Datatype target_datatype, MPI_Win win)
 {
+    if (wm_rma_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                        target_count, target_datatype, win))
+        return MPI_SUCCESS;
     return wm_rma_get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win);
 }
@@ -450,15 +634,19 @@ WM_ALIAS(MPI_Get_accumulate_c)
 WM_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                              int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    if (wm_rma_atomic_fast(origin_addr, NULL, result_addr, datatype, target_rank, target_disp, op,
+                           win))
+        return MPI_SUCCESS;
     return wm_rma_acc("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype,
                       target_rank, target_disp, 1, datatype, op, win, true);
 }
 WM_ALIAS(MPI_Fetch_and_op)
 
-WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
-                                 void *result_addr, MPI_Datatype datatype, int target_rank,
-                                 MPI_Aint target_disp, MPI_Win win)
+static WU_NOINLINE int wm_rma_cas(const void *origin_addr, const void *compare_addr,
+                                  void *result_addr, MPI_Datatype datatype, int target_rank,
+                                  MPI_Aint target_disp, MPI_Win win)
 {
+    wm_rma_ordered = false;
     static const char fn[] = "MPI_Compare_and_swap";
     WM_WIN_ARG(fn, win, w);
     int rc = MPI_SUCCESS;
@@ -503,6 +691,17 @@ WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
     memcpy(result_addr, cur, n);
     return MPI_SUCCESS;
 }
+
+WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+                                 void *result_addr, MPI_Datatype datatype, int target_rank,
+                                 MPI_Aint target_disp, MPI_Win win)
+{
+    if (wm_rma_atomic_fast(origin_addr, compare_addr, result_addr, datatype, target_rank,
+                           target_disp, MPI_OP_NULL, win))
+        return MPI_SUCCESS;
+    return wm_rma_cas(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp,
+                      win);
+}
 WM_ALIAS(MPI_Compare_and_swap)
 
 /* ---- request-based operations: the operation is complete when it returns, so the request is
@@ -537,7 +736,8 @@ WM_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype ori
     WM_RMA_REQ_CHECK("MPI_Rput", win, request);
     return wm_rma_request("MPI_Rput",
                           wm_rma_put("MPI_Rput", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win),
+                                     target_rank, target_disp, target_count, target_datatype, win,
+                                     true),
                           win, request);
 }
 WM_ALIAS(MPI_Rput)
@@ -550,7 +750,8 @@ WM_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
     WM_RMA_REQ_CHECK("MPI_Rput_c", win, request);
     return wm_rma_request("MPI_Rput_c",
                           wm_rma_put("MPI_Rput_c", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win),
+                                     target_rank, target_disp, target_count, target_datatype, win,
+                                     true),
                           win, request);
 }
 WM_ALIAS(MPI_Rput_c)

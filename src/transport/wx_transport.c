@@ -148,3 +148,28 @@ wu_status_t wx_mem_put(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *r
     memcpy((char *)(uintptr_t)rkey->addr + off, buf, len);
     return WU_OK;
 }
+
+wu_status_t wx_no_win_reg(wx_tl_t *tl, void *buf, size_t len, wx_rkey_t *rkey_p, void **handle_p)
+{
+    (void)tl, (void)buf, (void)len, (void)rkey_p, (void)handle_p;
+    return WU_ERR_UNSUPPORTED;
+}
+
+void wx_no_win_dereg(wx_tl_t *tl, void *handle)
+{
+    (void)tl, (void)handle;
+}
+
+wu_status_t wx_no_win_write(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey,
+                            uint64_t off, size_t len, wx_get_done_fn_t done, void *arg)
+{
+    (void)tl, (void)dst, (void)buf, (void)rkey, (void)off, (void)len, (void)done, (void)arg;
+    return WU_ERR_UNSUPPORTED;
+}
+
+bool wx_has_win_ops(const wx_tl_t *tl)
+{
+    const wx_ops_t *o = tl->ops;
+    return o->size >= offsetof(wx_ops_t, win_write) + sizeof(o->win_write) && o->win_reg &&
+           o->win_dereg && o->win_write;
+}

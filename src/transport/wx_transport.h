@@ -171,6 +171,22 @@ typedef struct wx_ops {
                         bool failed, bool *failed_p);
     uint32_t (*coop_count)(wx_tl_t *tl, int owner, uint64_t tok, int which, uint32_t k);
     uint32_t (*coop_next)(wx_tl_t *tl, int owner, uint64_t tok);
+    /* One-sided windows across nodes (docs/rma.md, "Across nodes"); wx_no_win_* where the
+     * transport has no remote write. A table built before these existed leaves them NULL (its
+     * size field says so): the core then treats the transport as lacking them.
+     * win_reg: make [buf, buf + len) readable by peers' get and writable by their win_write for
+     * a window's life; *rkey_p is what to tell them, *handle_p undoes it (win_dereg).
+     * WU_ERR_UNSUPPORTED: no remote write (or no remote read) on this transport. */
+    wu_status_t (*win_reg)(wx_tl_t *tl, void *buf, size_t len, wx_rkey_t *rkey_p,
+                           void **handle_p);
+    void (*win_dereg)(wx_tl_t *tl, void *handle);
+    /* Start writing len bytes of buf at offset off of dst's region rkey (from win_reg) and
+     * return; done(arg, status) runs once, after the data is in dst's memory (delivery
+     * complete, not only sent), on whichever thread next progresses this transport (never inside
+     * win_write). buf must stay unchanged until then. WU_ERR_AGAIN: nothing was started (no
+     * resources now, or a write larger than one operation). Any thread, concurrently. */
+    wu_status_t (*win_write)(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey,
+                             uint64_t off, size_t len, wx_get_done_fn_t done, void *arg);
 } wx_ops_t;
 
 /* An instance. Its fields are written by the constructor and read-only afterwards; priv is the
@@ -227,5 +243,12 @@ void wx_no_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns);
 void wx_no_db_ring(wx_tl_t *tl);
 void wx_no_set_prefetch(wx_tl_t *tl, wx_prefetch_fn_t fn);
 void wx_no_finalize(wx_tl_t *tl);
+wu_status_t wx_no_win_reg(wx_tl_t *tl, void *buf, size_t len, wx_rkey_t *rkey_p, void **handle_p);
+void wx_no_win_dereg(wx_tl_t *tl, void *handle);
+wu_status_t wx_no_win_write(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey,
+                            uint64_t off, size_t len, wx_get_done_fn_t done, void *arg);
+/* Whether tl's table has the window operations (win_reg ... win_write) and they are not stubs'
+ * NULLs: a table built before they existed is shorter (its size field). */
+bool wx_has_win_ops(const wx_tl_t *tl);
 
 #endif

@@ -55,6 +55,9 @@
     X(OFI_GET_MIN,    SIZE, "1",      0, WU_CONFIG_TIB, NULL, JOB,                                 \
       "rendezvous messages of at least this size are read by the receiver with fi_read when the "  \
       "provider has RMA (1: every rendezvous); 0: always the pipelined send")                      \
+    X(RMA_NET,        STR,  "auto",   0, 0, "auto|msg", JOB,                                       \
+      "one-sided windows across nodes: auto (Put and Get by the transport's RMA where it has "    \
+      "remote write, messages otherwise), msg (messages only)")                                   \
     X(OFI_RCACHE_SIZE, INT, "64",     0, 1048576, NULL, RANK,                                      \
       "entries of the libfabric memory registration cache")                                        \
     X(OFI_ADDR_FILE,  STR,  "",       0, 0, NULL, RANK,                                            \

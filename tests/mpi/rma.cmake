@@ -14,3 +14,7 @@ weft_mpi_tests(rma_net NPS 2 4 ARGS --weft TIMEOUT 180)
 # multithreaded (MPI_THREAD_MULTIPLE): the TSan run of `make test` takes them (label mt)
 set_tests_properties(mpi.rma_passive.np2 mpi.rma_passive.np4 mpi.rma_net.np2 mpi.rma_net.np4
   PROPERTIES LABELS "mpi;mt")
+# The fast paths of Put/Get/Fetch_and_op/Compare_and_swap/flush and what they leave to the general
+# path (docs/rma.md, "Per-call costs").
+weft_mpi_program(rma_fast rma_fast.c)
+weft_mpi_tests(rma_fast NPS 1 2 4 ARGS --weft TIMEOUT 120)

@@ -144,6 +144,9 @@ static const wx_ops_t wx_loop_ops = {
     .db_ring = wx_no_db_ring,
     .set_prefetch = wx_no_set_prefetch,
     .finalize = wx_loop_finalize,
+    .win_reg = wx_no_win_reg,
+    .win_dereg = wx_no_win_dereg,
+    .win_write = wx_no_win_write,
 };
 
 wu_status_t wx_loop_fabric_create(const wx_loop_config_t *cfg, wx_loop_fabric_t **fab_p)

@@ -140,6 +140,7 @@ typedef struct wx_ofi {
     _Atomic uint64_t dropped;
 
     bool rma;                      /* FI_RMA granted: rendezvous by fi_read */
+    bool rma_write;                /* FI_WRITE and FI_REMOTE_WRITE too: windows by fi_write */
     bool virt_addr;                /* FI_MR_VIRT_ADDR: remote addresses are virtual, else offsets */
     bool prov_key;                 /* FI_MR_PROV_KEY: the provider picks keys */
     _Atomic uint64_t next_key;     /* our keys otherwise */
@@ -156,6 +157,7 @@ typedef struct wx_ofi_read {
     void *cb_arg;
     size_t len;
     int src;
+    bool write;                    /* a window's fi_writemsg (win_write), not a read */
 } wx_ofi_read_t;
 
 static wx_ofi_t *wx_ofi_instance;   /* for wx_ofi_dropped; set at create, cleared at finalize */
@@ -311,8 +313,8 @@ static void wx_ofi_read_end(wx_ofi_read_t *rd, int err)
         return;
     }
     if (err)
-        wu_log_error("ofi: read of %zu bytes from rank %d failed: %s", rd->len, rd->src,
-                     fi_strerror(err));
+        wu_log_error("ofi: %s of %zu bytes %s rank %d failed: %s", rd->write ? "write" : "read",
+                     rd->len, rd->write ? "to" : "from", rd->src, fi_strerror(err));
     rd->cb(rd->cb_arg, err ? WU_ERR_IO : WU_OK);
     free(rd);
 }
@@ -685,6 +687,68 @@ static wu_status_t wx_ofi_getv(wx_tl_t *tl, int src, struct iovec *iov, int niov
     return WU_OK;
 }
 
+/* ---- one-sided windows: registration and fi_write ------------------------------------------ */
+
+/* A window's memory, registered for remote read and write for the window's life (not through the
+ * registration cache: the window holds it). Needs no local descriptors (FI_MR_LOCAL off), as the
+ * rendezvous's fi_read. */
+static wu_status_t wx_ofi_win_reg(wx_tl_t *tl, void *buf, size_t len, wx_rkey_t *rkey_p,
+                                  void **handle_p)
+{
+    wx_ofi_t *o = tl->priv;
+    if (!o->rma_write || (o->info->domain_attr->mr_mode & FI_MR_LOCAL))
+        return WU_ERR_UNSUPPORTED;
+    struct fid_mr *mr;
+    uint64_t want = o->prov_key ? 0 : atomic_fetch_add(&o->next_key, 1);
+    int r = fi_mr_reg(o->domain, buf, len ? len : 1, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, want, 0,
+                      &mr, NULL);
+    if (r) {
+        wu_log_error("ofi: fi_mr_reg of a window of %zu bytes: %s", len, fi_strerror(-r));
+        return WU_ERR_IO;
+    }
+    *handle_p = mr;
+    *rkey_p = (wx_rkey_t){ .addr = o->virt_addr ? (uint64_t)(uintptr_t)buf : 0,
+                           .key = fi_mr_key(mr) };
+    return WU_OK;
+}
+
+static void wx_ofi_win_dereg(wx_tl_t *tl, void *handle)
+{
+    (void)tl;
+    if (handle)
+        fi_close(&((struct fid_mr *)handle)->fid);
+}
+
+/* One fi_writemsg with FI_DELIVERY_COMPLETE: its completion (reaped with the reads by the
+ * transmit CQ's reaper) says the data is in the target's memory. */
+static wu_status_t wx_ofi_win_write(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey,
+                                    uint64_t off, size_t len, wx_get_done_fn_t done, void *arg)
+{
+    wx_ofi_t *o = tl->priv;
+    size_t max = o->info->ep_attr->max_msg_size;
+    if (max && len > max)
+        return WU_ERR_AGAIN;
+    wx_ofi_read_t *rd = malloc(sizeof(*rd));
+    if (!rd)
+        return WU_ERR_AGAIN;
+    *rd = (wx_ofi_read_t){ .op = { .kind = WX_OFI_OP_READ }, .cb = done, .cb_arg = arg,
+                           .len = len, .src = dst, .write = true };
+    struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+    struct fi_rma_iov riov = { .addr = rkey->addr + off, .len = len, .key = rkey->key };
+    struct fi_msg_rma msg = { .msg_iov = &iov, .iov_count = 1, .addr = o->addr[dst],
+                              .rma_iov = &riov, .rma_iov_count = 1, .context = &rd->op.ctx };
+    atomic_fetch_add_explicit(&o->tx_out, 1, memory_order_relaxed);
+    ssize_t r = fi_writemsg(o->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    if (r == 0)
+        return WU_OK;
+    atomic_fetch_sub_explicit(&o->tx_out, 1, memory_order_relaxed);
+    free(rd);
+    if (r == -FI_EAGAIN)
+        return WU_ERR_AGAIN;
+    wu_log_error("ofi: fi_writemsg of %zu bytes to rank %d: %s", len, dst, fi_strerror((int)-r));
+    return WU_ERR_IO;
+}
+
 /* ---- choosing a provider ---------------------------------------------------------------------- */
 
 static int wx_ofi_rank(const struct fi_info *fi)
@@ -703,13 +767,15 @@ static int wx_ofi_rank(const struct fi_info *fi)
     return 3;
 }
 
-static struct fi_info *wx_ofi_hints(bool rma)
+/* rma: 0 messages only; 1 and fi_read (rendezvous); 2 and fi_write (windows) */
+static struct fi_info *wx_ofi_hints(int rma)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h)
         return NULL;
     h->ep_attr->type = FI_EP_RDM;
-    h->caps = FI_MSG | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+    h->caps = FI_MSG | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0) |
+              (rma > 1 ? FI_WRITE | FI_REMOTE_WRITE : 0);
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
     h->domain_attr->threading = FI_THREAD_SAFE;
@@ -724,7 +790,7 @@ static int wx_ofi_getinfo(struct fi_info **list_p)
     if (wx_ofi_fabric_load() != WU_OK)
         return -FI_ENOSYS;
     int r = -FI_ENODATA;
-    for (int rma = 1; rma >= 0 && r; rma--) {
+    for (int rma = 2; rma >= 0 && r; rma--) {
         struct fi_info *h = wx_ofi_hints(rma);
         if (!h)
             return -FI_ENOMEM;
@@ -1096,6 +1162,9 @@ static const wx_ops_t wx_ofi_ops = {
     .db_ring = wx_no_db_ring,
     .set_prefetch = wx_no_set_prefetch,
     .finalize = wx_ofi_finalize,
+    .win_reg = wx_ofi_win_reg,
+    .win_dereg = wx_ofi_win_dereg,
+    .win_write = wx_ofi_win_write,
 };
 
 /* The instance up to its endpoint with receives posted (wx_ofi_open): all that needs neither the
@@ -1229,6 +1298,7 @@ wu_status_t wx_ofi_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     for (int r = 0; r < o->size; r++)
         atomic_init(&o->credits[r], o->credit_max);
     o->rma = (fi->caps & FI_RMA) && (fi->caps & FI_READ) && (fi->caps & FI_REMOTE_READ);
+    o->rma_write = o->rma && (fi->caps & FI_WRITE) && (fi->caps & FI_REMOTE_WRITE);
     o->virt_addr = (fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
     o->prov_key = (fi->domain_attr->mr_mode & FI_MR_PROV_KEY) != 0;
     atomic_init(&o->next_key, (uint64_t)o->rank << 32 | 1);   /* unique in our domain */

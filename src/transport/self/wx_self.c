@@ -75,6 +75,9 @@ static const wx_ops_t wx_self_ops = {
     .db_ring = wx_no_db_ring,
     .set_prefetch = wx_no_set_prefetch,
     .finalize = wx_self_finalize,
+    .win_reg = wx_no_win_reg,
+    .win_dereg = wx_no_win_dereg,
+    .win_write = wx_no_win_write,
 };
 
 wu_status_t wx_self_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg, wx_tl_t **tl_p)

@@ -169,6 +169,9 @@ static const wx_ops_t wx_shm_ops = {
     .coop_finish = wx_shm_tl_coop_finish,
     .coop_count = wx_shm_tl_coop_count,
     .coop_next = wx_shm_tl_coop_next,
+    .win_reg = wx_no_win_reg,
+    .win_dereg = wx_no_win_dereg,
+    .win_write = wx_no_win_write,
 };
 
 static wx_tl_t wx_shm_tl;
