@@ -369,6 +369,9 @@ static const wx_ops_t wx_sock_ops = {
     .db_sleep = wx_no_db_sleep,
     .db_ring = wx_no_db_ring,
     .set_prefetch = wx_no_set_prefetch,
+    .win_reg = wx_no_win_reg,
+    .win_dereg = wx_no_win_dereg,
+    .win_write = wx_no_win_write,
     .finalize = wx_sock_finalize,
 };
 
