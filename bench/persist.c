@@ -11,7 +11,8 @@
  *                 message: from the moment the sender's threads start until the receiver's 0-byte
  *                 acknowledgement arrives, so both kinds include the same round trip.
  *
- * Options: -t seconds per kind (1.0), -p pin each rank to one CPU (allreduce only). MPI_Init for
+ * Options: -t seconds per kind (1.0), -p pin each rank to one CPU (allreduce only), -k blocking or
+ * -k persistent: run only that kind of the allreduce (for profiles and instruction counts). MPI_Init for
  * allreduce, MPI_Init_thread(MPI_THREAD_MULTIPLE) for part. Output lines:
  *   mode=allreduce kind=blocking np=4 calls=... median_us=... mean_us=... p99_us=...
  */
@@ -35,6 +36,7 @@
 #define PART_BYTES (4u << 20)
 
 static int rank, size;
+static int only_kind = -1;   /* -k: run one kind of the allreduce only (profiling) */
 
 static void report(const char *mode, const char *kind, bench_samples_t *s, long calls)
 {
@@ -65,6 +67,8 @@ static void bench_allreduce(double budget)
     int go = 1;
     while (go) {
         for (int k = 0; k < 2; k++) {
+            if (only_kind >= 0 && k != only_kind)
+                continue;
             bench_samples_reserve(&s[k], 1);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = bench_now();
@@ -89,8 +93,10 @@ static void bench_allreduce(double budget)
         MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
     MPI_Request_free(&req);
-    report("allreduce", "blocking", &s[0], calls[0]);
-    report("allreduce", "persistent", &s[1], calls[1]);
+    if (only_kind != 1)
+        report("allreduce", "blocking", &s[0], calls[0]);
+    if (only_kind != 0)
+        report("allreduce", "persistent", &s[1], calls[1]);
     free(s[0].v), free(s[1].v);
 }
 
@@ -221,13 +227,14 @@ int main(int argc, char **argv)
     const char *mode = "allreduce";
     double budget = 1.0;
     int pin = 0, opt;
-    while ((opt = getopt(argc, argv, "m:t:p")) != -1) {
+    while ((opt = getopt(argc, argv, "m:t:pk:")) != -1) {
         switch (opt) {
         case 'm': mode = optarg; break;
         case 't': budget = atof(optarg); break;
         case 'p': pin = 1; break;
+        case 'k': only_kind = strcmp(optarg, "persistent") == 0; break;
         default:
-            fprintf(stderr, "usage: persist [-m allreduce|part] [-t s] [-p]\n");
+            fprintf(stderr, "usage: persist [-m allreduce|part] [-t s] [-p] [-k blocking|persistent]\n");
             return 2;
         }
     }
