@@ -8,15 +8,19 @@
 # (Open MPI 4.1: MPIX_Allreduce_init), at 2 and 4 ranks, each rank pinned to one CPU (-p); and 4 MiB from
 # 8 threads of rank 0 to rank 1, partitioned (8 partitions, one MPI_Pready per thread) against 8 MPI_Isend
 # of 512 KiB (2 ranks, not pinned: the sender's threads need the CPUs; Open MPI 4.1 has no partitioned
-# communication). Writes bench/results/persist-<timestamp>/{raw/,meta.txt,runs.txt,summary.md}: per
-# implementation and point, the median over rounds of each run's median, and the goals:
+# communication); and Barrier, Bcast, Reduce, Allgather, Alltoall of 8-byte blocks, blocking against
+# persistent, at 4 ranks pinned (-m colls). Writes bench/results/persist-<timestamp>/{raw/,meta.txt,
+# runs.txt,summary.md}: per implementation and point, the median over rounds of each run's median, and
+# the goals:
 #   Weft's persistent Allreduce at least 10% faster than its blocking one;
+#   Weft's other persistent collectives no slower than their blocking forms;
 #   Weft's partitioned send no slower than its 8 x Isend, and no slower than the better peer's partitioned.
 #
 # Settings (environment):
 #   BENCH_ROUNDS=5                 rounds
 #   BENCH_PERSIST_RANKS="2 4"      rank counts of the Allreduce
-#   BENCH_PERSIST_BUDGET=1.0       seconds per kind and run
+#   BENCH_PERSIST_COLL_RANKS=4     rank counts of the other collectives ("" skips them)
+#   BENCH_PERSIST_BUDGET=1.0       seconds per kind and run (per collective)
 #   BENCH_IMPLS="weft mpich openmpi"
 #   BENCH_TIMEOUT=300              seconds allowed for one run
 #   BENCH_QUICK=1                  smoke configuration: 1 round, 0.1 s budgets
@@ -35,6 +39,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 fi
 rounds=${BENCH_ROUNDS:-5}
 rank_counts=${BENCH_PERSIST_RANKS:-2 4}
+coll_rank_counts=${BENCH_PERSIST_COLL_RANKS-4}
 budget=${BENCH_PERSIST_BUDGET:-1.0}
 impls=${BENCH_IMPLS:-weft mpich openmpi}
 limit=${BENCH_TIMEOUT:-300}
@@ -46,6 +51,7 @@ bench_build persist
 {
     bench_meta
     echo "allreduce: 8 B (one double, MPI_SUM), ranks $rank_counts, each rank pinned to CPU rank mod $ncpu (-p), MPI_Init"
+    echo "colls: Barrier, Bcast, Reduce (root 0), Allgather, Alltoall of one double per block, ranks ${coll_rank_counts:-none}, pinned (-p)"
     echo "part: 2 ranks, 4 MiB in 8 x 512 KiB from 8 threads, not pinned, MPI_THREAD_MULTIPLE"
     echo "rounds: $rounds; budget ${budget}s per kind and run; launchers --bind-to none"
 } >"$out/meta.txt"
@@ -64,6 +70,20 @@ for ((r = 0; r < rounds; r++)); do
                 log "  FAILED (exit $?): see $f"
                 status=1
             fi
+        done
+        for np in $coll_rank_counts; do
+          for coll in barrier bcast reduce allgather alltoall; do
+            # one run per collective: a peer that fails one (MPICH 4.0.2 crashes in MPI_Start of
+            # a persistent Allgather) keeps the others
+            f=$out/raw/$impl-$coll-np$np-r$r.txt
+            log "round $r: $impl $coll np=$np"
+            if bench_launch "$impl" "$np" "$limit" persist -m $coll -t "$budget" -p >"$f" 2>&1; then
+                sed "s/^/impl=$impl round=$r /" "$f" | grep 'mode=' >>"$out/runs.txt"
+            else
+                log "  FAILED (exit $?): see $f"
+                status=1
+            fi
+          done
         done
         f=$out/raw/$impl-part-np2-r$r.txt
         log "round $r: $impl part np=2"
@@ -107,6 +127,12 @@ for np in sorted({k[3] for k in med if k[1] == "allreduce"}):
         gain = 100 * (1 - p / b)
         lines.append(f"- Allreduce 8 B np={np}: persistent {p:.3f} us vs blocking {b:.3f} us: {gain:+.1f}% "
                      f"({'met' if gain >= 10 else 'NOT met'}: goal at least 10% faster)")
+for mode in ("barrier", "bcast", "reduce", "allgather", "alltoall"):
+    for np in sorted({k[3] for k in med if k[1] == mode}):
+        b, p = med.get(("weft", mode, "blocking", np)), med.get(("weft", mode, "persistent", np))
+        if b and p:
+            lines.append(f"- {mode} {'' if mode == 'barrier' else '8 B '}np={np}: persistent {p:.3f} us vs blocking {b:.3f} us: "
+                         f"{100 * (1 - p / b):+.1f}% ({'met' if p <= b else 'NOT met'}: goal no slower)")
 wp, wi = med.get(("weft", "part", "partitioned", 2)), med.get(("weft", "part", "isend", 2))
 if wp and wi:
     lines.append(f"- partitioned 4 MiB / 8 threads: {wp:.1f} us vs 8 x Isend {wi:.1f} us "

@@ -178,5 +178,7 @@ void wm_coll_build_inter_reduce_scatter(wc_sched_t *s, wm_comm_t *c, const wm_co
 #define WM_COLL_ALLTOALL_PAIRWISE_RANKS 8   /* this: pairwise */
 #define WM_COLL_ALLREDUCE_LONG  32768   /* at least this, predefined op: Rabenseifner */
 #define WM_COLL_ALLREDUCE_LINEAR_RANKS 8 /* up to this many ranks, linear instead */
+#define WM_COLL_ALLREDUCE_ALL_RANKS 4      /* up to this many ranks and */
+#define WM_COLL_ALLREDUCE_ALL_MAX 256      /* bytes: one round, all to all (wm_allreduce_all) */
 
 #endif

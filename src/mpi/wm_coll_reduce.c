@@ -385,6 +385,47 @@ static void wm_allreduce_pair(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, co
     }
 }
 
+/* One round for small vectors on few ranks: every rank sends its vector to every other one and
+ * reduces the n vectors itself, in rank order from the right, x0 op (x1 op (... op x(n-1))), the
+ * same order on every rank (so every rank gets the same bits, and a non-commutative op its rank
+ * order). The last rank's vector lands in the receive buffer; the others in temporaries. With more
+ * ranks than CPUs each dependent round costs a rank a turn on its CPU: one round instead of
+ * log2(n) (docs/collectives.md). */
+static void wm_allreduce_all(wc_sched_t *s, wm_comm_t *c, const wm_red_t *r, const void *sbuf,
+                             char *acc, uint64_t count)
+{
+    const wc_dtype_t *dt = &r->ti->layout;
+    int n = c->size, me = c->rank, last = n - 1;
+    const char *x[WM_COLL_ALLREDUCE_ALL_RANKS];
+    const void *mine = sbuf == MPI_IN_PLACE ? acc : sbuf;
+    if (sbuf == MPI_IN_PLACE && me != last) {
+        /* the receive buffer takes the last rank's vector: keep this rank's own apart */
+        char *own = wm_coll_tmp(s, count, r->ti);
+        if (!own)
+            return;
+        wm_red_copy(s, r, acc, own, count);
+        mine = own;
+    }
+    for (int j = 0; j < n; j++) {
+        if (j == me) {
+            x[j] = mine;
+            continue;
+        }
+        char *into = j == last ? acc : wm_coll_tmp(s, count, r->ti);
+        if (!into)
+            return;
+        x[j] = into;
+        wc_sched_recv(s, into, count, dt, wm_coll_world(c, j));
+    }
+    for (int i = 1; i < n; i++)
+        wc_sched_send(s, mine, count, dt, wm_coll_world(c, (me + i) % n));
+    if (me == last && mine != acc)
+        wm_red_copy(s, r, mine, acc, count);
+    wc_sched_fence(s);
+    for (int j = last - 1; j >= 0; j--)
+        wm_red_apply(s, r, x[j], acc, count);
+}
+
 void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *a)
 {
     uint64_t count = (uint64_t)a->rcount;
@@ -399,6 +440,11 @@ void wm_coll_build_allreduce(wc_sched_t *s, wm_comm_t *c, const wm_coll_args_t *
     }
     if (c->size == 2 && (r.op->builtin < 0 || count * r.ti->size < WM_COLL_ALLREDUCE_LONG)) {
         wm_allreduce_pair(s, c, &r, a->sbuf, a->rbuf, count);
+        return;
+    }
+    if (c->size > 2 && c->size <= WM_COLL_ALLREDUCE_ALL_RANKS &&
+        count * r.ti->size <= WM_COLL_ALLREDUCE_ALL_MAX) {
+        wm_allreduce_all(s, c, &r, a->sbuf, a->rbuf, count);
         return;
     }
     if (a->sbuf != MPI_IN_PLACE)

@@ -1,7 +1,10 @@
 /* Persistent collectives (MPI 4.0 MPI_*_init): every one against its blocking form, over many
  * starts with the buffers' contents changing between starts, on MPI_COMM_WORLD, on a communicator
  * from MPI_Comm_split and on an intercommunicator; several persistent requests started together
- * with MPI_Startall; MPI_Start on an active request fails; MPI_Request_free of an inactive one.
+ * with MPI_Startall; MPI_Start on an active request fails; MPI_Request_free of an inactive one;
+ * persistent collectives and persistent point-to-point requests started together by one
+ * MPI_Startall and completed by Testall, Waitany and Waitsome, restarted many times, one of them
+ * freed while another on the same communicator goes on; a non-commutative op's rank order.
  * Argument: the count per block of the large case (the small one is 3). */
 #include "mpitest.h"
 
@@ -409,12 +412,86 @@ static void test_errors(void)
     MT_CALL(MPI_Comm_free(&c));
 }
 
+/* A non-commutative (associative) op: a op b = a, so the reduction of x0..x(n-1) is x0. The op
+ * computes inout = in op inout, i.e. inout = in. */
+static void op_first(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    memcpy(inout, in, sizeof(int) * (size_t)*len);
+}
+
+/* Persistent collectives (Allreduce 8 B and with a non-commutative op, Barrier) and a persistent
+ * ring of point-to-point messages in one MPI_Startall, restarted, completed by Testall, Waitany,
+ * Waitsome in turn; then the Barrier request is freed (inactive) and the Allreduce goes on. */
+static void test_mixed(void)
+{
+    enum { NREQ = 5, STARTS = 30 };
+    int n = mt_size, me = mt_rank;
+    MPI_Op first;
+    MT_CALL(MPI_Op_create(op_first, 0, &first));
+    double x = 0, y = -1;
+    int fx[2], fy[2] = { -1, -1 }, sendv = 0, recvv = -1;
+    MPI_Request q[NREQ];
+    MT_CALL(MPI_Allreduce_init(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q[0]));
+    MT_CALL(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &q[1]));
+    MT_CALL(MPI_Send_init(&sendv, 1, MPI_INT, (me + 1) % n, 31, MPI_COMM_WORLD, &q[2]));
+    MT_CALL(MPI_Recv_init(&recvv, 1, MPI_INT, (me + n - 1) % n, 31, MPI_COMM_WORLD, &q[3]));
+    MT_CALL(MPI_Allreduce_init(fx, fy, 2, MPI_INT, first, MPI_COMM_WORLD, MPI_INFO_NULL, &q[4]));
+    for (int it = 0; it < STARTS; it++) {
+        x = me + it;
+        sendv = 1000 * it + me;
+        fx[0] = 7 * me + it, fx[1] = -me - it;
+        MT_CALL(MPI_Startall(NREQ, q));
+        if (it % 3 == 0) {
+            int flag = 0;
+            while (!flag)
+                MT_CALL(MPI_Testall(NREQ, q, &flag, MPI_STATUSES_IGNORE));
+        } else if (it % 3 == 1) {
+            for (int k = 0; k < NREQ; k++) {
+                int idx;
+                MT_CALL(MPI_Waitany(NREQ, q, &idx, MPI_STATUS_IGNORE));
+                MT_TRUE(idx >= 0 && idx < NREQ, "Waitany index %d", idx);
+            }
+        } else {
+            int done = 0, outcount, idx[NREQ];
+            while (done < NREQ) {
+                MT_CALL(MPI_Waitsome(NREQ, q, &outcount, idx, MPI_STATUSES_IGNORE));
+                MT_TRUE(outcount >= 0, "Waitsome outcount %d", outcount);
+                done += outcount == MPI_UNDEFINED ? NREQ : outcount;
+            }
+        }
+        for (int k = 0; k < NREQ; k++)
+            MT_TRUE(q[k] != MPI_REQUEST_NULL, "start %d: persistent request %d kept", it, k);
+        MT_TRUE(y == (double)n * (n - 1) / 2 + (double)n * it, "start %d: Allreduce sum %g", it, y);
+        MT_EQ("ring message", 1000 * it + (me + n - 1) % n, recvv);
+        MT_TRUE(fy[0] == it && fy[1] == -it,
+                "start %d: non-commutative Allreduce gave (%d, %d), rank 0's is (%d, %d)", it,
+                fy[0], fy[1], it, -it);
+    }
+    /* the Barrier request, inactive, freed while the Allreduce on the same communicator goes on */
+    MT_CALL(MPI_Request_free(&q[1]));
+    MT_EQ("freed handle", (long long)(intptr_t)MPI_REQUEST_NULL, (long long)(intptr_t)q[1]);
+    for (int it = 0; it < 10; it++) {
+        x = 2.0 * me;
+        MT_CALL(MPI_Start(&q[0]));
+        MT_CALL(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+        MT_TRUE(y == (double)n * (n - 1), "after a free: Allreduce sum %g", y);
+    }
+    for (int k = 0; k < NREQ; k++)
+        if (q[k] != MPI_REQUEST_NULL)
+            MT_CALL(MPI_Request_free(&q[k]));
+    MT_CALL(MPI_Op_free(&first));
+    if (mt_rank == 0)
+        printf("  mixed Startall, Testall/Waitany/Waitsome, free while another runs: ok\n");
+}
+
 int main(int argc, char **argv)
 {
     long big = mt_init_args(argc, argv, 9000);
     mt_init(&argc, &argv);
     MT_TRUE(mt_size <= MAXP, "at most %d ranks", MAXP);
     test_errors();
+    test_mixed();
     int sizes[2] = { 3, (int)big };
     for (int si = 0; si < 2; si++) {
         g_n = sizes[si];
