@@ -16,16 +16,21 @@
  *   T_comp   a fixed amount of work (mt_work: a dependent multiply-add chain), calibrated to T_comm;
  *   T_total  start, the same work, wait;
  *   overlap = (T_comm + T_comp - T_total) / min(T_comm, T_comp), clipped to [0, 1].
- * Each repetition runs the three steps after a barrier, so drift touches them alike; per rank medians;
- * the reported overlap is the smallest over the ranks (the collective is done only when all are).
+ * Each repetition runs the three steps after a barrier, so drift touches them alike; per rank medians.
+ * -w says which ranks compute in T_comp and T_total: all (default), root (rank 0 only: the root of ibcast)
+ * or rest (every rank but 0); the others only start and wait. The reported overlap is the smallest over
+ * the computing ranks (with -w all the collective is done only when all are; with one side computing
+ * the figure is that side's, as issue 16 asks: "at least 0.8 when one side computes").
  *
  * Output (rank 0), one line per point:
  *   mode=lat coll=bcast np=4 size=8 batches=.. per_batch=.. median_us=.. mean_us=.. p99_us=.. check=ok
- *   mode=overlap coll=iallreduce np=4 size=1048576 reps=.. comm_us=.. comp_us=.. total_us=.. overlap=.. check=ok
+ *   mode=overlap coll=iallreduce np=4 size=1048576 compute=all reps=.. comm_us=.. comp_us=.. total_us=..
+ *       overlap=.. check=ok
  * check verifies the last result against the expected values; exit status 1 on a failed check.
  *
  * Options: -m lat|overlap  -c list of collectives  -s sizes (8,64,512,4K,32K,256K,1M)  -t seconds per point
- *          (0.3)  -l init|single|funneled|serialized|multiple (init)  -p pin each rank to one CPU */
+ *          (0.3)  -l init|single|funneled|serialized|multiple (init)  -p pin each rank to one CPU
+ *          -w all|root|rest  overlap: which ranks compute (all) */
 #include "bench_util.h"
 
 #include <mpi.h>
@@ -224,8 +229,12 @@ static double median_of(double *v, int n)
     return bench_stats(&s).median;
 }
 
-static int run_overlap(const char *coll, size_t size, double budget)
+enum { WHO_ALL, WHO_ROOT, WHO_REST };
+static const char *who_name[] = { "all", "root", "rest" };
+
+static int run_overlap(const char *coll, size_t size, double budget, int who)
 {
+    int computes = who == WHO_ALL || (who == WHO_ROOT) == (rank == 0);
     bufs_t b;
     bufs_init(&b, size);
     bufs_fill(&b, coll);
@@ -245,7 +254,7 @@ static int run_overlap(const char *coll, size_t size, double budget)
     }
     double tcomm0 = max_over_ranks(median_of(cal, 20));
     double rate = mt_work_rate();
-    uint64_t work = (uint64_t)(tcomm0 * rate);
+    uint64_t work = computes ? (uint64_t)(tcomm0 * rate) : 0;
     enum { MAXREP = 4096 };
     double *tc = malloc(sizeof(double) * MAXREP), *tp = malloc(sizeof(double) * MAXREP),
            *tt = malloc(sizeof(double) * MAXREP);
@@ -259,12 +268,14 @@ static int run_overlap(const char *coll, size_t size, double budget)
         tc[reps] = bench_now() - t0;
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = bench_now();
-        mt_work(work);
+        if (work)
+            mt_work(work);
         tp[reps] = bench_now() - t0;
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = bench_now();
         coll_run(coll, &b, &req);
-        mt_work(work);
+        if (work)
+            mt_work(work);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         tt[reps] = bench_now() - t0;
         reps++;
@@ -277,17 +288,18 @@ static int run_overlap(const char *coll, size_t size, double budget)
         ov = 0;
     if (ov > 1)
         ov = 1;
-    double ovmin = 0;
-    MPI_Allreduce(&ov, &ovmin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    double cm = max_over_ranks(c), pm = max_over_ranks(p), tm = max_over_ranks(t);
+    double ovmin = 0, mine = computes ? ov : 2.0; /* non-computing ranks have no figure */
+    MPI_Allreduce(&mine, &ovmin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    double cm = max_over_ranks(c), pm = max_over_ranks(computes ? p : 0), tm = max_over_ranks(t);
     bufs_fill(&b, coll);
     coll_run(coll, &b, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     int ok = all_ok(coll_check(coll, &b));
     if (rank == 0)
-        printf("mode=overlap coll=%s np=%d size=%zu reps=%d comm_us=%.1f comp_us=%.1f total_us=%.1f "
-               "overlap=%.3f check=%s\n",
-               coll, nranks, size, reps, cm * 1e6, pm * 1e6, tm * 1e6, ovmin, ok ? "ok" : "FAIL");
+        printf("mode=overlap coll=%s np=%d size=%zu compute=%s reps=%d comm_us=%.1f comp_us=%.1f "
+               "total_us=%.1f overlap=%.3f check=%s\n",
+               coll, nranks, size, who_name[who], reps, cm * 1e6, pm * 1e6, tm * 1e6, ovmin,
+               ok ? "ok" : "FAIL");
     fflush(stdout);
     free(tc);
     free(tp);
@@ -301,8 +313,8 @@ int main(int argc, char **argv)
 {
     const char *mode = "lat", *colls = NULL, *sizes = "8,64,512,4K,32K,256K,1M";
     double budget = 0.3;
-    int level = -1, pin = 0, opt;
-    while ((opt = getopt(argc, argv, "m:c:s:t:l:p")) != -1) {
+    int level = -1, pin = 0, who = WHO_ALL, opt;
+    while ((opt = getopt(argc, argv, "m:c:s:t:l:pw:")) != -1) {
         switch (opt) {
         case 'm': mode = optarg; break;
         case 'c': colls = optarg; break;
@@ -310,8 +322,15 @@ int main(int argc, char **argv)
         case 't': budget = atof(optarg); break;
         case 'l': level = mt_level_parse(optarg); break;
         case 'p': pin = 1; break;
+        case 'w':
+            who = !strcmp(optarg, "all") ? WHO_ALL : !strcmp(optarg, "root") ? WHO_ROOT
+                  : !strcmp(optarg, "rest") ? WHO_REST : -1;
+            if (who >= 0)
+                break;
+            /* fall through */
         default:
-            fprintf(stderr, "usage: coll [-m lat|overlap] [-c colls] [-s sizes] [-t s] [-l level] [-p]\n");
+            fprintf(stderr, "usage: coll [-m lat|overlap] [-c colls] [-s sizes] [-t s] [-l level] [-p] "
+                            "[-w all|root|rest]\n");
             return 2;
         }
     }
@@ -339,7 +358,7 @@ int main(int argc, char **argv)
                 ok &= run_latency(c, (size_t)sz[i], budget);
         else
             for (int i = 0; i < nsz; i++)
-                ok &= run_overlap(c, (size_t)sz[i], budget);
+                ok &= run_overlap(c, (size_t)sz[i], budget, who);
     }
     free(list);
     MPI_Comm_free(&cart);

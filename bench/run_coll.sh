@@ -19,6 +19,8 @@
 #   BENCH_COLL_BUDGET=0.3          latency: seconds per (collective, size)
 #   BENCH_COLL_OV_SIZES=4K,64K,1M  overlap: message sizes
 #   BENCH_COLL_OV_BUDGET=1.0       overlap: seconds per collective
+#   BENCH_COLL_OV_WHO="all root rest"  overlap: which ranks compute (coll -w): every rank, rank 0 only,
+#                                  every rank but 0 (issue 16: "at least 0.8 when one side computes")
 #   BENCH_IMPLS="weft mpich openmpi"
 #   BENCH_TIMEOUT=300              seconds allowed for one run
 #   BENCH_QUICK=1                  smoke configuration: 1 round, small budgets
@@ -41,6 +43,7 @@ sizes=${BENCH_COLL_SIZES:-8,64,512,4K,32K,256K,1M}
 budget=${BENCH_COLL_BUDGET:-0.3}
 ov_size=${BENCH_COLL_OV_SIZES:-4K,64K,1M}
 ov_budget=${BENCH_COLL_OV_BUDGET:-1.0}
+ov_who=${BENCH_COLL_OV_WHO:-all root rest}
 impls=${BENCH_IMPLS:-weft mpich openmpi}
 coll_list=${BENCH_COLL_LIST:-}
 modes=${BENCH_COLL_MODES:-lat overlap}
@@ -54,7 +57,7 @@ bench_build coll
     bench_meta
     echo "binding: each rank pins itself to CPU rank mod $ncpu (-p); launchers --bind-to none"
     echo "rounds: $rounds; ranks: $rank_counts; sizes: $sizes; latency budget ${budget}s/point; collectives: ${coll_list:-default}; modes: $modes"
-    echo "overlap: sizes $ov_size, MPI_THREAD_MULTIPLE (engine threads on in Weft), budget ${ov_budget}s per (collective, size)"
+    echo "overlap: sizes $ov_size, MPI_THREAD_MULTIPLE (engine threads on in Weft), budget ${ov_budget}s per (collective, size); computing ranks: $ov_who"
 } >"$out/meta.txt"
 
 : >"$out/runs.txt"
@@ -64,19 +67,21 @@ for ((r = 0; r < rounds; r++)); do
         [ "${state[$impl]}" = ok ] || continue
         for np in $rank_counts; do
             for mode in $modes; do
-                f=$out/raw/$impl-np$np-$mode-r$r.txt
-                if [ $mode = lat ]; then
-                    args=(-m lat -s "$sizes" -t "$budget" -p ${coll_list:+-c "$coll_list"})
-                else
-                    args=(-m overlap -s "$ov_size" -t "$ov_budget" -l multiple -p)
-                fi
-                log "round $r: $impl np=$np $mode"
-                if bench_launch "$impl" "$np" "$limit" coll "${args[@]}" >"$f" 2>&1; then
-                    sed "s/^/impl=$impl round=$r /" "$f" | grep 'mode=' >>"$out/runs.txt"
-                else
-                    log "  FAILED (exit $?): see $f"
-                    [ "$impl" = weft ] || status=1
-                fi
+                for who in $([ $mode = lat ] && echo all || echo $ov_who); do
+                    f=$out/raw/$impl-np$np-$mode-$who-r$r.txt
+                    if [ $mode = lat ]; then
+                        args=(-m lat -s "$sizes" -t "$budget" -p ${coll_list:+-c "$coll_list"})
+                    else
+                        args=(-m overlap -s "$ov_size" -t "$ov_budget" -l multiple -p -w "$who")
+                    fi
+                    log "round $r: $impl np=$np $mode$([ $mode = lat ] || echo " ($who computing)")"
+                    if bench_launch "$impl" "$np" "$limit" coll "${args[@]}" >"$f" 2>&1; then
+                        sed "s/^/impl=$impl round=$r /" "$f" | grep 'mode=' >>"$out/runs.txt"
+                    else
+                        log "  FAILED (exit $?): see $f"
+                        [ "$impl" = weft ] || status=1
+                    fi
+                done
             done
         done
     done

@@ -23,7 +23,7 @@ def main(out):
     out = Path(out)
     rows = parse(out / "runs.txt")
     lat = defaultdict(list)   # (coll, np, size, impl) -> [median_us]
-    ov = defaultdict(list)    # (coll, np, size, impl) -> [(overlap, comm_us)]
+    ov = defaultdict(list)    # (coll + computing ranks, np, size, impl) -> [(overlap, comm_us)]
     bad = []
     for r in rows:
         key = (r["coll"], int(r["np"]), int(r["size"]), r["impl"])
@@ -32,7 +32,9 @@ def main(out):
         if r["mode"] == "lat":
             lat[key].append(float(r["median_us"]))
         else:
-            ov[key].append((float(r["overlap"]), float(r["comm_us"])))
+            who = r.get("compute", "all")
+            okey = (r["coll"] + ("" if who == "all" else f" ({who} computes)"),) + key[1:]
+            ov[okey].append((float(r["overlap"]), float(r["comm_us"])))
     impls = [i for i in ("weft", "mpich", "openmpi") if any(k[3] == i for k in list(lat) + list(ov))]
     peers = [i for i in impls if i != "weft"]
     md = ["# Collectives: Weft vs MPICH vs Open MPI", ""]
