@@ -47,6 +47,7 @@
 #include <weft.h>
 
 #define TC_EAGER     1024u            /* local messages up to this size are copied when unexpected */
+#define TC_CHUNK     8192u            /* staging of a copy between two non-contiguous layouts */
 #define TC_COLL_BIT  0x80000000u      /* collective traffic of a context */
 #define TC_TAG_MSG   1
 #define TC_TAG_ACK   2
@@ -406,14 +407,18 @@ static void tc_fill(tc_req_t *r, int src, int tag, size_t bytes, const char *dat
     } else if (r->layout->contig && n == bytes) {
         tc_pack((char *)r->buf + r->layout->contig_off, sbuf, scount, sl, n);
     } else {
-        void *tmp = malloc(bytes);
-        if (!tmp) {
-            r->err = MPI_ERR_NO_MEM;
-            return;
+        /* both non-contiguous (or truncated): through a small buffer that stays in the cache,
+         * TC_CHUNK bytes at a time */
+        char tmp[TC_CHUNK];
+        wc_dtype_cursor_t sc, rc;
+        wc_dtype_cursor_init(&sc, sl, sbuf, scount);
+        wc_dtype_cursor_init(&rc, r->layout, r->buf, r->count);
+        for (size_t done = 0; done < n;) {
+            size_t k = n - done < TC_CHUNK ? n - done : TC_CHUNK;
+            wc_dtype_pack(&sc, tmp, k);
+            wc_dtype_unpack(&rc, tmp, k);
+            done += k;
         }
-        tc_pack(tmp, sbuf, scount, sl, bytes);
-        tc_unpack_into(r, tmp, n);
-        free(tmp);
     }
 }
 
