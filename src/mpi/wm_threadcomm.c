@@ -1009,12 +1009,13 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
     case WM_TC_GATHERV:
     case WM_TC_SCATTERV:
     case WM_TC_ALLGATHERV:
-    case WM_TC_ALLTOALLV: {
+    case WM_TC_ALLTOALLV:
+    case WM_TC_ALLTOALLW: {
         /* every transfer posted at once: receives first, then sends in a rotated order */
         bool gv = a->kind == WM_TC_GATHERV, sv = a->kind == WM_TC_SCATTERV;
-        bool agv = a->kind == WM_TC_ALLGATHERV;
-        bool recv_all = agv || a->kind == WM_TC_ALLTOALLV || (gv && me == a->root);
-        bool send_all = a->kind == WM_TC_ALLTOALLV || agv || (sv && me == a->root);
+        bool agv = a->kind == WM_TC_ALLGATHERV, aw = a->kind == WM_TC_ALLTOALLW;
+        bool recv_all = agv || a->kind == WM_TC_ALLTOALLV || aw || (gv && me == a->root);
+        bool send_all = a->kind == WM_TC_ALLTOALLV || aw || agv || (sv && me == a->root);
         tc_req_t *rs = calloc((size_t)(2 * n), sizeof(*rs));
         if (!rs)
             return MPI_ERR_NO_MEM;
@@ -1028,8 +1029,13 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
             if (in_place && i == me)
                 continue;
             rs[i].done = 0;
-            tc_irecv(v, (char *)a->rbuf + tc_vec_at(&a->rdispls, i) * rt->extent,
-                     (uint64_t)tc_vec_at(&a->rcounts, i), &rt->layout, i, tag, ctx, &rs[i]);
+            if (aw)   /* Alltoallw: the peer's type, displacements in bytes */
+                tc_irecv(v, (char *)a->rbuf + tc_vec_at(&a->rdispls, i),
+                         (uint64_t)tc_vec_at(&a->rcounts, i), &wm_type_get(a->rtypes[i])->layout,
+                         i, tag, ctx, &rs[i]);
+            else
+                tc_irecv(v, (char *)a->rbuf + tc_vec_at(&a->rdispls, i) * rt->extent,
+                         (uint64_t)tc_vec_at(&a->rcounts, i), &rt->layout, i, tag, ctx, &rs[i]);
         }
         if (sv && !(me == a->root && a->rbuf == MPI_IN_PLACE)) {
             rs[me].done = 0;
@@ -1055,6 +1061,10 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
                         cnt = (uint64_t)a->scount;
                         l = &st->layout;
                     }
+                } else if (aw) {
+                    sb = (const char *)a->sbuf + tc_vec_at(&a->sdispls, i);
+                    cnt = (uint64_t)tc_vec_at(&a->scounts, i);
+                    l = &wm_type_get(a->stypes[i])->layout;
                 } else {
                     sb = (const char *)a->sbuf + tc_vec_at(&a->sdispls, i) * st->extent;
                     cnt = (uint64_t)tc_vec_at(&a->scounts, i);
@@ -1126,6 +1136,35 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
         if (!rc)
             rc = tc_coll_run(v, &sa, seq ^ 0x20000000u);
         free(mall);
+        return rc;
+    }
+    case WM_TC_RS: {
+        /* Reduce of every block to rank 0, then Scatterv of block i to rank i */
+        MPI_Count *cnt = malloc(sizeof(MPI_Count) * 2 * (size_t)n), *dsp = cnt + n, total = 0;
+        if (!cnt)
+            return MPI_ERR_NO_MEM;
+        for (int i = 0; i < n; i++) {
+            cnt[i] = (MPI_Count)tc_vec_at(&a->rcounts, i);
+            dsp[i] = total;
+            total += cnt[i];
+        }
+        char *all = NULL;
+        void *mall = tc_tmp(total, a->rtype, &all);
+        if (!mall) {
+            free(cnt);
+            return MPI_ERR_NO_MEM;
+        }
+        wm_tc_coll_args_t ra = { .kind = WM_TC_REDUCE, .sbuf = a->sbuf == MPI_IN_PLACE ? a->rbuf
+                                                                                       : a->sbuf,
+                                 .rbuf = all, .rcount = total, .rtype = a->rtype, .op = a->op };
+        rc = tc_coll_run(v, &ra, seq);
+        wm_tc_coll_args_t sa = { .kind = WM_TC_SCATTERV, .sbuf = all, .stype = a->rtype,
+                                 .scounts = { .c = cnt }, .sdispls = { .c = dsp },
+                                 .rbuf = a->rbuf, .rcount = cnt[me], .rtype = a->rtype };
+        if (!rc)
+            rc = tc_coll_run(v, &sa, seq ^ 0x20000000u);
+        free(mall);
+        free(cnt);
         return rc;
     }
     case WM_TC_GATHER:
@@ -1281,7 +1320,16 @@ int wm_tc_coll(const char *fn, wm_comm_t *c, const wm_tc_coll_args_t *a, MPI_Req
     if ((a->stype && a->sbuf != MPI_IN_PLACE && !wm_type_get(a->stype)) ||
         (a->rtype && !wm_type_get(a->rtype)))
         return wm_error(c, MPI_ERR_TYPE, fn, "invalid datatype");
-    if ((a->kind == WM_TC_ALLTOALL || a->kind == WM_TC_ALLTOALLV) && a->sbuf == MPI_IN_PLACE)
+    if (a->kind == WM_TC_ALLTOALLW) {
+        if (!a->stypes || !a->rtypes)
+            return wm_error(c, MPI_ERR_ARG, fn, "%s is NULL", a->stypes ? "recvtypes" : "sendtypes");
+        for (int i = 0; i < v->size; i++)
+            if ((a->sbuf != MPI_IN_PLACE && !wm_type_get(a->stypes[i])) ||
+                !wm_type_get(a->rtypes[i]))
+                return wm_error(c, MPI_ERR_TYPE, fn, "invalid datatype for rank %d", i);
+    }
+    if ((a->kind == WM_TC_ALLTOALL || a->kind == WM_TC_ALLTOALLV ||
+         a->kind == WM_TC_ALLTOALLW) && a->sbuf == MPI_IN_PLACE)
         return wm_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn,
                         "MPI_IN_PLACE is not implemented for Alltoall on a threadcomm");
     uint32_t seq = v->coll_seq++;

@@ -9,7 +9,8 @@
  *     MPI_Request_free of a pending receive and of a pending send, MPI_Request_get_status,
  *     MPI_Cancel (no effect: the receive completes normally), truncation reported by MPI_Wait;
  *   - Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, Scan, Exscan,
- *     Reduce_scatter_block, Gatherv, Scatterv, Allgatherv, Alltoallv, blocking and nonblocking,
+ *     Reduce_scatter_block, Reduce_scatter (also in place), Gatherv, Scatterv, Allgatherv,
+ *     Alltoallv, Alltoallw (per-peer types, byte displacements), blocking and nonblocking,
  *     with results computed from the ranks;
  *   - Comm_dup, Comm_split (reversed keys) and a nested split of the split, used for traffic
  *     and collectives, then freed;
@@ -481,6 +482,56 @@ static void collectives(MPI_Comm c, int nb)
     free(rv);
     free(rc2);
     free(rd2);
+    /* reduce_scatter: rank j gets cnts[j] = j + 1 elements, the block at j (j + 1) / 2 of the
+     * reduced vector of n (n + 1) / 2; the blocking form also in place */
+    int rtot = n * (n + 1) / 2, *rsi = malloc(sizeof(int) * (size_t)rtot), rso[64];
+    MT_TRUE(n <= 63, "n <= 63");
+    for (int i = 0; i < rtot; i++)
+        rsi[i] = r + i;
+    RUN(MPI_Reduce_scatter(rsi, rso, cnts, MPI_INT, MPI_SUM, c),
+        MPI_Ireduce_scatter(rsi, rso, cnts, MPI_INT, MPI_SUM, c, &rq));
+    for (int k = 0; k <= r; k++)
+        MT_EQ("reduce_scatter", n * (n - 1) / 2 + n * (r * (r + 1) / 2 + k), rso[k]);
+    if (!nb) {
+        MT_CALL(MPI_Reduce_scatter(MPI_IN_PLACE, rsi, cnts, MPI_INT, MPI_SUM, c));
+        for (int k = 0; k <= r; k++)
+            MT_EQ("reduce_scatter in place", n * (n - 1) / 2 + n * (r * (r + 1) / 2 + k), rsi[k]);
+    }
+    free(rsi);
+    /* alltoallw: two ints r*100 + j*10 + {0,1} to each rank j, sent as 2 MPI_INT (even j) or one
+     * strided pair (odd j) from byte displacement 4 j ints; received as 2 MPI_INT (j % 3 != 0) or
+     * one strided pair (j % 3 == 0) at byte displacement 4 j ints */
+    MPI_Datatype pair;
+    MT_CALL(MPI_Type_vector(2, 1, 2, MPI_INT, &pair));
+    MT_CALL(MPI_Type_commit(&pair));
+    int *wsb = malloc(sizeof(int) * 4 * (size_t)n), *wrb = malloc(sizeof(int) * 4 * (size_t)n);
+    int *wsc = malloc(sizeof(int) * 4 * (size_t)n), *wsd = wsc + n, *wrc = wsc + 2 * n,
+        *wrd = wsc + 3 * n;
+    MPI_Datatype *wst = malloc(sizeof(MPI_Datatype) * 2 * (size_t)n), *wrt = wst + n;
+    for (int j = 0; j < n; j++) {
+        int odd = j % 2, third = j % 3 == 0;
+        wsb[4 * j] = r * 100 + j * 10;
+        wsb[4 * j + (odd ? 2 : 1)] = r * 100 + j * 10 + 1;
+        wsc[j] = odd ? 1 : 2;
+        wst[j] = odd ? pair : MPI_INT;
+        wsd[j] = 4 * j * (int)sizeof(int);
+        wrc[j] = third ? 1 : 2;
+        wrt[j] = third ? pair : MPI_INT;
+        wrd[j] = 4 * j * (int)sizeof(int);
+        for (int k = 0; k < 4; k++)
+            wrb[4 * j + k] = -1;
+    }
+    RUN(MPI_Alltoallw(wsb, wsc, wsd, wst, wrb, wrc, wrd, wrt, c),
+        MPI_Ialltoallw(wsb, wsc, wsd, wst, wrb, wrc, wrd, wrt, c, &rq));
+    for (int j = 0; j < n; j++) {
+        MT_EQ("alltoallw first", j * 100 + r * 10, wrb[4 * j]);
+        MT_EQ("alltoallw second", j * 100 + r * 10 + 1, wrb[4 * j + (j % 3 == 0 ? 2 : 1)]);
+    }
+    free(wsb);
+    free(wrb);
+    free(wsc);
+    free(wst);
+    MT_CALL(MPI_Type_free(&pair));
     free(cnts);
     free(dis);
     free(vb);
@@ -574,15 +625,11 @@ static void region(int tid, void *arg)
     collectives(tc, 1);
     splits(r, n);
     /* calls a threadcomm does not implement are refused, not run on the process communicator */
-    int x = 0, flag = 0;
+    int flag = 0;
     MPI_Message msg;
-    int *ones = malloc(sizeof(int) * (size_t)n), *rsin = malloc(sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++)
-        ones[i] = 1, rsin[i] = r;
-    MT_CLASS_EQ("MPI_Reduce_scatter on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
-                MPI_Reduce_scatter(rsin, &x, ones, MPI_INT, MPI_SUM, tc));
-    free(ones);
-    free(rsin);
+    MPI_Request preq;
+    MT_CLASS_EQ("MPI_Barrier_init on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
+                MPI_Barrier_init(tc, MPI_INFO_NULL, &preq));
     MT_CLASS_EQ("MPI_Improbe on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
                 MPI_Improbe(MPI_ANY_SOURCE, 0, tc, &flag, &msg, MPI_STATUS_IGNORE));
     if (world) {
