@@ -13,7 +13,8 @@
  *   mode=tcomm peers=4 pairs=2 test=lat value=.. unit=us  (median of the pairs' medians)
  *   mode=tcomm peers=4 pairs=2 test=rate value=.. unit=msg/s  (sum over pairs)
  *   mode=tcomm peers=4 pairs=2 test=bw value=.. unit=MB/s  (sum over pairs)
- * Options: -m mode, -n threads per process (tcomm, mt; default 2), -t budget seconds per test (0.5).
+ * Options: -m mode, -n threads per process (tcomm, mt; default 2), -t budget seconds per test (0.5),
+ * -x the tests to run (comma-separated; default lat,rate,bw; the others print 0).
  * Each figure is checked: the echoed byte, the window's last message. */
 #include "bench_util.h"
 
@@ -34,6 +35,7 @@
 enum { M_TCOMM, M_FLAT, M_MT };
 static int mode = M_FLAT, nthreads = 2;
 static double budget = 0.5;
+static const char *only = "lat,rate,bw";   /* -x: the tests to run (the others report 0) */
 static MPI_Comm tcomm;
 static pthread_barrier_t tbar;
 
@@ -114,8 +116,14 @@ static void run_peer(MPI_Comm c, int me, result_t *r)
     int peer = me ^ 1, first = !(me & 1);
     char *buf = malloc((size_t)BW_SIZE * BW_WINDOW);
     memset(buf, 1, (size_t)BW_SIZE * BW_WINDOW);
-    r->lat_us = run_lat(c, peer, first);
-    r->rate = run_stream(c, peer, first, 8, WINDOW, buf);
+    if (strstr(only, "lat"))
+        r->lat_us = run_lat(c, peer, first);
+    if (strstr(only, "rate"))
+        r->rate = run_stream(c, peer, first, 8, WINDOW, buf);
+    if (!strstr(only, "bw")) {
+        free(buf);
+        return;
+    }
     /* bandwidth: 8 distinct 1 MiB buffers */
     MPI_Request rq[BW_WINDOW];
     long windows = 0;
@@ -170,15 +178,16 @@ static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
     int opt;
-    while ((opt = getopt(argc, argv, "m:n:t:")) != -1) {
+    while ((opt = getopt(argc, argv, "m:n:t:x:")) != -1) {
         switch (opt) {
         case 'm':
             mode = !strcmp(optarg, "tcomm") ? M_TCOMM : !strcmp(optarg, "mt") ? M_MT : M_FLAT;
             break;
         case 'n': nthreads = atoi(optarg); break;
         case 't': budget = atof(optarg); break;
+        case 'x': only = optarg; break;
         default:
-            fprintf(stderr, "usage: threadcomm [-m tcomm|flat|mt] [-n threads] [-t budget_s]\n");
+            fprintf(stderr, "usage: threadcomm [-m tcomm|flat|mt] [-n threads] [-t budget_s] [-x lat,rate,bw]\n");
             return 2;
         }
     }
@@ -245,20 +254,23 @@ int main(int argc, char **argv)
         bench_samples_t lat = { 0 };
         double rate = 0, bw = 0;
         for (int i = 0; i < peers; i++) {
-            if (all[3 * i + 1] == 0 && all[3 * i + 2] == 0)
-                continue;   /* the second peer of a pair */
+            if (all[3 * i] == 0 && all[3 * i + 1] == 0 && all[3 * i + 2] == 0)
+                continue;   /* the second peer of a pair (its figures are 0) */
             bench_samples_reserve(&lat, 1);
             lat.v[lat.n++] = all[3 * i];
             rate += all[3 * i + 1];
             bw += all[3 * i + 2];
         }
         bench_stats_t st = bench_stats(&lat);
-        printf("mode=%s peers=%d pairs=%d test=lat value=%.3f unit=us\n", mname, peers, peers / 2,
-               st.median);
-        printf("mode=%s peers=%d pairs=%d test=rate value=%.0f unit=msg/s\n", mname, peers,
-               peers / 2, rate);
-        printf("mode=%s peers=%d pairs=%d test=bw value=%.0f unit=MB/s\n", mname, peers, peers / 2,
-               bw);
+        if (strstr(only, "lat"))
+            printf("mode=%s peers=%d pairs=%d test=lat value=%.3f unit=us\n", mname, peers,
+                   peers / 2, st.median);
+        if (strstr(only, "rate"))
+            printf("mode=%s peers=%d pairs=%d test=rate value=%.0f unit=msg/s\n", mname, peers,
+                   peers / 2, rate);
+        if (strstr(only, "bw"))
+            printf("mode=%s peers=%d pairs=%d test=bw value=%.0f unit=MB/s\n", mname, peers,
+                   peers / 2, bw);
         free(lat.v);
         free(all);
     }

@@ -464,6 +464,12 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
                         MPI_Comm comm, MPI_Request *request, int nb)
 {
     WM_COMM_CHECK(fn, comm, c);
+    if (WU_UNLIKELY(c->tcomm))
+        return wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){
+                   .kind = WM_TC_ALLTOALLW, .sbuf = sbuf, .rbuf = rbuf,
+                   .scounts = WM_TC_VEC(scounts), .sdispls = WM_TC_VEC(sdispls),
+                   .rcounts = WM_TC_VEC(rcounts), .rdispls = WM_TC_VEC(rdispls),
+                   .stypes = stypes, .rtypes = rtypes }, request, nb);
     int rc, n = c->size;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)))
         return rc;

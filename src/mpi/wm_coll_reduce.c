@@ -571,15 +571,14 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
 {
     WM_COMM_CHECK(fn, comm, c);
     if (WU_UNLIKELY(c->tcomm))
-        return kind == WM_R_RS
-                   ? wm_tc_unsupported(fn, c)
-                   : wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){
-                         .kind = kind == WM_R_REDUCE ? WM_TC_REDUCE
-                                 : kind == WM_R_ALLREDUCE ? WM_TC_ALLREDUCE
-                                 : kind == WM_R_RSB ? WM_TC_RSB
-                                 : kind == WM_R_SCAN ? WM_TC_SCAN : WM_TC_EXSCAN,
-                         .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op,
-                         .root = root }, request, nb);
+        return wm_tc_coll_entry(fn, c, &(wm_tc_coll_args_t){
+                   .kind = kind == WM_R_REDUCE ? WM_TC_REDUCE
+                           : kind == WM_R_ALLREDUCE ? WM_TC_ALLREDUCE
+                           : kind == WM_R_RSB ? WM_TC_RSB
+                           : kind == WM_R_RS ? WM_TC_RS
+                           : kind == WM_R_SCAN ? WM_TC_SCAN : WM_TC_EXSCAN,
+                   .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type, .op = op,
+                   .root = root, .rcounts = WM_TC_VEC(rcounts) }, request, nb);
     int rc, n = c->size;
     if ((rc = wm_coll_check_comm(c, fn, request, nb)))
         return rc;

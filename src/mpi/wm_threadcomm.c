@@ -9,7 +9,7 @@
  *     (a duplicate of the parent) that carries messages to thread-ranks of other processes, and
  *     the progress thread that receives them (only when the threadcomm spans several processes).
  *   - tc_rank (a thread-rank's matching state): posted receives and unexpected messages, FIFO
- *     lists under the thread-rank's own mutex. Its owner posts and takes; senders (other
+ *     lists under the thread-rank's own spinlock, and its pool of messages. Its owner posts and takes; senders (other
  *     thread-ranks of the process, the progress thread for remote ones) match or append. Two
  *     thread-ranks never share a lock for their own traffic.
  *   - tc_view (a thread-rank's view of a communicator): the threadcomm itself (context 0, rank =
@@ -28,7 +28,8 @@
  *
  * Concurrency contract: a tc_root's layout fields are written by init before its handle is
  * returned and read-only afterwards; arrived/bar_* are atomics; a tc_rank's lists are guarded by
- * its mutex; next_ctx and every tc_view field but refs are the owning thread's only. A tc_req is
+ * its spinlock, its pool is described at tc_rank; next_ctx and every tc_view field but refs are
+ * the owning thread's only (a nonblocking collective's thread works on a copy). A tc_req is
  * completed once, by whichever thread matches it; the completer touches it no more after the
  * release store of done (or after MPI_Grequest_complete for a user-visible request, whose free_fn
  * frees it).
@@ -46,6 +47,7 @@
 #include <weft.h>
 
 #define TC_EAGER     1024u            /* local messages up to this size are copied when unexpected */
+#define TC_CHUNK     8192u            /* staging of a copy between two non-contiguous layouts */
 #define TC_COLL_BIT  0x80000000u      /* collective traffic of a context */
 #define TC_TAG_MSG   1
 #define TC_TAG_ACK   2
@@ -58,8 +60,16 @@
 
 typedef struct tc_req tc_req_t;
 
+/* One send or receive, completed in one of three ways:
+ *   - core non-NULL: a user-visible point-to-point request, a pooled wm_request_t that never
+ *     enters the core (tc_user_req): the results go into its core's status fields and
+ *     wc_request_done completes it (wakes its waiter, or releases it if MPI_Request_free came
+ *     first), so the whole wait/test family takes it like any request, without a callback;
+ *   - greq set: a nonblocking collective's generalized request (MPI_Grequest_complete);
+ *   - else: an internal request on its caller's stack, `done` watched by tc_wait. */
 struct tc_req {
     tc_req_t   *next;                 /* posted list */
+    wc_request_t *core;
     _Atomic int done;
     uint32_t    ctx;                  /* receive pattern */
     int         src, tag;
@@ -67,13 +77,15 @@ struct tc_req {
     uint64_t    count;
     const wc_dtype_t *layout;
     int         st_src, st_tag, err;  /* result */
-    size_t      st_bytes;
-    MPI_Request greq;                 /* user-visible request, or MPI_REQUEST_NULL */
-    wm_obj_t   *type_ref;             /* user-visible: a derived datatype kept until freed */
+    size_t      st_bytes, st_msg;     /* delivered, and the whole message (truncation) */
+    MPI_Request greq;                 /* MPI_REQUEST_NULL unless a generalized request */
 };
+
+typedef struct tc_rank tc_rank_t;
 
 typedef struct tc_msg {
     struct tc_msg *next;
+    tc_rank_t  *pool;                 /* the sender's pool it goes back to, or NULL: malloc'd */
     uint32_t    ctx;
     int         src, tag;
     size_t      bytes;
@@ -87,13 +99,21 @@ typedef struct tc_msg {
     int         ack_proc, ack_idx;
 } tc_msg_t;
 
-typedef struct tc_rank {
-    wt_mutex_t  lock;
-    tc_req_t   *posted, *posted_tail;
-    tc_msg_t   *unexp, *unexp_tail;
-    uint32_t    next_ctx;             /* owner only */
+/* A thread-rank's matching state. The lock is a spinlock (it yields the core when contended for
+ * long): every critical section is a few list operations, plus the copy of an eager message of at
+ * most TC_EAGER bytes, with no allocation and no system call inside. Local messages come from the
+ * sender's pool: slots of TC_EAGER bytes of data, taken by the owner thread (mfree; refilled from
+ * mret), given back by whichever thread consumed them (pushed on mret, a lock-free stack with one
+ * popper, which takes it whole: no ABA). */
+struct tc_rank {
+    wt_spinlock_t lock;
+    tc_req_t   *posted, *posted_tail; /* lock */
+    tc_msg_t   *unexp, *unexp_tail;   /* lock */
+    _Atomic(tc_msg_t *) mret WU_ALIGNED(WU_CACHELINE);   /* consumers push, the owner takes all */
+    tc_msg_t   *mfree WU_ALIGNED(WU_CACHELINE);          /* owner only, as below */
+    uint32_t    next_ctx;
     int         trank;
-} WU_ALIGNED(WU_CACHELINE) tc_rank_t;
+} WU_ALIGNED(WU_CACHELINE);
 
 typedef struct tc_root {
     MPI_Comm    net;
@@ -108,7 +128,22 @@ typedef struct tc_root {
     wt_mutex_t  zlock;
     struct tc_zombie *zombies;
     bool        prog_on;
+    long        extra_ranks;          /* counted in tc_extra_ranks */
 } tc_root_t;
+
+/* Thread-ranks share the machine's CPUs as ranks do: the library's waits (MPI_Wait & co on the
+ * thread-ranks' requests, wc_wait.h) should yield the core after an empty poll when the ranks and
+ * thread-ranks of this machine outnumber its CPUs, as they do for processes (WEFT_WAIT_YIELD=auto).
+ * tc_extra_ranks counts the thread-ranks of this machine beyond one per process, over the
+ * threadcomms that exist (changed by init and free, one thread per process; atomic because
+ * several threadcomms may be made or freed at once by different threads of a process). */
+static _Atomic long tc_extra_ranks;
+
+static void tc_yield_update(long delta)
+{
+    long extra = atomic_fetch_add(&tc_extra_ranks, delta) + delta;
+    wc_wait_yield_set(wc_wait_yield_mode(), wc_machine_ranks() + extra);
+}
 
 typedef struct tc_view {
     tc_root_t  *root;
@@ -118,6 +153,8 @@ typedef struct tc_view {
     int        *members;              /* [size] comm rank -> thread-rank; NULL: identity */
     uint32_t    coll_seq;
     _Atomic int refs;                 /* the handle, plus one per running nonblocking collective */
+    bool        helper;               /* a nonblocking collective's copy, run by its own thread:
+                                         not the owner of me's message pool */
 } tc_view_t;
 
 /* wm_comm_t.tc */
@@ -126,41 +163,20 @@ struct wm_tc {
     tc_view_t *view;                  /* a derived communicator (one thread's handle) */
 };
 
-/* The calling thread's started threadcomms (thread-specific data of the threading layer, so that
- * user-level threads of the Pth backend each have theirs): made by the thread's first start, freed
- * at its exit. */
+/* The calling thread's started threadcomms: a thread-local object of the threading layer
+ * (WT_LOCAL: compiler TLS under pthreads, one per user-level thread under a ULT backend), zeroed at
+ * the thread's first use and gone with the thread. */
 typedef struct { tc_root_t *root; tc_view_t *view; } tc_bind_t;
 typedef struct tc_binds {
     int       n;
     tc_bind_t b[TC_BIND_MAX];
 } tc_binds_t;
-static wt_tls_key_t tc_key;
-static _Atomic int tc_key_state;   /* 0 none, 1 being made, 2 made */
+WT_LOCAL(static, tc_binds_t, tc_local);
 
-static void tc_key_init(void)
+/* NULL only if a ULT backend has no memory for the thread's object. */
+static inline tc_binds_t *tc_binds_get(void)
 {
-    int z = 0;
-    if (atomic_load_explicit(&tc_key_state, memory_order_acquire) == 2)
-        return;
-    if (atomic_compare_exchange_strong(&tc_key_state, &z, 1)) {
-        if (wt_tls_key_create(&tc_key, free) != WU_OK)
-            wc_fatal(WU_ERR_NO_MEMORY, "threadcomm: no thread-specific key");
-        atomic_store_explicit(&tc_key_state, 2, memory_order_release);
-    }
-    while (atomic_load_explicit(&tc_key_state, memory_order_acquire) != 2)
-        wt_thread_yield();
-}
-
-static tc_binds_t *tc_binds_get(bool make)
-{
-    if (atomic_load_explicit(&tc_key_state, memory_order_acquire) != 2)
-        return NULL;
-    tc_binds_t *b = wt_tls_get(tc_key);
-    if (!b && make && (b = calloc(1, sizeof(*b))) && wt_tls_set(tc_key, b) != WU_OK) {
-        free(b);
-        b = NULL;
-    }
-    return b;
+    return WT_LOCAL_PTR(tc_binds_t, tc_local);
 }
 
 typedef struct tc_hdr {
@@ -188,8 +204,10 @@ static tc_view_t *tc_view_of(wm_comm_t *c)
     struct wm_tc *t = c->tc;
     if (t->view)
         return t->view;
-    tc_binds_t *b = tc_binds_get(false);
-    for (int i = 0; b && i < b->n; i++)
+    tc_binds_t *b = tc_binds_get();
+    if (WU_UNLIKELY(!b))
+        return NULL;
+    for (int i = 0; i < b->n; i++)
         if (b->b[i].root == t->root)
             return b->b[i].view;
     return NULL;
@@ -216,13 +234,25 @@ static void tc_view_unref(tc_view_t *v)
 
 /* ---- completion and waiting ---- */
 
+/* After this, r (and a user request around it) may be gone: touch nothing of it. */
 static void tc_complete(tc_req_t *r)
 {
-    MPI_Request g = r->greq;
-    if (g != MPI_REQUEST_NULL)
-        PMPI_Grequest_complete(g);
-    else
+    wc_request_t *c = r->core;
+    if (c) {
+        c->error = r->err == MPI_SUCCESS        ? WU_OK
+                   : r->err == MPI_ERR_TRUNCATE ? WU_ERR_TRUNCATE
+                                                : WU_ERR_NO_MEMORY;
+        c->st_source = r->st_src;
+        c->st_tag = r->st_tag;
+        c->st_bytes = r->st_bytes;
+        c->msg_len = r->st_msg;
+        c->len = r->layout ? (size_t)(r->count * r->layout->size) : 0;
+        wc_request_done(c);
+    } else if (r->greq != MPI_REQUEST_NULL) {
+        PMPI_Grequest_complete(r->greq);
+    } else {
         atomic_store_explicit(&r->done, 1, memory_order_release);
+    }
 }
 
 /* Spin briefly, then yield (the partner may need this core), then nap: a long wait on a
@@ -256,9 +286,6 @@ static int tc_greq_query(void *extra, MPI_Status *status)
 
 static int tc_greq_free(void *extra)
 {
-    tc_req_t *r = extra;
-    if (r->type_ref)
-        wm_obj_release(r->type_ref);
     free(extra);
     return MPI_SUCCESS;
 }
@@ -270,8 +297,8 @@ static int tc_greq_cancel(void *extra, int complete)
     return MPI_SUCCESS;       /* not cancellable: the request completes as if not cancelled */
 }
 
-/* A request: user-visible (a generalized request, MPI_Wait & co complete it) when request is not
- * NULL. */
+/* A nonblocking collective's request: a generalized request, MPI_Wait & co complete it (its
+ * error code goes through query_fn whole). */
 static tc_req_t *tc_req_new(MPI_Request *request, int *rc_p)
 {
     tc_req_t *r = calloc(1, sizeof(*r));
@@ -293,14 +320,43 @@ static tc_req_t *tc_req_new(MPI_Request *request, int *rc_p)
     return r;
 }
 
-/* A nonblocking call's derived datatype stays alive until its request is freed (MPI_Type_free
- * may come first); the layout is read by whichever thread copies. */
-static void tc_keep_type(tc_req_t *r, const wm_datatype_t *ti)
+/* A nonblocking point-to-point call's request: a pooled request of the MPI layer (no allocation
+ * on the usual path) of kind WM_REQ_SENDRECV, the kind that is never given to the core: the
+ * wait/test family reads its status from the core's st_* fields (tc_complete fills them; the
+ * source is the communicator rank, which wm_comm_peer_rank returns as it is because a threadcomm
+ * handle has no remote_world_ranks), MPI_Cancel leaves it alone (it completes normally) and
+ * MPI_Request_free detaches it (the completer then releases it). It names the communicator and
+ * the datatype (wm_request_use) until it is released, so a derived datatype freed meanwhile
+ * stays readable by whichever thread copies. The tc_req_t lives in the core's cold part (the
+ * queued-send and rendezvous fields from `op` on), which only the core's own code uses.
+ * NULL: no memory. */
+_Static_assert(offsetof(wc_request_t, op) + sizeof(tc_req_t) <= sizeof(wc_request_t),
+               "a tc_req_t fits in the unused part of a core request");
+_Static_assert(offsetof(wc_request_t, op) % _Alignof(tc_req_t) == 0, "aligned");
+
+static tc_req_t *tc_user_req(wm_comm_t *c, const wm_datatype_t *ti, int peer, int tag,
+                             MPI_Request *request)
 {
-    if (r->greq != MPI_REQUEST_NULL && !ti->obj.predefined) {
-        r->type_ref = (wm_obj_t *)&ti->obj;
-        wm_obj_retain(r->type_ref);
-    }
+    wm_request_t *wr = wm_request_alloc_pt2pt();
+    if (WU_UNLIKELY(!wr))
+        return NULL;
+    wr->kind = WM_REQ_SENDRECV;
+    wr->comm = c;
+    wr->ti = ti;
+    wr->peer = peer;
+    wr->tag = tag;
+    wr->active = true;
+    wm_request_use(wr, WM_REQ_OBJ_COMM, &c->obj);
+    wm_request_use(wr, WM_REQ_OBJ_TYPE, (wm_obj_t *)&ti->obj);
+    wc_request_t *core = &wr->core;
+    core->cancelled = WC_CANCEL_NONE;
+    core->error = WU_OK;
+    atomic_store_explicit(&core->state, WC_REQ_PENDING, memory_order_relaxed);
+    tc_req_t *r = (tc_req_t *)(void *)&core->op;
+    *r = (tc_req_t){ .core = core, .greq = MPI_REQUEST_NULL, .st_src = MPI_ANY_SOURCE,
+                     .st_tag = MPI_ANY_TAG };
+    *request = wm_request_handle(wr);
+    return r;
 }
 
 /* ---- copies ---- */
@@ -334,6 +390,7 @@ static void tc_fill(tc_req_t *r, int src, int tag, size_t bytes, const char *dat
 {
     size_t cap = (size_t)(r->count * r->layout->size), n = bytes;
     r->err = MPI_SUCCESS;
+    r->st_msg = bytes;
     if (n > cap) {
         n = cap;
         r->err = MPI_ERR_TRUNCATE;
@@ -350,14 +407,18 @@ static void tc_fill(tc_req_t *r, int src, int tag, size_t bytes, const char *dat
     } else if (r->layout->contig && n == bytes) {
         tc_pack((char *)r->buf + r->layout->contig_off, sbuf, scount, sl, n);
     } else {
-        void *tmp = malloc(bytes);
-        if (!tmp) {
-            r->err = MPI_ERR_NO_MEM;
-            return;
+        /* both non-contiguous (or truncated): through a small buffer that stays in the cache,
+         * TC_CHUNK bytes at a time */
+        char tmp[TC_CHUNK];
+        wc_dtype_cursor_t sc, rc;
+        wc_dtype_cursor_init(&sc, sl, sbuf, scount);
+        wc_dtype_cursor_init(&rc, r->layout, r->buf, r->count);
+        for (size_t done = 0; done < n;) {
+            size_t k = n - done < TC_CHUNK ? n - done : TC_CHUNK;
+            wc_dtype_pack(&sc, tmp, k);
+            wc_dtype_unpack(&rc, tmp, k);
+            done += k;
         }
-        tc_pack(tmp, sbuf, scount, sl, bytes);
-        tc_unpack_into(r, tmp, n);
-        free(tmp);
     }
 }
 
@@ -414,6 +475,59 @@ static void tc_unexp_append(tc_rank_t *q, tc_msg_t *m)
     q->unexp_tail = m;
 }
 
+/* A message for sending from thread-rank me with `data` bytes of data inside (0: pinned): from
+ * me's pool when the caller owns it (pool) and the data fits a slot, else malloc'd. NULL: no
+ * memory. */
+static tc_msg_t *tc_msg_get(tc_rank_t *me, bool pool, size_t data)
+{
+    tc_msg_t *m;
+    if (WU_LIKELY(pool && data <= TC_EAGER)) {
+        if (WU_UNLIKELY(!(m = me->mfree)))
+            m = atomic_exchange_explicit(&me->mret, NULL, memory_order_acquire);
+        if (WU_LIKELY(m != NULL)) {
+            me->mfree = m->next;
+            return m;
+        }
+        if ((m = malloc(sizeof(*m) + TC_EAGER))) {
+            m->pool = me;
+            m->owned = NULL;
+        }
+        return m;
+    }
+    if ((m = malloc(sizeof(*m) + data))) {
+        m->pool = NULL;
+        m->owned = NULL;
+    }
+    return m;
+}
+
+/* m, from tc_msg_get by me's owner, was not used. */
+static void tc_msg_unget(tc_rank_t *me, tc_msg_t *m)
+{
+    if (m->pool) {
+        m->next = me->mfree;
+        me->mfree = m;
+    } else {
+        free(m);
+    }
+}
+
+/* m has been consumed (any thread): back to its pool, or freed. */
+static void tc_msg_put(tc_msg_t *m)
+{
+    tc_rank_t *p = m->pool;
+    if (!p) {
+        free(m->owned);
+        free(m);
+        return;
+    }
+    tc_msg_t *head = atomic_load_explicit(&p->mret, memory_order_relaxed);
+    do
+        m->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&p->mret, &head, m, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
 static void tc_send_ack(tc_root_t *root, int proc, uint64_t req, int idx)
 {
     tc_ack_t a = { .req = req, .idx = idx };
@@ -440,8 +554,8 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
                        .bytes = bytes, .ack_idx = (int32_t)(v->me - root->ranks) };
         memcpy(pkt, &h, sizeof(h));
         if (sync) {   /* release s's set-up to the thread that completes it (tc_ack_t) */
-            wt_mutex_lock_always(&v->me->lock);
-            wt_mutex_unlock_always(&v->me->lock);
+            wt_spin_lock_always(&v->me->lock);
+            wt_spin_unlock_always(&v->me->lock);
         }
         if (bytes)
             tc_pack(pkt + sizeof(h), buf, count, l, bytes);
@@ -455,22 +569,24 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
         return MPI_SUCCESS;
     }
     tc_rank_t *q = &root->ranks[dtr - root->base];
-    wt_mutex_lock_always(&q->lock);
+    bool copy = !sync && (buffered || bytes <= TC_EAGER);
+    /* the message before the lock (most sends of a stream find no receive posted yet): a pool
+     * slot, given back at once if a receive is found */
+    tc_msg_t *m = tc_msg_get(v->me, !v->helper, copy ? bytes : 0);
+    if (WU_UNLIKELY(!m))
+        return MPI_ERR_NO_MEM;
+    tc_rank_t *pool = m->pool;
+    wt_spin_lock_always(&q->lock);
     tc_req_t *r = tc_posted_take(q, ctx, v->rank, tag);
     if (r) {
-        wt_mutex_unlock_always(&q->lock);
+        wt_spin_unlock_always(&q->lock);
+        tc_msg_unget(v->me, m);
         tc_fill(r, v->rank, tag, bytes, NULL, buf, count, l);
         tc_complete(r);
         tc_complete(s);
         return MPI_SUCCESS;
     }
-    bool copy = !sync && (buffered || bytes <= TC_EAGER);
-    tc_msg_t *m = malloc(sizeof(*m) + (copy ? bytes : 0));
-    if (!m) {
-        wt_mutex_unlock_always(&q->lock);
-        return MPI_ERR_NO_MEM;
-    }
-    *m = (tc_msg_t){ .ctx = ctx, .src = v->rank, .tag = tag, .bytes = bytes };
+    *m = (tc_msg_t){ .pool = pool, .ctx = ctx, .src = v->rank, .tag = tag, .bytes = bytes };
     if (copy) {
         m->data = (const char *)(m + 1);
         if (bytes)
@@ -482,7 +598,7 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
         m->sreq = s;
     }
     tc_unexp_append(q, m);
-    wt_mutex_unlock_always(&q->lock);
+    wt_spin_unlock_always(&q->lock);
     if (copy)
         tc_complete(s);
     return MPI_SUCCESS;
@@ -496,8 +612,7 @@ static void tc_consume(tc_root_t *root, tc_msg_t *m, tc_req_t *r)
         tc_complete(m->sreq);
     if (m->ack)
         tc_send_ack(root, m->ack_proc, m->ack, m->ack_idx);
-    free(m->owned);
-    free(m);
+    tc_msg_put(m);
     tc_complete(r);
 }
 
@@ -511,7 +626,7 @@ static void tc_irecv(tc_view_t *v, void *buf, uint64_t count, const wc_dtype_t *
     r->buf = buf;
     r->count = count;
     r->layout = l;
-    wt_mutex_lock_always(&q->lock);
+    wt_spin_lock_always(&q->lock);
     tc_msg_t *m = tc_unexp_find(q, ctx, src, tag, true);
     if (!m) {
         r->next = NULL;
@@ -521,7 +636,7 @@ static void tc_irecv(tc_view_t *v, void *buf, uint64_t count, const wc_dtype_t *
             q->posted = r;
         q->posted_tail = r;
     }
-    wt_mutex_unlock_always(&q->lock);
+    wt_spin_unlock_always(&q->lock);
     if (m)
         tc_consume(v->root, m, r);
 }
@@ -538,11 +653,11 @@ static void tc_deliver_remote(tc_root_t *root, int proc, char *pkt)
     *m = (tc_msg_t){ .ctx = h.ctx, .src = h.src, .tag = h.tag, .bytes = (size_t)h.bytes,
                      .owned = pkt, .data = pkt + sizeof(h), .ack = h.ack, .ack_proc = proc,
                      .ack_idx = h.ack_idx };
-    wt_mutex_lock_always(&q->lock);
+    wt_spin_lock_always(&q->lock);
     tc_req_t *r = tc_posted_take(q, h.ctx, h.src, h.tag);
     if (!r)
         tc_unexp_append(q, m);
-    wt_mutex_unlock_always(&q->lock);
+    wt_spin_unlock_always(&q->lock);
     if (r)
         tc_consume(root, m, r);
 }
@@ -572,9 +687,9 @@ static void *tc_progress_main(void *arg)
             if (a.idx < 0 || a.idx >= root->nlocal)
                 wc_fatal(WU_ERR_INTERNAL, "threadcomm: ACK names no local thread-rank");
             tc_rank_t *q = &root->ranks[a.idx];
-            wt_mutex_lock_always(&q->lock);
+            wt_spin_lock_always(&q->lock);
             tc_complete((tc_req_t *)(uintptr_t)a.req);
-            wt_mutex_unlock_always(&q->lock);
+            wt_spin_unlock_always(&q->lock);
             continue;
         }
         tc_deliver_remote(root, st.MPI_SOURCE, pkt);
@@ -630,14 +745,22 @@ int wm_tc_send(const char *fn, wm_comm_t *c, const void *buf, MPI_Count count, M
             return PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request);
         return MPI_SUCCESS;
     }
-    tc_req_t stack = { .greq = MPI_REQUEST_NULL }, *s = &stack;
-    if (request && !(s = tc_req_new(request, &rc)))
-        return wm_error(c, rc, fn, "no request");
-    tc_keep_type(s, ti);
+    tc_req_t stack, *s = &stack;
+    if (request) {
+        if (WU_UNLIKELY(!(s = tc_user_req(c, ti, dest, tag, request))))
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+    } else {
+        stack = (tc_req_t){ .greq = MPI_REQUEST_NULL };
+    }
     rc = tc_isend(v, buf, (uint64_t)count, &ti->layout, dest, tag, v->ctx,
                   mode == WC_SEND_SYNC, buffered, s);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        if (request) {   /* nobody else knows the request */
+            wm_request_release(WU_CONTAINER_OF(s->core, wm_request_t, core));
+            *request = MPI_REQUEST_NULL;
+        }
         return wm_error(c, rc, fn, "the send to rank %d failed", dest);
+    }
     if (!request)
         tc_wait(s);
     return MPI_SUCCESS;
@@ -658,10 +781,13 @@ int wm_tc_recv(const char *fn, wm_comm_t *c, void *buf, MPI_Count count, MPI_Dat
             wm_status_fill(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
         return MPI_SUCCESS;
     }
-    tc_req_t stack = { .greq = MPI_REQUEST_NULL }, *r = &stack;
-    if (request && !(r = tc_req_new(request, &rc)))
-        return wm_error(c, rc, fn, "no request");
-    tc_keep_type(r, ti);
+    tc_req_t stack, *r = &stack;
+    if (request) {
+        if (WU_UNLIKELY(!(r = tc_user_req(c, ti, source, tag, request))))
+            return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory for a request");
+    } else {
+        stack = (tc_req_t){ .greq = MPI_REQUEST_NULL };
+    }
     tc_irecv(v, buf, (uint64_t)count, &ti->layout, source, tag, v->ctx, r);
     if (request)
         return MPI_SUCCESS;
@@ -736,11 +862,11 @@ int wm_tc_probe(const char *fn, wm_comm_t *c, int source, int tag, int *flag,
     tc_rank_t *q = v->me;
     unsigned spins = 0;
     for (;;) {
-        wt_mutex_lock_always(&q->lock);
+        wt_spin_lock_always(&q->lock);
         tc_msg_t *m = tc_unexp_find(q, v->ctx, source, tag, false);
         if (m && status != MPI_STATUS_IGNORE)
             wm_status_fill(status, m->src, m->tag, (MPI_Count)m->bytes, 0);
-        wt_mutex_unlock_always(&q->lock);
+        wt_spin_unlock_always(&q->lock);
         if (m || !block) {
             if (flag)
                 *flag = m != NULL;
@@ -883,12 +1009,13 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
     case WM_TC_GATHERV:
     case WM_TC_SCATTERV:
     case WM_TC_ALLGATHERV:
-    case WM_TC_ALLTOALLV: {
+    case WM_TC_ALLTOALLV:
+    case WM_TC_ALLTOALLW: {
         /* every transfer posted at once: receives first, then sends in a rotated order */
         bool gv = a->kind == WM_TC_GATHERV, sv = a->kind == WM_TC_SCATTERV;
-        bool agv = a->kind == WM_TC_ALLGATHERV;
-        bool recv_all = agv || a->kind == WM_TC_ALLTOALLV || (gv && me == a->root);
-        bool send_all = a->kind == WM_TC_ALLTOALLV || agv || (sv && me == a->root);
+        bool agv = a->kind == WM_TC_ALLGATHERV, aw = a->kind == WM_TC_ALLTOALLW;
+        bool recv_all = agv || a->kind == WM_TC_ALLTOALLV || aw || (gv && me == a->root);
+        bool send_all = a->kind == WM_TC_ALLTOALLV || aw || agv || (sv && me == a->root);
         tc_req_t *rs = calloc((size_t)(2 * n), sizeof(*rs));
         if (!rs)
             return MPI_ERR_NO_MEM;
@@ -902,8 +1029,13 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
             if (in_place && i == me)
                 continue;
             rs[i].done = 0;
-            tc_irecv(v, (char *)a->rbuf + tc_vec_at(&a->rdispls, i) * rt->extent,
-                     (uint64_t)tc_vec_at(&a->rcounts, i), &rt->layout, i, tag, ctx, &rs[i]);
+            if (aw)   /* Alltoallw: the peer's type, displacements in bytes */
+                tc_irecv(v, (char *)a->rbuf + tc_vec_at(&a->rdispls, i),
+                         (uint64_t)tc_vec_at(&a->rcounts, i), &wm_type_get(a->rtypes[i])->layout,
+                         i, tag, ctx, &rs[i]);
+            else
+                tc_irecv(v, (char *)a->rbuf + tc_vec_at(&a->rdispls, i) * rt->extent,
+                         (uint64_t)tc_vec_at(&a->rcounts, i), &rt->layout, i, tag, ctx, &rs[i]);
         }
         if (sv && !(me == a->root && a->rbuf == MPI_IN_PLACE)) {
             rs[me].done = 0;
@@ -929,6 +1061,10 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
                         cnt = (uint64_t)a->scount;
                         l = &st->layout;
                     }
+                } else if (aw) {
+                    sb = (const char *)a->sbuf + tc_vec_at(&a->sdispls, i);
+                    cnt = (uint64_t)tc_vec_at(&a->scounts, i);
+                    l = &wm_type_get(a->stypes[i])->layout;
                 } else {
                     sb = (const char *)a->sbuf + tc_vec_at(&a->sdispls, i) * st->extent;
                     cnt = (uint64_t)tc_vec_at(&a->scounts, i);
@@ -1000,6 +1136,35 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
         if (!rc)
             rc = tc_coll_run(v, &sa, seq ^ 0x20000000u);
         free(mall);
+        return rc;
+    }
+    case WM_TC_RS: {
+        /* Reduce of every block to rank 0, then Scatterv of block i to rank i */
+        MPI_Count *cnt = malloc(sizeof(MPI_Count) * 2 * (size_t)n), *dsp = cnt + n, total = 0;
+        if (!cnt)
+            return MPI_ERR_NO_MEM;
+        for (int i = 0; i < n; i++) {
+            cnt[i] = (MPI_Count)tc_vec_at(&a->rcounts, i);
+            dsp[i] = total;
+            total += cnt[i];
+        }
+        char *all = NULL;
+        void *mall = tc_tmp(total, a->rtype, &all);
+        if (!mall) {
+            free(cnt);
+            return MPI_ERR_NO_MEM;
+        }
+        wm_tc_coll_args_t ra = { .kind = WM_TC_REDUCE, .sbuf = a->sbuf == MPI_IN_PLACE ? a->rbuf
+                                                                                       : a->sbuf,
+                                 .rbuf = all, .rcount = total, .rtype = a->rtype, .op = a->op };
+        rc = tc_coll_run(v, &ra, seq);
+        wm_tc_coll_args_t sa = { .kind = WM_TC_SCATTERV, .sbuf = all, .stype = a->rtype,
+                                 .scounts = { .c = cnt }, .sdispls = { .c = dsp },
+                                 .rbuf = a->rbuf, .rcount = cnt[me], .rtype = a->rtype };
+        if (!rc)
+            rc = tc_coll_run(v, &sa, seq ^ 0x20000000u);
+        free(mall);
+        free(cnt);
         return rc;
     }
     case WM_TC_GATHER:
@@ -1118,7 +1283,12 @@ typedef struct tc_nbc {
 static void *tc_nbc_main(void *arg)
 {
     tc_nbc_t *nb = arg;
-    nb->r->err = tc_coll_run(nb->v, &nb->a, nb->seq);
+    /* a copy of the view's constant fields: this thread may not take from the thread-rank's
+     * message pool (the owner's), and the owner goes on counting its collectives meanwhile */
+    const tc_view_t *ov = nb->v;
+    tc_view_t hv = { .root = ov->root, .me = ov->me, .ctx = ov->ctx, .rank = ov->rank,
+                     .size = ov->size, .members = ov->members, .helper = true };
+    nb->r->err = tc_coll_run(&hv, &nb->a, nb->seq);
     nb->r->st_src = MPI_ANY_SOURCE;
     nb->r->st_tag = MPI_ANY_TAG;
     tc_view_t *v = nb->v;
@@ -1150,7 +1320,16 @@ int wm_tc_coll(const char *fn, wm_comm_t *c, const wm_tc_coll_args_t *a, MPI_Req
     if ((a->stype && a->sbuf != MPI_IN_PLACE && !wm_type_get(a->stype)) ||
         (a->rtype && !wm_type_get(a->rtype)))
         return wm_error(c, MPI_ERR_TYPE, fn, "invalid datatype");
-    if ((a->kind == WM_TC_ALLTOALL || a->kind == WM_TC_ALLTOALLV) && a->sbuf == MPI_IN_PLACE)
+    if (a->kind == WM_TC_ALLTOALLW) {
+        if (!a->stypes || !a->rtypes)
+            return wm_error(c, MPI_ERR_ARG, fn, "%s is NULL", a->stypes ? "recvtypes" : "sendtypes");
+        for (int i = 0; i < v->size; i++)
+            if ((a->sbuf != MPI_IN_PLACE && !wm_type_get(a->stypes[i])) ||
+                !wm_type_get(a->rtypes[i]))
+                return wm_error(c, MPI_ERR_TYPE, fn, "invalid datatype for rank %d", i);
+    }
+    if ((a->kind == WM_TC_ALLTOALL || a->kind == WM_TC_ALLTOALLV ||
+         a->kind == WM_TC_ALLTOALLW) && a->sbuf == MPI_IN_PLACE)
         return wm_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn,
                         "MPI_IN_PLACE is not implemented for Alltoall on a threadcomm");
     uint32_t seq = v->coll_seq++;
@@ -1206,6 +1385,7 @@ static int tc_handle_new(wm_comm_t *c, tc_view_t *nv, MPI_Comm *newcomm)
     t->view = nv;
     d->tc = t;
     d->tcomm = true;   /* rank and size stay those of an empty group: see MPIX_Threadcomm_init */
+    d->remote_world_ranks = NULL;   /* statuses of its requests: ranks as they are (tc_user_req) */
     *newcomm = wm_comm_handle(d);
     return MPI_SUCCESS;
 }
@@ -1321,7 +1501,6 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
      * gate on (from the only thread in the library, holding no lock: wt_thread.h). */
     if (!wt_thread_multi)
         wt_thread_set_multi(true);
-    tc_key_init();
     tc_root_t *root = calloc(1, sizeof(*root));
     if (!root)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
@@ -1344,8 +1523,13 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
         return rc ? rc : wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
     }
     root->tbase[0] = 0;
-    for (int p = 0; p < np; p++)
+    long extra = 0;   /* thread-ranks of this machine's processes beyond one per process */
+    int node = wc_node_of(wc_world.rank);
+    for (int p = 0; p < np; p++) {
         root->tbase[p + 1] = root->tbase[p] + counts[p];
+        if (wc_node_of(wm_comm_world_rank(c, p)) == node)
+            extra += counts[p] - 1;
+    }
     free(counts);
     root->total = root->tbase[np];
     root->base = root->tbase[root->myproc];
@@ -1371,7 +1555,7 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
     wt_mutex_init(&root->zlock);
     for (int i = 0; i < num_threads; i++) {
         memset(&root->ranks[i], 0, sizeof(tc_rank_t));
-        wt_mutex_init(&root->ranks[i].lock);
+        wt_spin_init(&root->ranks[i].lock);
         root->ranks[i].trank = root->base + i;
         root->ranks[i].next_ctx = 1;
     }
@@ -1380,9 +1564,12 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
             return wm_error(c, MPI_ERR_OTHER, fn, "cannot start the progress thread");
         root->prog_on = true;
     }
+    root->extra_ranks = extra;
+    tc_yield_update(extra);
     t->root = root;
     d->tc = t;
     d->tcomm = true;
+    d->remote_world_ranks = NULL;   /* statuses of its requests: ranks as they are (tc_user_req) */
     /* d->rank, size and the rank arrays stay those of an empty group (wm_comm_new with none): a
      * call that is not dispatched to this file sees no peers rather than reading past them */
     snprintf(d->name, sizeof(d->name), "threadcomm");
@@ -1408,7 +1595,7 @@ WM_API int MPIX_Threadcomm_start(MPI_Comm threadcomm)
     int rc = tc_root_arg(fn, threadcomm, &c, &root);
     if (rc)
         return rc;
-    tc_binds_t *binds = tc_binds_get(true);
+    tc_binds_t *binds = tc_binds_get();
     if (!binds)
         return wm_error(c, MPI_ERR_NO_MEM, fn, "no memory");
     for (int i = 0; i < binds->n; i++)
@@ -1445,7 +1632,7 @@ WM_API int MPIX_Threadcomm_finish(MPI_Comm threadcomm)
     if (rc)
         return rc;
     int b = -1;
-    tc_binds_t *binds = tc_binds_get(false);
+    tc_binds_t *binds = tc_binds_get();
     for (int i = 0; binds && i < binds->n; i++)
         if (binds->b[i].root == root)
             b = i;
@@ -1492,16 +1679,18 @@ WM_API int MPIX_Threadcomm_free(MPI_Comm *threadcomm)
     }
     tc_zombies_join(root);
     wt_mutex_destroy(&root->zlock);
+    tc_yield_update(-root->extra_ranks);
     /* the processes agree that nobody sends on net any more before it goes */
     PMPI_Barrier(root->net);
     for (int i = 0; i < root->nlocal; i++) {
         tc_rank_t *q = &root->ranks[i];
-        for (tc_msg_t *m = q->unexp, *nx; m; m = nx) {
-            nx = m->next;
-            free(m->owned);
-            free(m);
-        }
-        wt_mutex_destroy(&q->lock);
+        tc_msg_t *lists[3] = { q->unexp, q->mfree, atomic_load(&q->mret) };
+        for (int k = 0; k < 3; k++)
+            for (tc_msg_t *m = lists[k], *nx; m; m = nx) {
+                nx = m->next;
+                free(m->owned);
+                free(m);
+            }
     }
     PMPI_Comm_free(&root->net);
     free(root->ranks);

@@ -43,7 +43,9 @@ int wm_tc_comm_free(const char *fn, struct wm_comm *c, MPI_Comm *comm);
 enum { WM_TC_BARRIER, WM_TC_BCAST, WM_TC_REDUCE, WM_TC_ALLREDUCE, WM_TC_GATHER, WM_TC_SCATTER,
        WM_TC_ALLGATHER, WM_TC_ALLTOALL, WM_TC_SCAN, WM_TC_EXSCAN,
        WM_TC_RSB /* Reduce_scatter_block: rcount per rank */,
-       WM_TC_GATHERV, WM_TC_SCATTERV, WM_TC_ALLGATHERV, WM_TC_ALLTOALLV };
+       WM_TC_GATHERV, WM_TC_SCATTERV, WM_TC_ALLGATHERV, WM_TC_ALLTOALLV,
+       WM_TC_RS /* Reduce_scatter: rcounts */,
+       WM_TC_ALLTOALLW /* stypes, rtypes; displacements in bytes */ };
 /* Counts or displacements of the v forms (the user's arrays, as wm_coll_vec_t: int, or MPI_Count /
  * MPI_Aint of the _c forms); they must stay unchanged until a nonblocking call completes. */
 typedef struct wm_tc_vec {
@@ -61,6 +63,7 @@ typedef struct wm_tc_coll_args {
     MPI_Op op;
     int root;
     wm_tc_vec_t scounts, sdispls, rcounts, rdispls;
+    const MPI_Datatype *stypes, *rtypes;   /* Alltoallw: per peer (the user's arrays) */
 } wm_tc_coll_args_t;
 int wm_tc_coll(const char *fn, struct wm_comm *c, const wm_tc_coll_args_t *a,
                MPI_Request *request);

@@ -4,9 +4,13 @@
  *     at 8 B, 3000 B and 1 MiB, Sendrecv, Sendrecv_replace, derived datatypes on both sides;
  *   - wildcards: all ranks send numbered messages to rank 0, which takes them with MPI_ANY_SOURCE
  *     and MPI_ANY_TAG, Probe and Iprobe, checking statuses, contents and per-source order;
- *   - Testany/Testsome/Waitall over thread-rank requests;
+ *   - Testany/Testsome/Waitall over thread-rank requests; a stream of 200 nonblocking messages of
+ *     0 to 2099 bytes (around the eager limit), half sent before the receives are posted;
+ *     MPI_Request_free of a pending receive and of a pending send, MPI_Request_get_status,
+ *     MPI_Cancel (no effect: the receive completes normally), truncation reported by MPI_Wait;
  *   - Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, Scan, Exscan,
- *     Reduce_scatter_block, Gatherv, Scatterv, Allgatherv, Alltoallv, blocking and nonblocking,
+ *     Reduce_scatter_block, Reduce_scatter (also in place), Gatherv, Scatterv, Allgatherv,
+ *     Alltoallv, Alltoallw (per-peer types, byte displacements), blocking and nonblocking,
  *     with results computed from the ranks;
  *   - Comm_dup, Comm_split (reversed keys) and a nested split of the split, used for traffic
  *     and collectives, then freed;
@@ -236,6 +240,104 @@ static void test_some(int r, int n)
     free(rq);
 }
 
+#define STREAM 200
+#define STREAM_MAX 2100
+
+static int stream_len(int k)
+{
+    return k * 37 % STREAM_MAX;
+}
+
+static void requests(int r, int n)
+{
+    int to = (r + 1) % n, from = (r - 1 + n) % n;
+    /* the stream: the first half leaves before the receives are posted (unexpected: copied up to
+     * the eager limit, pinned above it), the second half finds them posted */
+    char *sb = malloc((size_t)STREAM * STREAM_MAX), *rb = malloc((size_t)STREAM * STREAM_MAX);
+    MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * STREAM);
+    MPI_Status *sts = malloc(sizeof(MPI_Status) * 2 * STREAM);
+    MT_TRUE(sb && rb && rq && sts, "malloc");
+    for (int k = 0; k < STREAM; k++) {
+        mtt_fill(sb + (size_t)k * STREAM_MAX, (size_t)stream_len(k), mtt_seed(r, k, 50, 3));
+        if (k < STREAM / 2)
+            MT_CALL(MPI_Isend(sb + (size_t)k * STREAM_MAX, stream_len(k), MPI_BYTE, to, 50, tc,
+                              &rq[STREAM + k]));
+    }
+    MT_CALL(MPI_Barrier(tc));
+    for (int k = 0; k < STREAM; k++)
+        MT_CALL(MPI_Irecv(rb + (size_t)k * STREAM_MAX, STREAM_MAX, MPI_BYTE, from, 50, tc, &rq[k]));
+    for (int k = STREAM / 2; k < STREAM; k++)
+        MT_CALL(MPI_Isend(sb + (size_t)k * STREAM_MAX, stream_len(k), MPI_BYTE, to, 50, tc,
+                          &rq[STREAM + k]));
+    MT_CALL(MPI_Waitall(2 * STREAM, rq, sts));
+    for (int k = 0; k < STREAM; k++) {
+        MTT_STATUS("stream", k, stream_len(k), sts[k], from, 50, stream_len(k));
+        mtt_check(rb + (size_t)k * STREAM_MAX, (size_t)stream_len(k), mtt_seed(from, k, 50, 3),
+                  "stream data", k, stream_len(k));
+    }
+    free(sb);
+    free(rb);
+    free(rq);
+    free(sts);
+
+    /* MPI_Request_free of a pending receive: the message still lands (seen once a later message
+     * of the same sender has arrived); of a pending send, pinned (4 KiB, unexpected): the receiver
+     * completes it and the request goes back to the pool from the receiver's thread */
+    MPI_Request q;
+    MPI_Status st;
+    int fin = -1, fout = r, after = r + 1000, got = -1;
+    char pin[4096], pr[4096];
+    mtt_fill(pin, sizeof(pin), mtt_seed(r, 61, 0, 4));
+    MT_CALL(MPI_Irecv(&fin, 1, MPI_INT, from, 60, tc, &q));
+    MT_CALL(MPI_Request_free(&q));
+    MT_TRUE(q == MPI_REQUEST_NULL, "freed request is MPI_REQUEST_NULL");
+    MT_CALL(MPI_Isend(pin, (int)sizeof(pin), MPI_BYTE, to, 61, tc, &q));
+    MT_CALL(MPI_Request_free(&q));
+    MT_CALL(MPI_Send(&fout, 1, MPI_INT, to, 60, tc));
+    MT_CALL(MPI_Send(&after, 1, MPI_INT, to, 62, tc));
+    MT_CALL(MPI_Recv(&got, 1, MPI_INT, from, 62, tc, MPI_STATUS_IGNORE));
+    MT_EQ("message after the freed receive's", from + 1000, got);
+    MT_EQ("freed receive's data", from, fin);
+    MT_CALL(MPI_Barrier(tc));   /* the 4 KiB sends are pinned at their receivers now */
+    MT_CALL(MPI_Recv(pr, (int)sizeof(pr), MPI_BYTE, from, 61, tc, &st));
+    MTT_STATUS("freed send", 61, 0, st, from, 61, (int)sizeof(pr));
+    mtt_check(pr, sizeof(pr), mtt_seed(from, 61, 0, 4), "freed send's data", 61, 0);
+    MT_CALL(MPI_Barrier(tc));   /* pin is read by now */
+
+    /* MPI_Request_get_status leaves the request active; MPI_Wait then completes it */
+    int gin = -1, gout = r * 3, flag = 0;
+    MT_CALL(MPI_Irecv(&gin, 1, MPI_INT, from, 63, tc, &q));
+    MT_CALL(MPI_Request_get_status(q, &flag, &st));
+    MT_CALL(MPI_Send(&gout, 1, MPI_INT, to, 63, tc));
+    while (!flag)
+        MT_CALL(MPI_Request_get_status(q, &flag, &st));
+    MTT_STATUS("get_status", 63, 0, st, from, 63, (int)sizeof(int));
+    MT_TRUE(q != MPI_REQUEST_NULL, "get_status keeps the request");
+    MT_CALL(MPI_Wait(&q, &st));
+    MTT_STATUS("wait after get_status", 63, 0, st, from, 63, (int)sizeof(int));
+    MT_EQ("get_status data", from * 3, gin);
+
+    /* MPI_Cancel does not cancel a thread-rank's receive: it completes normally */
+    int cin = -1, cout = r * 5, canc = 1;
+    MT_CALL(MPI_Irecv(&cin, 1, MPI_INT, from, 64, tc, &q));
+    MT_CALL(MPI_Cancel(&q));
+    MT_CALL(MPI_Send(&cout, 1, MPI_INT, to, 64, tc));
+    MT_CALL(MPI_Wait(&q, &st));
+    MT_CALL(MPI_Test_cancelled(&st, &canc));
+    MT_EQ("cancelled flag", 0, canc);
+    MT_EQ("data after cancel", from * 5, cin);
+
+    /* truncation: MPI_Wait returns MPI_ERR_TRUNCATE (the threadcomm has MPI_ERRORS_RETURN from
+     * MPI_COMM_WORLD) and the request is gone */
+    int small = -1;
+    char big[8] = { 0 };
+    MT_CALL(MPI_Irecv(&small, 1, MPI_INT, from, 65, tc, &q));
+    MT_CALL(MPI_Send(big, 8, MPI_BYTE, to, 65, tc));
+    MT_CLASS_EQ("truncated receive", MPI_ERR_TRUNCATE, MPI_Wait(&q, &st));
+    MT_TRUE(q == MPI_REQUEST_NULL, "truncated request is MPI_REQUEST_NULL");
+    MT_CALL(MPI_Barrier(tc));
+}
+
 static void collectives(MPI_Comm c, int nb)
 {
     int r, n;
@@ -380,6 +482,56 @@ static void collectives(MPI_Comm c, int nb)
     free(rv);
     free(rc2);
     free(rd2);
+    /* reduce_scatter: rank j gets cnts[j] = j + 1 elements, the block at j (j + 1) / 2 of the
+     * reduced vector of n (n + 1) / 2; the blocking form also in place */
+    int rtot = n * (n + 1) / 2, *rsi = malloc(sizeof(int) * (size_t)rtot), rso[64];
+    MT_TRUE(n <= 63, "n <= 63");
+    for (int i = 0; i < rtot; i++)
+        rsi[i] = r + i;
+    RUN(MPI_Reduce_scatter(rsi, rso, cnts, MPI_INT, MPI_SUM, c),
+        MPI_Ireduce_scatter(rsi, rso, cnts, MPI_INT, MPI_SUM, c, &rq));
+    for (int k = 0; k <= r; k++)
+        MT_EQ("reduce_scatter", n * (n - 1) / 2 + n * (r * (r + 1) / 2 + k), rso[k]);
+    if (!nb) {
+        MT_CALL(MPI_Reduce_scatter(MPI_IN_PLACE, rsi, cnts, MPI_INT, MPI_SUM, c));
+        for (int k = 0; k <= r; k++)
+            MT_EQ("reduce_scatter in place", n * (n - 1) / 2 + n * (r * (r + 1) / 2 + k), rsi[k]);
+    }
+    free(rsi);
+    /* alltoallw: two ints r*100 + j*10 + {0,1} to each rank j, sent as 2 MPI_INT (even j) or one
+     * strided pair (odd j) from byte displacement 4 j ints; received as 2 MPI_INT (j % 3 != 0) or
+     * one strided pair (j % 3 == 0) at byte displacement 4 j ints */
+    MPI_Datatype pair;
+    MT_CALL(MPI_Type_vector(2, 1, 2, MPI_INT, &pair));
+    MT_CALL(MPI_Type_commit(&pair));
+    int *wsb = malloc(sizeof(int) * 4 * (size_t)n), *wrb = malloc(sizeof(int) * 4 * (size_t)n);
+    int *wsc = malloc(sizeof(int) * 4 * (size_t)n), *wsd = wsc + n, *wrc = wsc + 2 * n,
+        *wrd = wsc + 3 * n;
+    MPI_Datatype *wst = malloc(sizeof(MPI_Datatype) * 2 * (size_t)n), *wrt = wst + n;
+    for (int j = 0; j < n; j++) {
+        int odd = j % 2, third = j % 3 == 0;
+        wsb[4 * j] = r * 100 + j * 10;
+        wsb[4 * j + (odd ? 2 : 1)] = r * 100 + j * 10 + 1;
+        wsc[j] = odd ? 1 : 2;
+        wst[j] = odd ? pair : MPI_INT;
+        wsd[j] = 4 * j * (int)sizeof(int);
+        wrc[j] = third ? 1 : 2;
+        wrt[j] = third ? pair : MPI_INT;
+        wrd[j] = 4 * j * (int)sizeof(int);
+        for (int k = 0; k < 4; k++)
+            wrb[4 * j + k] = -1;
+    }
+    RUN(MPI_Alltoallw(wsb, wsc, wsd, wst, wrb, wrc, wrd, wrt, c),
+        MPI_Ialltoallw(wsb, wsc, wsd, wst, wrb, wrc, wrd, wrt, c, &rq));
+    for (int j = 0; j < n; j++) {
+        MT_EQ("alltoallw first", j * 100 + r * 10, wrb[4 * j]);
+        MT_EQ("alltoallw second", j * 100 + r * 10 + 1, wrb[4 * j + (j % 3 == 0 ? 2 : 1)]);
+    }
+    free(wsb);
+    free(wrb);
+    free(wsc);
+    free(wst);
+    MT_CALL(MPI_Type_free(&pair));
     free(cnts);
     free(dis);
     free(vb);
@@ -468,19 +620,16 @@ static void region(int tid, void *arg)
     datatypes(r, n);
     wildcards(r, n);
     test_some(r, n);
+    requests(r, n);
     collectives(tc, 0);
     collectives(tc, 1);
     splits(r, n);
     /* calls a threadcomm does not implement are refused, not run on the process communicator */
-    int x = 0, flag = 0;
+    int flag = 0;
     MPI_Message msg;
-    int *ones = malloc(sizeof(int) * (size_t)n), *rsin = malloc(sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++)
-        ones[i] = 1, rsin[i] = r;
-    MT_CLASS_EQ("MPI_Reduce_scatter on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
-                MPI_Reduce_scatter(rsin, &x, ones, MPI_INT, MPI_SUM, tc));
-    free(ones);
-    free(rsin);
+    MPI_Request preq;
+    MT_CLASS_EQ("MPI_Barrier_init on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
+                MPI_Barrier_init(tc, MPI_INFO_NULL, &preq));
     MT_CLASS_EQ("MPI_Improbe on a threadcomm", MPI_ERR_UNSUPPORTED_OPERATION,
                 MPI_Improbe(MPI_ANY_SOURCE, 0, tc, &flag, &msg, MPI_STATUS_IGNORE));
     if (world) {
