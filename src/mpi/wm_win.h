@@ -60,11 +60,14 @@ typedef struct wm_win {
     char            name[MPI_MAX_OBJECT_NAME];
 } wm_win_t;
 
-/* This thread's last RMA operation was a locked read-modify-write (the CPU-atomic fast path of
- * Fetch_and_op and Compare_and_swap) on a CPU where that is a full barrier (x86-64): a flush
- * then needs no fence of its own, every earlier access of the thread being ordered already.
- * Set by that path only, cleared by every other operation (wm_win_ops.c); per thread, as the
- * fence it replaces orders only the calling thread's accesses. */
+/* No store of this thread to a target since its last full barrier, on a CPU where the only
+ * reordering is a later load passing an earlier store and a locked read-modify-write is a full
+ * barrier (x86-64): a flush then needs no fence of its own. Set by the fast flush after its fence
+ * and by the CPU-atomic fast path (Fetch_and_op, Compare_and_swap, Accumulate of one element: it
+ * ends with a locked read-modify-write); kept by the fast Get (it loads from the target; its
+ * stores go to the origin's own buffer, which the standard completes at the origin only, and in
+ * order with any later store by TSO); cleared by every other operation (wm_win_ops.c). Per
+ * thread, as the fence it replaces orders only the calling thread's accesses. */
 extern __thread bool wm_rma_ordered;
 
 /* The window of handle h, or NULL. */
