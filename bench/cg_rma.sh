@@ -12,7 +12,7 @@ for job in "-m lat" "-m atomic" "-m passive -g idle"; do
     j=$(echo "$job" | awk '{print $2}')
     # shellcheck disable=SC2086
     LD_LIBRARY_PATH=$B/src timeout 600 "$B/tools/mpiexec" -n 2 valgrind --tool=callgrind \
-        --callgrind-out-file="$d/cg.$j.%p" "$B/bench/bench_rma" $job -t 0.2 >"$d/out.$j" 2>&1
+        --callgrind-out-file="$d/cg.$j.%p" "$B/bench/bench_rma" $job -t 0.5 >"$d/out.$j" 2>&1
 done
 # the origin's file: the one that called MPI_Win_flush
 for f in "$d"/cg.*.[0-9]*; do
