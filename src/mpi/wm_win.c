@@ -49,6 +49,7 @@ static void wm_win_destroy(wm_obj_t *o)
     }
     free(w->remote);
     free(w->meta);
+    free(w->fast);
     wc_rma_seg_detach(&w->seg);
     free(w->targets);
     free(w->world);
@@ -324,6 +325,15 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
             if (q->size > 0 && !wc_rma_cma_ok(q->pid, q->base))
                 ok = -1;
         }
+    }
+    if (ok == 1 && !(w->fast = calloc((size_t)n, sizeof(*w->fast))))
+        ok = 0;
+    for (int r = 0; ok == 1 && r < n; r++) {
+        char *a = w->remote[r] ? NULL : w->targets[r].addr;
+        w->fast[r] = (wm_win_fast_t){ .addr = a, .size = w->meta[r][0],
+                                      .disp_unit = w->meta[r][1],
+                                      .atomic = a && wc_rma_atomic_reach(&w->seg.peers[r],
+                                                                         &w->targets[r]) };
     }
     if (ok == 1 && wm_win_info_apply(w, info) != MPI_SUCCESS)
         ok = 0;

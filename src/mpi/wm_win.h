@@ -27,6 +27,16 @@
  * that makes a second Win_lock of one target fail) */
 enum { WM_WIN_UNLOCKED = 0, WM_WIN_SHARED, WM_WIN_EXCL, WM_WIN_NOCHECK, WM_WIN_LOCKING };
 
+/* One target as the fast paths see it, in one line of reading: its memory mapped here (NULL:
+ * reached otherwise, single copy or another node), its window size and disp unit, and whether
+ * every origin maps it (CPU atomics allowed: core/wc_rma_atomic_inl.h). */
+typedef struct wm_win_fast {
+    char    *addr;
+    int64_t  size;
+    int64_t  disp_unit;
+    bool     atomic;
+} wm_win_fast_t;
+
 typedef struct wm_win {
     wm_obj_t        obj;          /* first: lifetime and handle */
     MPI_Comm        comm;         /* private duplicate of the creating communicator (errors return) */
@@ -37,6 +47,7 @@ typedef struct wm_win {
     int             disp_unit;
     wc_rma_seg_t    seg;          /* this node's control segment (and its allocated memory) */
     wc_rma_target_t *targets;     /* [size]: how to reach each process's memory */
+    wm_win_fast_t  *fast;         /* [size]: what the fast paths read (wm_win_ops.c) */
     bool           *remote;       /* [size]: on another node: reached by messages (cw) */
     int64_t        (*meta)[2];    /* [size]: each process's window size and disp unit */
     wc_rma_win_t   *cw;           /* windows across nodes: the message path's view, else NULL */
@@ -93,8 +104,8 @@ int wm_win_attr_predefined(wm_obj_t *o, int key, void *attribute_val, int *flag)
 /* Whether an access epoch to target is open (fence, lock, lock_all or start). */
 static inline bool wm_win_can_access(wm_win_t *w, int target)
 {
-    if (atomic_load_explicit(&w->fence, memory_order_acquire) ||
-        atomic_load_explicit(&w->lock_all, memory_order_acquire) > 0)
+    if (atomic_load_explicit(&w->lock_all, memory_order_acquire) > 0 ||
+        atomic_load_explicit(&w->fence, memory_order_acquire))
         return true;
     uint8_t l = atomic_load_explicit(&w->locks[target], memory_order_acquire);
     return (l != WM_WIN_UNLOCKED && l != WM_WIN_LOCKING) ||

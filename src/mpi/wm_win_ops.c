@@ -411,14 +411,14 @@ static inline char *wm_rma_fast_addr(wm_win_t *w, int target, MPI_Aint disp, MPI
 {
     if (WU_UNLIKELY((unsigned)target >= (unsigned)w->size || disp < 0 || count <= 0))
         return NULL;
-    char *base = w->targets[target].addr;
-    if (WU_UNLIKELY(!base || w->remote[target] || !wm_win_can_access(w, target)))
+    const wm_win_fast_t *f = &w->fast[target];
+    if (WU_UNLIKELY(!f->addr || !wm_win_can_access(w, target)))
         return NULL;
-    int64_t off = (int64_t)disp * w->meta[target][1];
+    int64_t off = (int64_t)disp * f->disp_unit;
     int64_t lo = off + dt->true_lb, hi = lo + dt->true_extent + (count - 1) * dt->extent;
-    if (WU_UNLIKELY(lo < 0 || hi > w->meta[target][0]))
+    if (WU_UNLIKELY(lo < 0 || hi > f->size))
         return NULL;
-    return base + off + dt->layout.contig_off;
+    return f->addr + off + dt->layout.contig_off;
 }
 
 /* memcpy for the fast paths: up to 16 bytes (an element or two) inline, by two possibly
@@ -540,7 +540,7 @@ wm_rma_atomic_fast(const void *obuf, const void *cmp, void *rbuf, MPI_Datatype t
     wm_win_t *w = wm_win_get(win);
     const wm_datatype_t *dt = wm_rma_fast_type(type);
     char *addr = w && dt ? wm_rma_fast_addr(w, target, disp, 1, dt) : NULL;
-    if (!addr || !wc_rma_atomic_reach(&w->seg.peers[target], &w->targets[target]))
+    if (!addr || !w->fast[target].atomic)
         return false;
     const wc_rma_atomic_t *a = wm_rma_plan(oph, type, dt);
     if (!a || !wc_rma_atomic_enter(&w->seg, w->rank))
