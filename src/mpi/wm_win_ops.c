@@ -402,7 +402,8 @@ static WU_NOINLINE int wm_rma_acc(const char *fn, const void *obuf, MPI_Count oc
  * non-contiguous type, a target of another node, the mutex mode): the general path then runs from
  * the start and raises the error. What the fast paths skip is work, not checks: the packing
  * machinery, the second and third lookup of one type, the op's validity and atomic plan (cached
- * per thread, below). */
+ * per thread, below). Put, Get, and one element of Fetch_and_op, Compare_and_swap and Accumulate
+ * (the CPU-atomic path, forced inline so that each entry point keeps only its own case). */
 
 /* Where `bytes` of contiguous type dt at disp lie in target's mapped memory, or NULL (then the
  * general path decides). */
