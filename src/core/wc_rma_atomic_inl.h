@@ -166,8 +166,9 @@ WC_RMA_ATOMIC_ELEM(uint64_t)
 /* One element at addr: in (packed, any alignment; unused for LOAD) op *addr, the previous value
  * to old (packed, may be NULL). Aligned: one CPU atomic. Misaligned: under p's accumulate mutex,
  * taken here if *locked is false and then left held (*locked = true) for the caller to release. */
-static inline void wc_rma_atomic_elem(const wc_rma_atomic_t *a, wc_rma_peer_t *p, char *addr,
-                                      const char *in, char *old, bool *locked)
+static inline __attribute__((always_inline)) void
+wc_rma_atomic_elem(const wc_rma_atomic_t *a, wc_rma_peer_t *p, char *addr, const char *in,
+                   char *old, bool *locked)
 {
     bool aligned = ((uintptr_t)addr & (a->esize - 1)) == 0;
     if (!aligned && !*locked) {
@@ -197,8 +198,9 @@ static inline void wc_rma_atomic_elem(const wc_rma_atomic_t *a, wc_rma_peer_t *p
 
 /* Compare_and_swap of one element at addr: if *addr equals *cmp (bitwise) it becomes *swap; the
  * previous value to *old. */
-static inline void wc_rma_atomic_cas(unsigned esize, wc_rma_peer_t *p, char *addr, const void *cmp,
-                                     const void *swap, void *old)
+static inline __attribute__((always_inline)) void
+wc_rma_atomic_cas(unsigned esize, wc_rma_peer_t *p, char *addr, const void *cmp, const void *swap,
+                  void *old)
 {
     if (((uintptr_t)addr & (esize - 1)) != 0) {
         wc_rma_acc_lock(p);

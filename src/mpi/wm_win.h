@@ -27,6 +27,16 @@
  * that makes a second Win_lock of one target fail) */
 enum { WM_WIN_UNLOCKED = 0, WM_WIN_SHARED, WM_WIN_EXCL, WM_WIN_NOCHECK, WM_WIN_LOCKING };
 
+/* One target as the fast paths see it, in one line of reading: its memory mapped here (NULL:
+ * reached otherwise, single copy or another node), its window size and disp unit, and whether
+ * every origin maps it (CPU atomics allowed: core/wc_rma_atomic_inl.h). */
+typedef struct wm_win_fast {
+    char    *addr;
+    int64_t  size;
+    int64_t  disp_unit;
+    bool     atomic;
+} wm_win_fast_t;
+
 typedef struct wm_win {
     wm_obj_t        obj;          /* first: lifetime and handle */
     MPI_Comm        comm;         /* private duplicate of the creating communicator (errors return) */
@@ -37,6 +47,7 @@ typedef struct wm_win {
     int             disp_unit;
     wc_rma_seg_t    seg;          /* this node's control segment (and its allocated memory) */
     wc_rma_target_t *targets;     /* [size]: how to reach each process's memory */
+    wm_win_fast_t  *fast;         /* [size]: what the fast paths read (wm_win_ops.c) */
     bool           *remote;       /* [size]: on another node: reached by messages (cw) */
     int64_t        (*meta)[2];    /* [size]: each process's window size and disp unit */
     wc_rma_win_t   *cw;           /* windows across nodes: the message path's view, else NULL */
@@ -60,11 +71,14 @@ typedef struct wm_win {
     char            name[MPI_MAX_OBJECT_NAME];
 } wm_win_t;
 
-/* This thread's last RMA operation was a locked read-modify-write (the CPU-atomic fast path of
- * Fetch_and_op and Compare_and_swap) on a CPU where that is a full barrier (x86-64): a flush
- * then needs no fence of its own, every earlier access of the thread being ordered already.
- * Set by that path only, cleared by every other operation (wm_win_ops.c); per thread, as the
- * fence it replaces orders only the calling thread's accesses. */
+/* No store of this thread to a target since its last full barrier, on a CPU where the only
+ * reordering is a later load passing an earlier store and a locked read-modify-write is a full
+ * barrier (x86-64): a flush then needs no fence of its own. Set by the fast flush after its fence
+ * and by the CPU-atomic fast path (Fetch_and_op, Compare_and_swap, Accumulate of one element: it
+ * ends with a locked read-modify-write); kept by the fast Get (it loads from the target; its
+ * stores go to the origin's own buffer, which the standard completes at the origin only, and in
+ * order with any later store by TSO); cleared by every other operation (wm_win_ops.c). Per
+ * thread, as the fence it replaces orders only the calling thread's accesses. */
 extern __thread bool wm_rma_ordered;
 
 /* The window of handle h, or NULL. */
@@ -90,8 +104,8 @@ int wm_win_attr_predefined(wm_obj_t *o, int key, void *attribute_val, int *flag)
 /* Whether an access epoch to target is open (fence, lock, lock_all or start). */
 static inline bool wm_win_can_access(wm_win_t *w, int target)
 {
-    if (atomic_load_explicit(&w->fence, memory_order_acquire) ||
-        atomic_load_explicit(&w->lock_all, memory_order_acquire) > 0)
+    if (atomic_load_explicit(&w->lock_all, memory_order_acquire) > 0 ||
+        atomic_load_explicit(&w->fence, memory_order_acquire))
         return true;
     uint8_t l = atomic_load_explicit(&w->locks[target], memory_order_acquire);
     return (l != WM_WIN_UNLOCKED && l != WM_WIN_LOCKING) ||

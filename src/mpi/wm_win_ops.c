@@ -402,7 +402,8 @@ static WU_NOINLINE int wm_rma_acc(const char *fn, const void *obuf, MPI_Count oc
  * non-contiguous type, a target of another node, the mutex mode): the general path then runs from
  * the start and raises the error. What the fast paths skip is work, not checks: the packing
  * machinery, the second and third lookup of one type, the op's validity and atomic plan (cached
- * per thread, below). */
+ * per thread, below). Put, Get, and one element of Fetch_and_op, Compare_and_swap and Accumulate
+ * (the CPU-atomic path, forced inline so that each entry point keeps only its own case). */
 
 /* Where `bytes` of contiguous type dt at disp lie in target's mapped memory, or NULL (then the
  * general path decides). */
@@ -411,14 +412,37 @@ static inline char *wm_rma_fast_addr(wm_win_t *w, int target, MPI_Aint disp, MPI
 {
     if (WU_UNLIKELY((unsigned)target >= (unsigned)w->size || disp < 0 || count <= 0))
         return NULL;
-    char *base = w->targets[target].addr;
-    if (WU_UNLIKELY(!base || w->remote[target] || !wm_win_can_access(w, target)))
+    const wm_win_fast_t *f = &w->fast[target];
+    if (WU_UNLIKELY(!f->addr || !wm_win_can_access(w, target)))
         return NULL;
-    int64_t off = (int64_t)disp * w->meta[target][1];
+    int64_t off = (int64_t)disp * f->disp_unit;
     int64_t lo = off + dt->true_lb, hi = lo + dt->true_extent + (count - 1) * dt->extent;
-    if (WU_UNLIKELY(lo < 0 || hi > w->meta[target][0]))
+    if (WU_UNLIKELY(lo < 0 || hi > f->size))
         return NULL;
-    return base + off + dt->layout.contig_off;
+    return f->addr + off + dt->layout.contig_off;
+}
+
+/* memcpy for the fast paths: up to 16 bytes (an element or two) inline, by two possibly
+ * overlapping loads then two stores, rather than through the PLT and memcpy's size dispatch. */
+static inline void wm_rma_copy(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    if (WU_LIKELY(n >= 8 && n <= 16)) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else {
+        memcpy(d, s, n);
+    }
 }
 
 /* A contiguous type usable by the fast paths, or NULL. */
@@ -442,7 +466,7 @@ static inline bool wm_rma_put_fast(const void *obuf, MPI_Count count, MPI_Dataty
     char *addr = w && dt ? wm_rma_fast_addr(w, target, disp, count, dt) : NULL;
     if (!addr)
         return false;
-    memcpy(addr, (const char *)obuf + dt->layout.contig_off, (size_t)count * dt->size);
+    wm_rma_copy(addr, (const char *)obuf + dt->layout.contig_off, (size_t)count * dt->size);
     wm_rma_ordered = false;
     return true;
 }
@@ -458,8 +482,10 @@ static inline bool wm_rma_get_fast(void *obuf, MPI_Count count, MPI_Datatype typ
     const char *addr = w && dt ? wm_rma_fast_addr(w, target, disp, count, dt) : NULL;
     if (!addr)
         return false;
-    memcpy((char *)obuf + dt->layout.contig_off, addr, (size_t)count * dt->size);
-    wm_rma_ordered = false;
+    wm_rma_copy((char *)obuf + dt->layout.contig_off, addr, (size_t)count * dt->size);
+#if !defined(__x86_64__)
+    wm_rma_ordered = false;   /* x86-64: loads are ordered before every later access anyway */
+#endif
     return true;
 }
 
@@ -504,17 +530,18 @@ static inline const wc_rma_atomic_t *wm_rma_plan(MPI_Op oph, MPI_Datatype type,
     return wm_rma_plan_fill(oph, type, dt) ? &c->a : NULL;
 }
 
-/* Fetch_and_op (oph) or Compare_and_swap (oph MPI_OP_NULL, cmp set) of one element. */
-static inline bool wm_rma_atomic_fast(const void *obuf, const void *cmp, void *rbuf,
-                                      MPI_Datatype type, int target, MPI_Aint disp, MPI_Op oph,
-                                      MPI_Win win)
+/* Fetch_and_op (oph), Compare_and_swap (oph MPI_OP_NULL, cmp set) or Accumulate (rbuf NULL) of
+ * one element. */
+static inline __attribute__((always_inline)) bool
+wm_rma_atomic_fast(const void *obuf, const void *cmp, void *rbuf, MPI_Datatype type, int target,
+                   MPI_Aint disp, MPI_Op oph, MPI_Win win)
 {
-    if (WU_UNLIKELY(!wm_state.up) || (!cmp && oph == MPI_OP_NULL))
-        return false;   /* Fetch_and_op with MPI_OP_NULL: the general path's error */
+    if (WU_UNLIKELY(!wm_state.up) || (!cmp && oph == MPI_OP_NULL) || (!rbuf && oph == MPI_NO_OP))
+        return false;   /* MPI_OP_NULL, or Accumulate with MPI_NO_OP: the general path's error */
     wm_win_t *w = wm_win_get(win);
     const wm_datatype_t *dt = wm_rma_fast_type(type);
     char *addr = w && dt ? wm_rma_fast_addr(w, target, disp, 1, dt) : NULL;
-    if (!addr || !wc_rma_atomic_reach(&w->seg.peers[target], &w->targets[target]))
+    if (!addr || !w->fast[target].atomic)
         return false;
     const wc_rma_atomic_t *a = wm_rma_plan(oph, type, dt);
     if (!a || !wc_rma_atomic_enter(&w->seg, w->rank))
@@ -527,7 +554,7 @@ static inline bool wm_rma_atomic_fast(const void *obuf, const void *cmp, void *r
     } else {
         bool locked = false;
         wc_rma_atomic_elem(a, p, addr, oph == MPI_NO_OP ? NULL : (const char *)obuf + co,
-                           (char *)rbuf + co, &locked);
+                           rbuf ? (char *)rbuf + co : NULL, &locked);
         if (locked)
             wc_rma_acc_unlock(p);
     }
@@ -590,6 +617,10 @@ WM_API int PMPI_Accumulate(const void *origin_addr, int origin_count,
                            MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                            int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    if (origin_count == 1 && target_count == 1 && origin_datatype == target_datatype &&
+        wm_rma_atomic_fast(origin_addr, NULL, NULL, origin_datatype, target_rank, target_disp, op,
+                           win))
+        return MPI_SUCCESS;
     return wm_rma_acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
                       MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
                       op, win, false);
@@ -601,6 +632,10 @@ WM_API int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
                              MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                              MPI_Win win)
 {
+    if (origin_count == 1 && target_count == 1 && origin_datatype == target_datatype &&
+        wm_rma_atomic_fast(origin_addr, NULL, NULL, origin_datatype, target_rank, target_disp, op,
+                           win))
+        return MPI_SUCCESS;
     return wm_rma_acc("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0,
                       MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
                       op, win, false);

@@ -251,8 +251,12 @@ WM_API int PMPI_Win_flush(int rank, MPI_Win win)
     wm_win_t *w = WU_LIKELY(wm_state.up) ? wm_win_get(win) : NULL;
     if (WU_LIKELY(w && !w->cw && rank >= 0 && rank < w->size &&
                   atomic_load_explicit(&w->lock_all, memory_order_acquire) > 0)) {
-        if (!wm_rma_ordered)
+        if (!wm_rma_ordered) {
             atomic_thread_fence(memory_order_seq_cst);
+#if defined(__x86_64__)
+            wm_rma_ordered = true;   /* until this thread's next RMA store */
+#endif
+        }
         return MPI_SUCCESS;
     }
     return wm_win_flush("MPI_Win_flush", win, rank, false);

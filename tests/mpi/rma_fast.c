@@ -1,20 +1,25 @@
-/* The fast paths of Put, Get, Fetch_and_op, Compare_and_swap and Win_flush on a window of one node
+/* The fast paths of Put, Get, Fetch_and_op, Compare_and_swap, Accumulate of one element and
+ * Win_flush on a window of one node
  * (src/mpi/wm_win_ops.c, docs/rma.md "Per-call costs"): what they must leave to the general path.
  *   - Fetch_and_op on one thread alternating types (int64, int32, double, uint8) and ops (SUM,
  *     REPLACE, NO_OP, MAX), and Compare_and_swap on the same types in between (the per-thread
  *     plan cache is keyed by op and type: a Compare_and_swap of int64 must not reuse a
- *     Fetch_and_op's plan, nor the reverse); every fetched value checked against a model;
+ *     Fetch_and_op's plan, nor the reverse), and Accumulate (SUM of int64, REPLACE of int32)
+ *     in between; every fetched value and the final words checked against a model;
+ *   - Put and Get of 1 to 16 bytes (the inline copy), bytes around them untouched;
  *   - Put and Get with a contiguous derived type, with different origin and target types, and
  *     with a count of zero (left to the general path, same results);
  *   - errors met first by a fast path: range (MPI_ERR_RMA_RANGE), no epoch (MPI_ERR_RMA_SYNC),
  *     bad rank (MPI_ERR_RANK), MPI_OP_NULL (MPI_ERR_OP), Compare_and_swap of a derived type
- *     (MPI_ERR_TYPE), a freed window (MPI_ERR_WIN);
+ *     (MPI_ERR_TYPE), a freed window (MPI_ERR_WIN), Accumulate with MPI_NO_OP (MPI_ERR_OP) and
+ *     past the window (MPI_ERR_RMA_RANGE);
  *   - a Put followed by a Fetch_and_op and a flush (the flush after a CPU atomic skips its own
  *     fence): the target reads the Put's data after a barrier.
  * Every rank does it to its right neighbour, on Win_allocate and Win_create windows. */
 #include "mpitest.h"
 
-enum { OFF_I64 = 0, OFF_I32 = 8, OFF_DBL = 16, OFF_U8 = 24, OFF_PUT = 32, WIN_BYTES = 96 };
+enum { OFF_I64 = 0, OFF_I32 = 8, OFF_DBL = 16, OFF_U8 = 24, OFF_PUT = 32, OFF_ACC = 64,
+       OFF_ACC32 = 72, OFF_SMALL = 80, WIN_BYTES = 128 };
 
 static void run(int flavor)
 {
@@ -42,7 +47,17 @@ static void run(int flavor)
     int32_t m32 = 0, r32, v32;
     double md = 0, rd, vd;
     uint8_t m8 = 0, r8, v8;
+    int64_t ma = 0;
+    int32_t ma32 = 0;
     for (int k = 0; k < 50; k++) {
+        int64_t add = k + 1;
+        MT_CALL(MPI_Accumulate(&add, 1, MPI_INT64_T, right, OFF_ACC, 1, MPI_INT64_T, MPI_SUM,
+                               win));
+        ma += add;
+        int32_t rep = 7 * k - 3;
+        MT_CALL(MPI_Accumulate(&rep, 1, MPI_INT32_T, right, OFF_ACC32, 1, MPI_INT32_T,
+                               MPI_REPLACE, win));
+        ma32 = rep;
         MT_CALL(MPI_Fetch_and_op(&one, &r64, MPI_INT64_T, right, OFF_I64, MPI_SUM, win));
         MT_TRUE(r64 == m64, "%s: int64 SUM fetched %lld, expected %lld", kind, (long long)r64,
                 (long long)m64);
@@ -91,7 +106,28 @@ static void run(int flavor)
         MT_TRUE(got[i] == src[i], "%s: Get of a derived type: [%d] = %d, expected %d", kind, i,
                 got[i], src[i]);
 
+    /* small Puts and Gets: the inline copy of 1 to 16 bytes */
+    for (int n = 1; n <= 16; n++) {
+        unsigned char pat[16], back[18];
+        for (int i = 0; i < 16; i++)
+            pat[i] = (unsigned char)(n * 16 + i);
+        memset(back, 0xee, sizeof back);
+        MT_CALL(MPI_Put(pat, n, MPI_BYTE, right, OFF_SMALL, n, MPI_BYTE, win));
+        MT_CALL(MPI_Win_flush(right, win));
+        MT_CALL(MPI_Get(back + 1, n, MPI_BYTE, right, OFF_SMALL, n, MPI_BYTE, win));
+        MT_CALL(MPI_Win_flush(right, win));
+        MT_TRUE(back[0] == 0xee && back[n + 1] == 0xee && !memcmp(back + 1, pat, (size_t)n),
+                "%s: Put then Get of %d bytes: got back %02x %02x .. %02x %02x", kind, n,
+                back[0], back[1], back[n], back[n + 1]);
+    }
+
     /* errors a fast path meets first */
+    MT_CLASS_EQ("Accumulate with MPI_NO_OP", MPI_ERR_OP,
+                MPI_Accumulate(&one, 1, MPI_INT64_T, right, OFF_ACC, 1, MPI_INT64_T, MPI_NO_OP,
+                               win));
+    MT_CLASS_EQ("Accumulate past the window", MPI_ERR_RMA_RANGE,
+                MPI_Accumulate(&one, 1, MPI_INT64_T, right, WIN_BYTES - 4, 1, MPI_INT64_T,
+                               MPI_SUM, win));
     MT_CLASS_EQ("Fetch_and_op past the window", MPI_ERR_RMA_RANGE,
                 MPI_Fetch_and_op(&one, &r64, MPI_INT64_T, right, WIN_BYTES - 4, MPI_SUM, win));
     MT_CLASS_EQ("Put past the window", MPI_ERR_RMA_RANGE,
@@ -121,6 +157,12 @@ static void run(int flavor)
     int64_t w64, wput;
     int32_t w32;
     double wd;
+    int64_t wa;
+    int32_t wa32;
+    memcpy(&wa, b + OFF_ACC, 8);
+    memcpy(&wa32, b + OFF_ACC32, 4);
+    MT_TRUE(wa == ma && wa32 == ma32, "%s: accumulated int64 %lld (expected %lld), int32 %d (%d)",
+            kind, (long long)wa, (long long)ma, wa32, ma32);
     memcpy(&w64, b + OFF_I64, 8);
     memcpy(&w32, b + OFF_I32, 4);
     memcpy(&wd, b + OFF_DBL, 8);
