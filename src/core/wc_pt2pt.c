@@ -756,9 +756,7 @@ static inline void wc_recv_status(wc_request_t *rreq, int src, const wc_hdr_t *h
     }
     rreq->st_bytes = n;
     rreq->msg_len = hdr->len;
-    wu_counters_t *c = wu_counters_get();
-    wu_counter_add(c, WU_COUNT_RECV_MSGS, 1);
-    wu_counter_add(c, WU_COUNT_RECV_BYTES, n);
+    wu_count2(WU_COUNT_RECV_MSGS, 1, WU_COUNT_RECV_BYTES, n);
     *n_p = n;
 }
 
@@ -1378,9 +1376,7 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     req->coop_state = WC_COOP_NONE;
     req->dt = dt;
     wc_request_reset(req);
-    wu_counters_t *c = wu_counters_get();
-    wu_counter_add(c, WU_COUNT_SEND_MSGS, 1);
-    wu_counter_add(c, WU_COUNT_SEND_BYTES, len);
+    wu_count2(WU_COUNT_SEND_MSGS, 1, WU_COUNT_SEND_BYTES, len);
 
     wc_sendop_t *op = &req->op;
     op->req = req;
