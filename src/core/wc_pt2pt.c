@@ -837,8 +837,10 @@ static wu_status_t wc_cma_scatter(wc_request_t *rreq, wx_tl_t *tl, int src, cons
     return WU_OK;
 }
 
-static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
-                          const void *payload)
+/* Inlined into the EAGER handler (the small-message path); wc_recv_eager for the others. */
+static inline __attribute__((always_inline)) void
+wc_recv_eager_inl(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
+                  const void *payload)
 {
     size_t n;
     wc_recv_status(rreq, src, hdr, &n);
@@ -847,6 +849,12 @@ static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr
     if (hdr->flags & WC_PKT_FLAG_SYNC)
         wc_send_ctrl(ep, src, WC_PKT_ACK, hdr->sreq, 0);
     wc_request_done(rreq);
+}
+
+static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
+                          const void *payload)
+{
+    wc_recv_eager_inl(ep, rreq, src, hdr, payload);
 }
 
 /* A non-contiguous receiver takes the single copy only if its blocks average at least this many
@@ -1084,7 +1092,7 @@ static void wc_on_eager(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *p
         return;
     }
     wt_spin_unlock(&ep->match_lock);
-    wc_recv_eager(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
+    wc_recv_eager_inl(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
 }
 
 static void wc_on_rts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
