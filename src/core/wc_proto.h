@@ -21,9 +21,11 @@
  *                              slot token) from the sender [ERR: a chunk failed] (shm with CMA;
  *                              docs/shm.md)
  *   dynamic     DYN packets carrying their own routing, forwarded by receivers (wc_dynbcast.h)
- *   cancel      CANCEL_REQ(tag, ctx, sreq [, WAIT]) -> CANCEL_REP(sreq [, CANCELLED] [, WAIT]):
+ *   cancel      CANCEL_REQ(tag, ctx, sreq, addr [, WAIT]) -> CANCEL_REP(sreq [, CANCELLED] [, WAIT]):
  *               the receiver withdraws the newest unexpected EAGER or RTS of that sender with
- *               (ctx, tag, sreq), if any (MPI_Cancel of a send, wc_cancel_send)
+ *               (ctx, tag) and the send's token sreq (RTS, SYNC EAGER) or, for a standard EAGER
+ *               (which carries the bare address, never echoed), its address addr, if any
+ *               (MPI_Cancel of a send, wc_cancel_send)
  *   one-sided   RMA + wc_rma_msg_t [+ layout] [+ data]  -> [RMA_REP + wc_rma_rep_t [+ data]]
  *               (windows across nodes: the payload says which operation, wc_rma_msg.h)
  */

@@ -33,6 +33,7 @@
 #include "progress/wp_engine.h"
 #include "thread/wt_thread.h"
 #include "util/wu_log.h"
+#include "util/wu_copy_inl.h"
 #include "util/wu_counters.h"
 #include "util/wu_tsan.h"
 
@@ -756,9 +757,7 @@ static inline void wc_recv_status(wc_request_t *rreq, int src, const wc_hdr_t *h
     }
     rreq->st_bytes = n;
     rreq->msg_len = hdr->len;
-    wu_counters_t *c = wu_counters_get();
-    wu_counter_add(c, WU_COUNT_RECV_MSGS, 1);
-    wu_counter_add(c, WU_COUNT_RECV_BYTES, n);
+    wu_count2(WU_COUNT_RECV_MSGS, 1, WU_COUNT_RECV_BYTES, n);
     *n_p = n;
 }
 
@@ -766,7 +765,7 @@ static inline void wc_recv_status(wc_request_t *rreq, int src, const wc_hdr_t *h
 static inline void wc_recv_copy_in(wc_request_t *rreq, size_t off, const void *data, size_t n)
 {
     if (WU_LIKELY(!rreq->dt)) {
-        memcpy((char *)rreq->buf + off, data, n);
+        wu_copy((char *)rreq->buf + off, data, n);
         return;
     }
     wc_dtype_cursor_seek(&rreq->cur, off);
@@ -838,8 +837,10 @@ static wu_status_t wc_cma_scatter(wc_request_t *rreq, wx_tl_t *tl, int src, cons
     return WU_OK;
 }
 
-static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
-                          const void *payload)
+/* Inlined into the EAGER handler (the small-message path); wc_recv_eager for the others. */
+static inline __attribute__((always_inline)) void
+wc_recv_eager_inl(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
+                  const void *payload)
 {
     size_t n;
     wc_recv_status(rreq, src, hdr, &n);
@@ -848,6 +849,12 @@ static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr
     if (hdr->flags & WC_PKT_FLAG_SYNC)
         wc_send_ctrl(ep, src, WC_PKT_ACK, hdr->sreq, 0);
     wc_request_done(rreq);
+}
+
+static void wc_recv_eager(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t *hdr,
+                          const void *payload)
+{
+    wc_recv_eager_inl(ep, rreq, src, hdr, payload);
 }
 
 /* A non-contiguous receiver takes the single copy only if its blocks average at least this many
@@ -1085,7 +1092,7 @@ static void wc_on_eager(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *p
         return;
     }
     wt_spin_unlock(&ep->match_lock);
-    wc_recv_eager(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
+    wc_recv_eager_inl(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
 }
 
 static void wc_on_rts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *payload, size_t len)
@@ -1223,10 +1230,15 @@ static void wc_on_frag(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pa
  * newest of its key with that sender's request is the one: an older one from an earlier use of
  * the same request object would have been matched before it (messages of one key are matched in
  * order), so once the cancelled one is matched no message of that key and request is left. */
+/* Is e the message a CANCEL_REQ (arg) names? An RTS or a synchronous EAGER carries the send's
+ * token, a standard EAGER its bare address (wc_isend_start); the CANCEL_REQ carries both. */
 static bool wc_msg_of_sreq(wc_match_entry_t *e, void *arg)
 {
     const wc_message_t *msg = WU_CONTAINER_OF(e, wc_message_t, match);
-    return msg->hdr.sreq == *(const uint64_t *)arg &&
+    const wc_hdr_t *cancel = arg;
+    if (msg->hdr.type == WC_PKT_EAGER && !(msg->hdr.flags & WC_PKT_FLAG_SYNC))
+        return msg->hdr.sreq == cancel->addr;
+    return msg->hdr.sreq == cancel->sreq &&
            (msg->hdr.type == WC_PKT_EAGER || msg->hdr.type == WC_PKT_RTS);
 }
 
@@ -1237,7 +1249,7 @@ static void wc_on_cancel_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const vo
     uint64_t sreq = hdr->sreq;
     wt_spin_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_unexpected_take_newest(ep->match, hdr->ctx, src, hdr->tag,
-                                                          wc_msg_of_sreq, &sreq);
+                                                          wc_msg_of_sreq, (void *)hdr);
     if (e)
         wc_message_put_locked(ep, WU_CONTAINER_OF(e, wc_message_t, match));
     wt_spin_unlock(&ep->match_lock);
@@ -1342,6 +1354,7 @@ static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
         flags |= WC_PKT_FLAG_NOKEY;
     op->hdr.type = WC_PKT_RTS;
     op->hdr.flags = flags;
+    op->hdr.sreq = wc_req_token(req);   /* echoed back by CTS, FIN, COOP_MATCH */
     op->payload = &req->rkey;
     op->pack = false;
     op->len = sizeof(req->rkey);
@@ -1378,15 +1391,18 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     req->coop_state = WC_COOP_NONE;
     req->dt = dt;
     wc_request_reset(req);
-    wu_counters_t *c = wu_counters_get();
-    wu_counter_add(c, WU_COUNT_SEND_MSGS, 1);
-    wu_counter_add(c, WU_COUNT_SEND_BYTES, len);
+    wu_count2(WU_COUNT_SEND_MSGS, 1, WU_COUNT_SEND_BYTES, len);
 
     wc_sendop_t *op = &req->op;
     op->req = req;
     op->pooled = false;
+    /* sreq: a token where the receiver echoes it back (ACK of a synchronous send; an RTS gets its
+     * token in wc_rts_prepare); a standard EAGER is never answered, its sreq only names it to a
+     * CANCEL_REQ (wc_msg_of_sreq), so the bare address does, and costs no hash. */
     op->hdr = (wc_hdr_t){ .type = WC_PKT_EAGER, .flags = req->sync ? WC_PKT_FLAG_SYNC : 0,
-                          .tag = tag, .ctx = ctx, .len = len, .sreq = wc_req_token(req) };
+                          .tag = tag, .ctx = ctx, .len = len,
+                          .sreq = WU_UNLIKELY(req->sync) ? wc_req_token(req)
+                                                          : (uint64_t)(uintptr_t)req };
     if (WU_LIKELY(len <= p->eager_max) ||
         (WU_UNLIKELY(mode == WC_SEND_BULK_EAGER) && len <= p->bulk_eager_max)) {
         op->payload = dt ? NULL : buf;
@@ -1534,7 +1550,7 @@ void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
     req->cancelled = WC_CANCEL_ASKED;
     WU_TSAN_RELEASE(req);
     wc_hdr_t hdr = { .type = WC_PKT_CANCEL_REQ, .flags = flags, .tag = h.tag, .ctx = h.ctx,
-                     .sreq = wc_req_token(req) };
+                     .sreq = wc_req_token(req), .addr = (uint64_t)(uintptr_t)req };
     wc_pt2pt_send_ctrl_hdr(ep, dst, &hdr);
 }
 

@@ -151,12 +151,15 @@ static inline void wc_request_reset(wc_request_t *r)
  * of it in the top bits, keyed by a per-process random value (wc_req_key), so that a corrupt
  * or forged value coming back is refused before it is dereferenced: a random value passes with a
  * probability of 2^-19. (A stale but well-formed token of this process is not detected.)
- * wc_req_key is written once by the first wc_ep_init, before any packet, read-only afterwards. */
-extern uint64_t wc_req_key;
+ * The check is the top 16 bits of address x key (mod 2^64, key odd): a multiplicative hash in
+ * which every address bit reaches the top bits, one multiply by a memory operand on the send
+ * path. wc_req_key is written once by the first wc_ep_init, before any packet, read-only
+ * afterwards. */
+extern uint64_t wc_req_key __attribute__((visibility("hidden")));
 
 static inline uint64_t wc_req_tag(uint64_t p)
 {
-    return ((p ^ wc_req_key) * 0x9e3779b97f4a7c15ull) >> 48;
+    return (p * wc_req_key) >> 48;
 }
 
 static inline uint64_t wc_req_token(const void *req)

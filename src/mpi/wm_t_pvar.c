@@ -2,7 +2,9 @@
  *
  * A counter's handle is a private view of a process-wide sum (wu_counter_sum): it keeps what it
  * counted while started (`accum`) and the sum when it was last started, reset or written
- * (`base`), so sessions never disturb each other nor the counting threads. The unexpected-queue
+ * (`base`), so sessions never disturb each other nor the counting threads. A started counter
+ * handle is a watcher of the counters (wu_counters_watch): the engine counts only while there is
+ * one, since nothing else can see a count. The unexpected-queue
  * variables are continuous and read-only: a handle reads the endpoint's value as it is.
  *
  * Concurrency contract (wm_t.h): sessions and their handles are created, changed and freed under
@@ -10,6 +12,7 @@
  * so a bad or freed one gives MPI_T_ERR_INVALID_SESSION / _HANDLE instead of a crash. */
 #include "mpi/wm_internal.h"
 #include "mpi/wm_t.h"
+#include "util/wu_counters.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -120,12 +123,26 @@ WM_API int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 }
 WM_ALIAS(MPI_T_pvar_session_create)
 
+/* A counter's handle counts as a watcher of the counters (wu_counters_watch) while it is
+ * started: the engine counts only while some handle may see it. */
+static bool wm_t_handle_watches(MPI_T_pvar_handle h)
+{
+    return h->started && wm_t_pvar(h->index)->counter >= 0;
+}
+
+static void wm_t_handle_destroy(MPI_T_pvar_handle h)
+{
+    if (wm_t_handle_watches(h))
+        wu_counters_watch(-1);
+    free(h);
+}
+
 static void wm_t_session_destroy(MPI_T_pvar_session s)
 {
     while (s->handles) {
         MPI_T_pvar_handle h = s->handles;
         s->handles = h->next;
-        free(h);
+        wm_t_handle_destroy(h);
     }
     free(s);
 }
@@ -210,7 +227,7 @@ WM_API int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle
         } else {
             MPI_T_pvar_handle h = *pp;
             *pp = h->next;
-            free(h);
+            wm_t_handle_destroy(h);
             *handle = MPI_T_PVAR_HANDLE_NULL;
         }
     }
@@ -239,6 +256,7 @@ static int wm_t_handle_op(MPI_T_pvar_handle h, wm_t_op_t op)
         if (p->continuous)
             return MPI_T_ERR_PVAR_NO_STARTSTOP;
         if (!h->started) {
+            wu_counters_watch(1);   /* before the base: what it reads is counted from here on */
             h->base = wm_t_pvar_raw(h->index);
             h->started = true;
         }
@@ -249,6 +267,7 @@ static int wm_t_handle_op(MPI_T_pvar_handle h, wm_t_op_t op)
         if (h->started) {
             h->accum += wm_t_pvar_raw(h->index) - h->base;
             h->started = false;
+            wu_counters_watch(-1);
         }
         return MPI_SUCCESS;
     case WM_T_RESET:

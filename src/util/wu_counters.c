@@ -7,6 +7,7 @@
 #include <string.h>
 
 __thread wu_counters_t *wu_counters_mine;
+uint32_t wu_counters_watchers;
 
 static wu_counters_t *wu_counters_head;   /* __atomic: push-only list of every block */
 static pthread_key_t wu_counters_key;
@@ -51,6 +52,11 @@ wu_counters_t *wu_counters_attach(void)
     (void)pthread_setspecific(wu_counters_key, c);
     wu_counters_mine = c;
     return c;
+}
+
+void wu_counters_watch(int delta)
+{
+    __atomic_fetch_add(&wu_counters_watchers, (uint32_t)delta, __ATOMIC_RELAXED);
 }
 
 uint64_t wu_counter_sum(wu_counter_t id)

@@ -1,7 +1,17 @@
 /* Per-thread event counters: the performance variables of MPI_T (src/mpi/wm_t_pvar.c) that count
  * events of the engine and the core. Each thread counts into its own block, with plain (relaxed
  * load + store, no locked instruction) increments; a reader sums every block. No cache line is
- * written by two threads, so counting costs a TLS load and an add on the paths that count.
+ * written by two threads.
+ *
+ * Counting is switched on only while somebody looks: MPI_T's counters are not continuous (a handle
+ * sees only what was counted between its start and its stop), so events that happen while no
+ * counter handle is started can never be seen, and are not counted. wu_counters_watch(+1) by
+ * every start, (-1) by every stop (and by the free of a started handle); while the number of
+ * watchers is 0 every count site costs one load and one predictable branch (the message path
+ * counts at two sites per message, and pays nothing else). A count made just as the first
+ * watcher arrives may be missed by a thread that has not yet seen the switch: such an event is
+ * concurrent with the start, so either outcome is one the standard allows; a thread that
+ * synchronized with the start (it started the handle, or took a lock after it) counts.
  *
  * Concurrency contract: wu_count from any thread, counting into that thread's block only (the
  * block is attached on first use and stays with the thread until it exits; an exited thread's
@@ -12,6 +22,7 @@
 #ifndef WU_COUNTERS_H
 #define WU_COUNTERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "util/wu_compiler.h"
 
@@ -59,6 +70,19 @@ typedef struct wu_counters {
 extern __thread wu_counters_t *wu_counters_mine;
 wu_counters_t *wu_counters_attach(void);   /* slow path: the thread's first count */
 
+/* The number of watchers (started MPI_T counter handles): __atomic, changed by
+ * wu_counters_watch, read relaxed at every count site. */
+extern uint32_t wu_counters_watchers __attribute__((visibility("hidden")));
+
+/* Is counting on? The one test a count site makes when nobody watches. */
+static inline bool wu_counting(void)
+{
+    return WU_UNLIKELY(__atomic_load_n(&wu_counters_watchers, __ATOMIC_RELAXED) != 0);
+}
+
+/* A watcher arrives (+1) or leaves (-1). Any thread, any time. */
+void wu_counters_watch(int delta);
+
 /* The calling thread's block, for a path that counts twice (one TLS load). */
 static inline wu_counters_t *wu_counters_get(void)
 {
@@ -76,10 +100,21 @@ static inline void wu_counter_add(wu_counters_t *c, wu_counter_t id, uint64_t n)
 
 static inline void wu_count(wu_counter_t id, uint64_t n)
 {
-    wu_counter_add(wu_counters_get(), id, n);
+    if (wu_counting())
+        wu_counter_add(wu_counters_get(), id, n);
 }
 
-/* The sum of counter id over every thread that ever counted. */
+/* Two events at one site (a message and its bytes): one test, one TLS load. */
+static inline void wu_count2(wu_counter_t id1, uint64_t n1, wu_counter_t id2, uint64_t n2)
+{
+    if (wu_counting()) {
+        wu_counters_t *c = wu_counters_get();
+        wu_counter_add(c, id1, n1);
+        wu_counter_add(c, id2, n2);
+    }
+}
+
+/* The sum of counter id over every thread that ever counted (while counting was on). */
 uint64_t wu_counter_sum(wu_counter_t id);
 const char *wu_counter_name(wu_counter_t id);   /* "SEND_MSGS" */
 const char *wu_counter_desc(wu_counter_t id);

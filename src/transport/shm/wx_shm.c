@@ -623,7 +623,10 @@ static WU_NOINLINE wu_status_t wx_shm_send_slow(int dst, const void *hdr, const 
 /* The bodies of send, send_fill and progress are inlined into both their plain forms (the shm unit
  * tests) and their operations-table forms (wx_shm_tl_*, wx_shm_priv.h): the core's one indirect
  * call lands in the ring code, with no wrapper in between. */
-static inline wu_status_t wx_shm_send_inl(int dst, const void *hdr, const void *payload, size_t len)
+/* always_inline: the transport's send (wx_shm_tl_send, called through the operations table) is
+ * this body, not a call to it. */
+static inline __attribute__((always_inline)) wu_status_t
+wx_shm_send_inl(int dst, const void *hdr, const void *payload, size_t len)
 {
     if (WU_UNLIKELY((unsigned)dst >= (unsigned)wx_shm.size || dst == wx_shm.rank ||
                     len > wx_shm.max_payload))

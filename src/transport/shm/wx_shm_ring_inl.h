@@ -49,6 +49,7 @@
 #include <string.h>
 #include "transport/wx_transport.h"
 #include "util/wu_compiler.h"
+#include "util/wu_copy_inl.h"
 
 #define WX_SHM_REC_SKIP     UINT32_MAX
 #define WX_SHM_REC_OVERHEAD (16 + WX_HDR_SIZE)     /* stamp, len, spare, hdr */
@@ -164,8 +165,7 @@ static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *
     wx_shm_rec_t *rec = wx_shm_tx_reserve(tx, len);
     if (WU_UNLIKELY(!rec))
         return false;
-    if (len)
-        memcpy(rec->payload, payload, len);
+    wu_copy(rec->payload, payload, len);
     wx_shm_tx_commit(tx, rec, hdr, len);
     return true;
 }
