@@ -107,9 +107,6 @@ typedef struct wx_tcp {
     _Atomic bool  closing;              /* finalize runs: a failed send is no longer fatal */
 } wx_tcp_t;
 
-/* epoll's data of the doorbell's eventfd (the listening socket's is NULL, a connection's its rx) */
-static char wx_tcp_bell;
-
 static wx_tcp_t *wx_tcp_instance;      /* for wx_tcp_dropped; set at create, cleared at finalize */
 
 uint64_t wx_tcp_dropped(void)
@@ -485,8 +482,6 @@ static int wx_tcp_poll(wx_tcp_t *s, bool deliver)
     int did = 0;
     for (int i = 0; i < n; i++) {
         wx_tcp_rx_t *r = ev[i].data.ptr;
-        if ((void *)r == &wx_tcp_bell)
-            continue;   /* the sleeper's: it drains it when it arms */
         if (!r)
             wx_tcp_accept(s);
         else if (!wx_tcp_rx_poll(s, r, deliver, &did))
@@ -520,9 +515,11 @@ static int wx_tcp_progress(wx_tl_t *tl)
 
 /* ---- the doorbell ------------------------------------------------------------------------------ */
 
-/* A sleeper blocks in epoll_pwait2 on the same epoll set as progress: any readable connection, a
- * new connection or a ring (the eventfd) wakes it. It consumes nothing but the eventfd (level-
- * triggered: progress, in this or another thread, reads the data). A ring between db_arm and
+/* A sleeper blocks in ppoll on the epoll set (readable when a connection or the listening socket
+ * is) and on the doorbell's eventfd, which is NOT in the epoll set: progress spins on epoll_wait, and
+ * a level-triggered eventfd in its set would be reported (and re-polled by the kernel) by every one
+ * of those calls from the first ring until a sleeper drained it. The sleeper consumes nothing but
+ * the eventfd (progress, in this or another thread, reads the data). A ring between db_arm and
  * db_sleep is seen by the sequence; the eventfd is drained only by db_arm, so a ring after it
  * leaves the eventfd readable until the sleep. */
 static uint32_t wx_tcp_db_arm(wx_tl_t *tl)
@@ -540,9 +537,9 @@ static void wx_tcp_db_disarm(wx_tl_t *tl)
 }
 
 /* Bytes queued for a peer leave only when progress flushes them, and the peer may be waiting for
- * them: while some are queued the sleeper also wakes when such a socket can take more (poll on the
- * epoll set and up to WX_TCP_SLEEP_TX of those sockets; with more, a short sleep). */
-#define WX_TCP_SLEEP_TX 63
+ * them: while some are queued the sleeper also wakes when such a socket can take more (up to
+ * WX_TCP_SLEEP_TX of those sockets; with more, a short sleep). */
+#define WX_TCP_SLEEP_TX 62
 static void wx_tcp_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
 {
     wx_tcp_t *s = tl->priv;
@@ -550,24 +547,22 @@ static void wx_tcp_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
         return;
     struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ull),
                            .tv_nsec = (long)(timeout_ns % 1000000000ull) };
-    if (WU_LIKELY(atomic_load_explicit(&s->nbacklog, memory_order_acquire) <= 0)) {
-        struct epoll_event ev;
-        epoll_pwait2(s->epfd, &ev, 1, &ts, NULL);
-        return;
-    }
-    struct pollfd pf[1 + WX_TCP_SLEEP_TX] = { { .fd = s->epfd, .events = POLLIN } };
-    nfds_t n = 1;
-    for (int i = 0; i < s->size; i++) {
-        wx_tcp_tx_t *t = &s->tx[i];
-        if (!atomic_load_explicit(&t->queued, memory_order_relaxed))
-            continue;
-        if (n == 1 + WX_TCP_SLEEP_TX) {
-            ts = (struct timespec){ .tv_nsec = 50000 };   /* too many to watch: poll soon */
-            break;
+    struct pollfd pf[2 + WX_TCP_SLEEP_TX] = { { .fd = s->epfd, .events = POLLIN },
+                                             { .fd = s->bellfd, .events = POLLIN } };
+    nfds_t n = 2;
+    if (WU_UNLIKELY(atomic_load_explicit(&s->nbacklog, memory_order_acquire) > 0))
+        for (int i = 0; i < s->size; i++) {
+            wx_tcp_tx_t *t = &s->tx[i];
+            if (!atomic_load_explicit(&t->queued, memory_order_relaxed))
+                continue;
+            if (n == 2 + WX_TCP_SLEEP_TX) {
+                ts = (struct timespec){ .tv_nsec = 50000 };   /* too many to watch: poll soon */
+                break;
+            }
+            pf[n++] = (struct pollfd){ .fd = atomic_load_explicit(&t->sleep_fd,
+                                                                   memory_order_relaxed),
+                                       .events = POLLOUT };
         }
-        pf[n++] = (struct pollfd){ .fd = atomic_load_explicit(&t->sleep_fd, memory_order_relaxed),
-                                   .events = POLLOUT };
-    }
     ppoll(pf, n, &ts, NULL);
 }
 
@@ -693,11 +688,9 @@ static wu_status_t wx_tcp_listen(wx_tcp_t *s, char *addr, size_t len)
     }
     s->lfd = fd;
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-    struct epoll_event bev = { .events = EPOLLIN, .data.ptr = &wx_tcp_bell };
     if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
         epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ||
-        (s->bellfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
-        epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->bellfd, &bev) < 0) {
+        (s->bellfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
         wu_log_error("tcp: epoll: %s", strerror(errno));
         return WU_ERR_IO;
     }
