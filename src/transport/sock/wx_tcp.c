@@ -77,11 +77,13 @@ typedef struct wx_tcp_tx {
     size_t     out_off, out_len, out_cap;
 } wx_tcp_tx_t;
 
-/* An accepted connection: progress only. */
+/* A connection read by progress: an accepted one, or one this rank opened (its peer may send back
+ * on it). Made by any thread (wx_tcp_rx_add), then touched by progress only. */
 typedef struct wx_tcp_rx {
     int    fd;
     int    src;                         /* -1 until its hello was checked */
-    int    slot;                        /* index in wx_tcp_t.rx */
+    int    slot;                        /* index in wx_tcp_t.rx (rx_mu) */
+    bool   shared;                      /* fd is also a destination's (wx_tcp_tx_t.fd): closed by it */
     char  *buf;
     size_t len, cap;
 } wx_tcp_rx_t;
@@ -101,7 +103,8 @@ typedef struct wx_tcp {
     _Atomic int   nbacklog;             /* destinations with queued bytes (changed under their mu) */
     size_t        tx_queue;             /* WEFT_TCP_TX_QUEUE */
     size_t        max_frame;            /* header + largest payload */
-    wx_tcp_rx_t **rx;                   /* progress: accepted connections */
+    wt_mutex_t    rx_mu;                /* guards rx, nrx, rx_cap: progress and a first send add */
+    wx_tcp_rx_t **rx;                   /* the connections read (for closing them) */
     int           nrx, rx_cap;
     _Atomic uint64_t dropped;
     _Atomic bool  closing;              /* finalize runs: a failed send is no longer fatal */
@@ -114,6 +117,8 @@ uint64_t wx_tcp_dropped(void)
     wx_tcp_t *s = wx_tcp_instance;
     return s ? atomic_load_explicit(&s->dropped, memory_order_relaxed) : 0;
 }
+
+static bool wx_tcp_rx_add(wx_tcp_t *s, int fd, int src, bool shared);
 
 /* ---- sending ----------------------------------------------------------------------------------- */
 
@@ -228,6 +233,11 @@ static WU_NOINLINE wu_status_t wx_tcp_open(wx_tcp_t *s, wx_tcp_tx_t *t, int dst)
         t->dead = true;
         return WU_ERR_IO;
     }
+    if (!wx_tcp_rx_add(s, fd, dst, true)) {   /* dst may answer on it */
+        wu_log_error("tcp: cannot watch the connection to rank %d", dst);
+        close(fd);
+        return WU_ERR_NO_MEMORY;
+    }
     t->fd = fd;
     atomic_store_explicit(&t->sleep_fd, fd, memory_order_relaxed);
     char *p = wx_tcp_out_reserve(t, sizeof(wx_tcp_hello_t));
@@ -333,6 +343,39 @@ static wu_status_t wx_tcp_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_
 
 /* ---- receiving --------------------------------------------------------------------------------- */
 
+/* Watch fd for what src sends (src -1: an accepted connection, its hello not read yet); shared: fd
+ * is a destination's too (wx_tcp_tx_t.fd) and closed with it. Any thread; false when out of memory
+ * or refused by epoll (fd left open). */
+static bool wx_tcp_rx_add(wx_tcp_t *s, int fd, int src, bool shared)
+{
+    wx_tcp_rx_t *r = calloc(1, sizeof(*r));   /* its buffer comes with the first read */
+    if (!r)
+        return false;
+    *r = (wx_tcp_rx_t){ .fd = fd, .src = src, .shared = shared };
+    bool ok = false;
+    wt_mutex_lock_always(&s->rx_mu);
+    if (s->nrx == s->rx_cap) {
+        int cap = s->rx_cap ? 2 * s->rx_cap : 16;
+        wx_tcp_rx_t **rx = realloc(s->rx, sizeof(*rx) * (size_t)cap);
+        if (!rx)
+            goto out;
+        s->rx = rx;
+        s->rx_cap = cap;
+    }
+    r->slot = s->nrx;
+    s->rx[s->nrx++] = r;
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = r };
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+        s->nrx--;
+    else
+        ok = true;
+out:
+    wt_mutex_unlock_always(&s->rx_mu);
+    if (!ok)
+        free(r);
+    return ok;
+}
+
 static void wx_tcp_accept(wx_tcp_t *s)
 {
     for (;;) {
@@ -342,39 +385,44 @@ static void wx_tcp_accept(wx_tcp_t *s)
                 continue;
             return;
         }
-        if (s->nrx == s->rx_cap) {
-            int cap = s->rx_cap ? 2 * s->rx_cap : 16;
-            wx_tcp_rx_t **rx = realloc(s->rx, sizeof(*rx) * (size_t)cap);
-            if (!rx) {
-                close(fd);
-                return;
-            }
-            s->rx = rx;
-            s->rx_cap = cap;
-        }
-        wx_tcp_rx_t *r = calloc(1, sizeof(*r));   /* its buffer comes with the first read */
-        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = r };
-        if (!r || epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-            free(r);
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (!wx_tcp_rx_add(s, fd, -1, false)) {
             close(fd);
             return;
         }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        *r = (wx_tcp_rx_t){ .fd = fd, .src = -1, .slot = s->nrx };
-        s->rx[s->nrx++] = r;
     }
 }
 
 static void wx_tcp_rx_close(wx_tcp_t *s, wx_tcp_rx_t *r)
 {
     epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-    close(r->fd);
+    if (!r->shared)
+        close(r->fd);
+    wt_mutex_lock_always(&s->rx_mu);
     int k = r->slot;
     s->rx[k] = s->rx[--s->nrx];
     s->rx[k]->slot = k;
+    wt_mutex_unlock_always(&s->rx_mu);
     free(r->buf);
     free(r);
+}
+
+/* r's peer opened it and its hello was good. If this rank has not sent to that peer yet, its packets
+ * to it go back on r: one connection for the pair, so that an answer carries the TCP ACK of what it
+ * answers. On a connection that carries one direction the receiver's recv sends a pure ACK for every
+ * small message (Linux acknowledges pushed data at once outside ping-pong mode), a packet through
+ * the whole network stack on the receiver's critical path. Progress only. */
+static void wx_tcp_adopt(wx_tcp_t *s, wx_tcp_rx_t *r)
+{
+    wx_tcp_tx_t *t = &s->tx[r->src];
+    wt_mutex_lock_always(&t->mu);
+    if (t->fd < 0 && !t->dead) {
+        t->fd = r->fd;
+        atomic_store_explicit(&t->sleep_fd, r->fd, memory_order_relaxed);
+        r->shared = true;
+    }
+    wt_mutex_unlock_always(&t->mu);
 }
 
 static WU_NOINLINE void wx_tcp_drop(wx_tcp_t *s, const char *why)
@@ -411,6 +459,8 @@ static int wx_tcp_parse(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, size_t *want_
         }
         r->src = (int)h.src;
         off = sizeof(h);
+        if (deliver)
+            wx_tcp_adopt(s, r);
     }
     if (!deliver) {
         r->len = 0;
@@ -586,6 +636,9 @@ static uint64_t wx_tcp_now_ns(void)
 
 static void wx_tcp_close(wx_tcp_t *s)
 {
+    while (s->nrx > 0)
+        wx_tcp_rx_close(s, s->rx[0]);   /* before the destinations: a shared fd is theirs */
+    wt_mutex_destroy(&s->rx_mu);
     if (s->tx)
         for (int i = 0; i < s->size; i++) {
             if (s->tx[i].fd >= 0)
@@ -593,8 +646,6 @@ static void wx_tcp_close(wx_tcp_t *s)
             free(s->tx[i].out);
             wt_mutex_destroy(&s->tx[i].mu);
         }
-    while (s->nrx > 0)
-        wx_tcp_rx_close(s, s->rx[0]);
     if (s->lfd >= 0)
         close(s->lfd);
     if (s->epfd >= 0)
@@ -790,6 +841,7 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     atomic_init(&s->closing, false);
     atomic_init(&s->nbacklog, 0);
     atomic_init(&s->dropped, 0);
+    wt_mutex_init(&s->rx_mu);
     s->addr = calloc((size_t)s->size, sizeof(*s->addr));
     s->tx = calloc((size_t)s->size, sizeof(*s->tx));
     wu_status_t st = WU_ERR_NO_MEMORY;
