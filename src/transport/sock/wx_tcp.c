@@ -27,6 +27,7 @@
  * key are written at create and read-only afterwards. */
 #include "transport/sock/wx_tcp.h"
 #include "transport/sock/wx_sock.h"
+#include "transport/sock/wx_outq.h"
 #include "thread/wt_thread.h"
 #include "util/wu_compiler.h"
 #include "util/wu_config.h"
@@ -71,10 +72,9 @@ typedef struct wx_tcp_tx {
     wt_mutex_t mu;
     int        fd;                      /* mu: -1 until the first send */
     _Atomic int sleep_fd;               /* fd, for a sleeper's poll without mu (set once) */
-    _Atomic bool queued;                /* out_len > out_off: a sleeper's hint, read without mu */
+    _Atomic bool queued;                /* out not empty: a sleeper's hint, read without mu */
     bool       dead;                    /* mu: a send failed; later ones fail at once */
-    char      *out;                     /* mu: bytes the socket did not take yet */
-    size_t     out_off, out_len, out_cap;
+    wx_outq_t  out;                     /* mu: bytes the socket did not take yet */
 } wx_tcp_tx_t;
 
 /* A connection read by progress: an accepted one, or one this rank opened (its peer may send back
@@ -124,34 +124,7 @@ static bool wx_tcp_rx_add(wx_tcp_t *s, int fd, int src, bool shared);
 
 static inline bool wx_tcp_queued(const wx_tcp_tx_t *t)
 {
-    return t->out_off < t->out_len;
-}
-
-/* Room for n more bytes at the end of t's queue (t->mu held); NULL without memory. */
-static char *wx_tcp_out_reserve(wx_tcp_tx_t *t, size_t n)
-{
-    if (t->out_off == t->out_len)
-        t->out_off = t->out_len = 0;
-    if (t->out_len + n > t->out_cap) {
-        if (t->out_off > 0) {
-            memmove(t->out, t->out + t->out_off, t->out_len - t->out_off);
-            t->out_len -= t->out_off;
-            t->out_off = 0;
-        }
-        if (t->out_len + n > t->out_cap) {
-            size_t cap = t->out_cap ? t->out_cap : 65536;
-            while (cap < t->out_len + n)
-                cap *= 2;
-            char *p = realloc(t->out, cap);
-            if (!p)
-                return NULL;
-            t->out = p;
-            t->out_cap = cap;
-        }
-    }
-    char *p = t->out + t->out_len;
-    t->out_len += n;
-    return p;
+    return !wx_outq_empty(&t->out);
 }
 
 /* A send to dst failed: the peer is gone (its process died, or its host). Before finalize that ends
@@ -180,27 +153,18 @@ static WU_NOINLINE wu_status_t wx_tcp_fail(wx_tcp_t *s, wx_tcp_tx_t *t, int dst,
     t->dead = true;
     if (wx_tcp_queued(t))
         wx_tcp_backlog(s, t, -1);
-    t->out_off = t->out_len = 0;
+    wx_outq_clear(&t->out);
     return WU_ERR_IO;
 }
 
 /* Write what the socket takes of t's queue (t->mu held; had: whether it was queued before). */
 static wu_status_t wx_tcp_flush(wx_tcp_t *s, wx_tcp_tx_t *t, int dst, bool had)
 {
-    while (t->out_off < t->out_len) {
-        ssize_t r = send(t->fd, t->out + t->out_off, t->out_len - t->out_off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (r > 0) {
-            t->out_off += (size_t)r;
-            continue;
-        }
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
+    int err = wx_outq_send(&t->out, t->fd);
+    if (err) {
         if (!had)
             wx_tcp_backlog(s, t, 1);
-        return wx_tcp_fail(s, t, dst, r < 0 ? errno : 0);
+        return wx_tcp_fail(s, t, dst, err);
     }
     bool has = wx_tcp_queued(t);
     if (has != had)
@@ -240,7 +204,7 @@ static WU_NOINLINE wu_status_t wx_tcp_open(wx_tcp_t *s, wx_tcp_tx_t *t, int dst)
     }
     t->fd = fd;
     atomic_store_explicit(&t->sleep_fd, fd, memory_order_relaxed);
-    char *p = wx_tcp_out_reserve(t, sizeof(wx_tcp_hello_t));
+    char *p = wx_outq_reserve(&t->out, sizeof(wx_tcp_hello_t));
     if (!p)
         return WU_ERR_NO_MEMORY;
     wx_tcp_hello_t h = { .magic = WX_TCP_MAGIC, .src = (uint32_t)s->rank, .key = s->key };
@@ -270,7 +234,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         if ((st = wx_tcp_flush(s, t, dst, true)) != WU_OK)
             goto out;
         had = wx_tcp_queued(t);
-        if (had && t->out_len - t->out_off >= s->tx_queue) {
+        if (had && wx_outq_bytes(&t->out) >= s->tx_queue) {
             st = WU_ERR_AGAIN;   /* flow control: the core queues it in order */
             goto out;
         }
@@ -293,7 +257,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         size_t done = r > 0 ? (size_t)r : 0;
         if (done == total)
             goto out;
-        char *p = wx_tcp_out_reserve(t, total - done);
+        char *p = wx_outq_reserve(&t->out, total - done);
         if (!p) {
             st = WU_ERR_NO_MEMORY;
             goto out;
@@ -312,7 +276,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         goto out;
     }
     /* behind queued bytes, or a payload written by fill: into the queue, then flush */
-    char *p = wx_tcp_out_reserve(t, total);
+    char *p = wx_outq_reserve(&t->out, total);
     if (!p) {
         st = WU_ERR_NO_MEMORY;
         goto out;
@@ -643,7 +607,7 @@ static void wx_tcp_close(wx_tcp_t *s)
         for (int i = 0; i < s->size; i++) {
             if (s->tx[i].fd >= 0)
                 close(s->tx[i].fd);
-            free(s->tx[i].out);
+            wx_outq_free(&s->tx[i].out);
             wt_mutex_destroy(&s->tx[i].mu);
         }
     if (s->lfd >= 0)
