@@ -52,7 +52,10 @@
 #include <unistd.h>
 
 #define WX_TCP_MAGIC      0x57465443u       /* "WFTC" */
-#define WX_TCP_PRE        8u
+#define WX_TCP_PRE        8u                /* a frame's prefix: body length, kind */
+#define WX_TCP_DATA       0u                /* kinds: the core's packet */
+#define WX_TCP_END        1u                /* no more from me on this connection (body 0) */
+#define WX_TCP_SWITCHED   2u                /* what follows comes after my END on my own (body 0) */
 #define WX_TCP_PAD(n)     (((n) + 7u) & ~(size_t)7u)
 #define WX_TCP_RX_CHUNK   ((size_t)64 << 10)   /* a connection's buffer, grown to its largest frame */
 #define WX_TCP_RX_READS   8                 /* reads of one connection per progress call */
@@ -71,7 +74,10 @@ _Static_assert(sizeof(wx_tcp_hello_t) == 16, "hello is 16 bytes");
 typedef struct wx_tcp_tx {
     wt_mutex_t mu;
     int        fd;                      /* mu: -1 until the first send */
-    _Atomic int sleep_fd;               /* fd, for a sleeper's poll without mu (set once) */
+    int        switch_fd;               /* mu: the peer's connection to move to (wx_tcp_adopt), or -1 */
+    int        old_fd;                  /* mu: this rank's own, left for switch_fd (closed at the end) */
+    bool       ending;                  /* mu: END is queued on fd: sends wait (WU_ERR_AGAIN) */
+    _Atomic int sleep_fd;               /* fd, for a sleeper's poll without mu */
     _Atomic bool queued;                /* out not empty: a sleeper's hint, read without mu */
     bool       dead;                    /* mu: a send failed; later ones fail at once */
     wx_outq_t  out;                     /* mu: bytes the socket did not take yet */
@@ -84,9 +90,16 @@ typedef struct wx_tcp_rx {
     int    src;                         /* -1 until its hello was checked */
     int    slot;                        /* index in wx_tcp_t.rx (rx_mu) */
     bool   shared;                      /* fd is also a destination's (wx_tcp_tx_t.fd): closed by it */
+    bool   held;                        /* after src's SWITCHED: not read until its END (wx_tcp_peer_t) */
     char  *buf;
     size_t len, cap;
 } wx_tcp_rx_t;
+
+/* What progress knows of a source's two connections when both ranks opened one (wx_tcp_adopt). */
+typedef struct wx_tcp_peer {
+    bool         ended;                 /* END read on the connection it opened */
+    wx_tcp_rx_t *held;                  /* this rank's connection, SWITCHED read before that END */
+} wx_tcp_peer_t;
 
 typedef struct wx_tcp {
     wx_tl_t       tl;
@@ -105,6 +118,7 @@ typedef struct wx_tcp {
     size_t        max_frame;            /* header + largest payload */
     wt_mutex_t    rx_mu;                /* guards rx, nrx, rx_cap: progress and a first send add */
     wx_tcp_rx_t **rx;                   /* the connections read (for closing them) */
+    wx_tcp_peer_t *peer;                /* [size]: progress only */
     int           nrx, rx_cap;
     _Atomic uint64_t dropped;
     _Atomic bool  closing;              /* finalize runs: a failed send is no longer fatal */
@@ -158,13 +172,42 @@ static WU_NOINLINE wu_status_t wx_tcp_fail(wx_tcp_t *s, wx_tcp_tx_t *t, int dst,
 }
 
 /* Write what the socket takes of t's queue (t->mu held; had: whether it was queued before). */
+/* One step of moving t from this rank's own connection to the peer's (t->mu held, t's queue empty):
+ * queue END on the own one; once that has left, send on the peer's, SWITCHED first. */
+static void wx_tcp_switch_step(wx_tcp_t *s, wx_tcp_tx_t *t)
+{
+    (void)s;
+    uint32_t pre[2] = { 0, WX_TCP_END };
+    if (t->ending) {
+        t->old_fd = t->fd;
+        t->fd = t->switch_fd;
+        t->switch_fd = -1;
+        t->ending = false;
+        atomic_store_explicit(&t->sleep_fd, t->fd, memory_order_relaxed);
+        pre[1] = WX_TCP_SWITCHED;
+        wu_debug("tcp: both ranks opened a connection: sending on the lower rank's from now on");
+    } else {
+        t->ending = true;
+    }
+    char *p = wx_outq_reserve(&t->out, WX_TCP_PRE);
+    if (!p)
+        wu_log_fatal("tcp: no memory for 8 bytes of a send queue");
+    memcpy(p, pre, WX_TCP_PRE);
+}
+
+/* Write what the socket takes of t's queue (t->mu held; had: whether it was queued before). */
 static wu_status_t wx_tcp_flush(wx_tcp_t *s, wx_tcp_tx_t *t, int dst, bool had)
 {
-    int err = wx_outq_send(&t->out, t->fd);
-    if (err) {
-        if (!had)
-            wx_tcp_backlog(s, t, 1);
-        return wx_tcp_fail(s, t, dst, err);
+    for (;;) {
+        int err = wx_outq_send(&t->out, t->fd);
+        if (err) {
+            if (!had)
+                wx_tcp_backlog(s, t, 1);
+            return wx_tcp_fail(s, t, dst, err);
+        }
+        if (WU_LIKELY(t->switch_fd < 0) || wx_tcp_queued(t))
+            break;
+        wx_tcp_switch_step(s, t);
     }
     bool has = wx_tcp_queued(t);
     if (has != had)
@@ -234,7 +277,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         if ((st = wx_tcp_flush(s, t, dst, true)) != WU_OK)
             goto out;
         had = wx_tcp_queued(t);
-        if (had && wx_outq_bytes(&t->out) >= s->tx_queue) {
+        if (had && (wx_outq_bytes(&t->out) >= s->tx_queue || WU_UNLIKELY(t->ending))) {
             st = WU_ERR_AGAIN;   /* flow control: the core queues it in order */
             goto out;
         }
@@ -363,6 +406,8 @@ static void wx_tcp_rx_close(wx_tcp_t *s, wx_tcp_rx_t *r)
     epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
     if (!r->shared)
         close(r->fd);
+    if (r->src >= 0 && s->peer[r->src].held == r)
+        s->peer[r->src].held = NULL;
     wt_mutex_lock_always(&s->rx_mu);
     int k = r->slot;
     s->rx[k] = s->rx[--s->nrx];
@@ -376,7 +421,12 @@ static void wx_tcp_rx_close(wx_tcp_t *s, wx_tcp_rx_t *r)
  * to it go back on r: one connection for the pair, so that an answer carries the TCP ACK of what it
  * answers. On a connection that carries one direction the receiver's recv sends a pure ACK for every
  * small message (Linux acknowledges pushed data at once outside ping-pong mode), a packet through
- * the whole network stack on the receiver's critical path. Progress only. */
+ * the whole network stack on the receiver's critical path.
+ *
+ * When both ranks opened a connection before either read the other's hello, the lower rank's wins:
+ * the higher one moves to it (wx_tcp_switch_step). Its own connection ends with an END frame and the
+ * first frame on the lower's is SWITCHED; the lower rank reads nothing after SWITCHED until it has
+ * read that END, so the pair's order holds across the move. Progress only. */
 static void wx_tcp_adopt(wx_tcp_t *s, wx_tcp_rx_t *r)
 {
     wx_tcp_tx_t *t = &s->tx[r->src];
@@ -385,6 +435,12 @@ static void wx_tcp_adopt(wx_tcp_t *s, wx_tcp_rx_t *r)
         t->fd = r->fd;
         atomic_store_explicit(&t->sleep_fd, r->fd, memory_order_relaxed);
         r->shared = true;
+    } else if (t->fd >= 0 && !t->dead && r->src < s->rank && t->switch_fd < 0 && t->old_fd < 0) {
+        t->switch_fd = r->fd;
+        r->shared = true;
+        bool had = wx_tcp_queued(t);
+        if (!had)
+            wx_tcp_flush(s, t, r->src, false);   /* an empty queue: the first step at once */
     }
     wt_mutex_unlock_always(&t->mu);
 }
@@ -394,6 +450,34 @@ static WU_NOINLINE void wx_tcp_drop(wx_tcp_t *s, const char *why)
     uint64_t n = atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed) + 1;
     if (n <= 4)
         wu_debug("tcp: dropped a connection (%s)", why);
+}
+
+static int wx_tcp_parse(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, size_t *want_p);
+
+/* A control frame of kind from r's source (wx_tcp_adopt); true when r is now held. */
+static WU_NOINLINE bool wx_tcp_control(wx_tcp_t *s, wx_tcp_rx_t *r, uint32_t kind)
+{
+    wx_tcp_peer_t *p = &s->peer[r->src];
+    if (kind == WX_TCP_SWITCHED && !r->shared)
+        wx_protocol_error(r->src, "tcp: SWITCHED on a connection that rank opened");
+    if (kind == WX_TCP_SWITCHED) {
+        if (p->ended)
+            return false;
+        r->held = true;
+        p->held = r;
+        return true;
+    }
+    if (kind != WX_TCP_END)
+        wx_protocol_error(r->src, "tcp: a frame of kind %u", kind);
+    p->ended = true;
+    wx_tcp_rx_t *h = p->held;
+    if (h) {   /* what followed SWITCHED may go now: it waits in h's buffer (and socket) */
+        p->held = NULL;
+        h->held = false;
+        size_t want;
+        wx_tcp_parse(s, h, true, &want);
+    }
+    return false;
 }
 
 /* Deliver the whole frames of r's buffer (deliver false: check the hello, discard the rest).
@@ -431,8 +515,15 @@ static int wx_tcp_parse(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, size_t *want_
         return 0;
     }
     while (r->len - off >= WX_TCP_PRE) {
-        uint32_t body;
-        memcpy(&body, r->buf + off, 4);
+        uint32_t pre[2];
+        memcpy(pre, r->buf + off, WX_TCP_PRE);
+        uint32_t body = pre[0];
+        if (WU_UNLIKELY(pre[1] != WX_TCP_DATA)) {
+            off += WX_TCP_PRE;
+            if (wx_tcp_control(s, r, pre[1]))
+                break;   /* held */
+            continue;
+        }
         if (WU_UNLIKELY(body < WX_HDR_SIZE || body > s->max_frame))
             wx_protocol_error(r->src, "tcp: a frame of %u bytes (at most %zu)", body,
                               s->max_frame);
@@ -457,7 +548,7 @@ static int wx_tcp_parse(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, size_t *want_
 static bool wx_tcp_rx_poll(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, int *did)
 {
     size_t want = 0;
-    for (int k = 0; k < WX_TCP_RX_READS; k++) {
+    for (int k = 0; k < WX_TCP_RX_READS && !r->held; k++) {
         size_t need = want > WX_TCP_RX_CHUNK ? want : WX_TCP_RX_CHUNK;
         if (r->cap < need) {
             char *b = realloc(r->buf, need);
@@ -607,6 +698,8 @@ static void wx_tcp_close(wx_tcp_t *s)
         for (int i = 0; i < s->size; i++) {
             if (s->tx[i].fd >= 0)
                 close(s->tx[i].fd);
+            if (s->tx[i].old_fd >= 0)
+                close(s->tx[i].old_fd);
             wx_outq_free(&s->tx[i].out);
             wt_mutex_destroy(&s->tx[i].mu);
         }
@@ -617,6 +710,7 @@ static void wx_tcp_close(wx_tcp_t *s)
     if (s->bellfd >= 0)
         close(s->bellfd);
     free(s->rx);
+    free(s->peer);
     free(s->tx);
     free(s->addr);
     free(s);
@@ -808,12 +902,13 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     wt_mutex_init(&s->rx_mu);
     s->addr = calloc((size_t)s->size, sizeof(*s->addr));
     s->tx = calloc((size_t)s->size, sizeof(*s->tx));
+    s->peer = calloc((size_t)s->size, sizeof(*s->peer));
     wu_status_t st = WU_ERR_NO_MEMORY;
     char mine[WX_TCP_ADDR_MAX] = "";
-    if (s->addr && s->tx) {
+    if (s->addr && s->tx && s->peer) {
         for (int i = 0; i < s->size; i++) {
             wt_mutex_init(&s->tx[i].mu);
-            s->tx[i].fd = -1;
+            s->tx[i].fd = s->tx[i].switch_fd = s->tx[i].old_fd = -1;
             atomic_init(&s->tx[i].sleep_fd, -1);
             atomic_init(&s->tx[i].queued, false);
         }
