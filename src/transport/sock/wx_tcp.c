@@ -465,6 +465,8 @@ static WU_NOINLINE bool wx_tcp_control(wx_tcp_t *s, wx_tcp_rx_t *r, uint32_t kin
             return false;
         r->held = true;
         p->held = r;
+        wu_debug("tcp: rank %d moved to this rank's connection: holding it until its own ends",
+                 r->src);
         return true;
     }
     if (kind != WX_TCP_END)
