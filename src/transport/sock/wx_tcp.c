@@ -62,6 +62,8 @@
 #define WX_TCP_EVENTS     32
 #define WX_TCP_ADDR_MAX   64
 #define WX_TCP_FLUSH_NS   (10ull * 1000000000ull)   /* finalize waits this long for its sends */
+#define WX_TCP_AGG_FRAME  ((size_t)4096)    /* aggregation: frames up to this size ... */
+#define WX_TCP_AGG_BYTES  ((size_t)65536)   /* ... while the queue holds at most this */
 
 typedef struct wx_tcp_hello {
     uint32_t magic;
@@ -81,6 +83,7 @@ typedef struct wx_tcp_tx {
     _Atomic bool queued;                /* out not empty: a sleeper's hint, read without mu */
     bool       dead;                    /* mu: a send failed; later ones fail at once */
     wx_outq_t  out;                     /* mu: bytes the socket did not take yet */
+    uint64_t   last_ns;                 /* mu: when the last send to it began (aggregation) */
 } wx_tcp_tx_t;
 
 /* A connection read by progress: an accepted one, or one this rank opened (its peer may send back
@@ -115,6 +118,7 @@ typedef struct wx_tcp {
     wx_tcp_tx_t  *tx;                   /* [size] */
     _Atomic int   nbacklog;             /* destinations with queued bytes (changed under their mu) */
     size_t        tx_queue;             /* WEFT_TCP_TX_QUEUE */
+    uint64_t      agg_ns;               /* aggregation window (0: off) */
     size_t        max_frame;            /* header + largest payload */
     wt_mutex_t    rx_mu;                /* guards rx, nrx, rx_cap: progress and a first send add */
     wx_tcp_rx_t **rx;                   /* the connections read (for closing them) */
@@ -258,6 +262,32 @@ static WU_NOINLINE wu_status_t wx_tcp_open(wx_tcp_t *s, wx_tcp_tx_t *t, int dst)
 
 static const char wx_tcp_zeros[8];
 
+static uint64_t wx_tcp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A frame (prefix, header, payload or fill's, padding) at the end of t's queue (t->mu held). */
+static wu_status_t wx_tcp_enqueue(wx_tcp_tx_t *t, const void *hdr, const void *payload, size_t len,
+                                  wx_fill_fn_t fill, void *arg)
+{
+    size_t body = WX_HDR_SIZE + len;
+    char *p = wx_outq_reserve(&t->out, WX_TCP_PRE + WX_TCP_PAD(body));
+    if (!p)
+        return WU_ERR_NO_MEMORY;
+    uint32_t pre[2] = { (uint32_t)body, WX_TCP_DATA };
+    memcpy(p, pre, WX_TCP_PRE);
+    memcpy(p + WX_TCP_PRE, hdr, WX_HDR_SIZE);
+    if (fill)
+        fill(arg, p + WX_TCP_PRE + WX_HDR_SIZE, len);
+    else if (len)
+        memcpy(p + WX_TCP_PRE + WX_HDR_SIZE, payload, len);
+    memset(p + WX_TCP_PRE + body, 0, WX_TCP_PAD(body) - body);
+    return WU_OK;
+}
+
 static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, const void *payload,
                                       size_t len, wx_fill_fn_t fill, void *arg)
 {
@@ -265,6 +295,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
     wx_tcp_tx_t *t = &s->tx[dst];
     size_t body = WX_HDR_SIZE + len, total = WX_TCP_PRE + WX_TCP_PAD(body);
     wu_status_t st = WU_OK;
+    bool agg = s->agg_ns && wt_thread_is_multi();
     wt_mutex_lock_always(&t->mu);
     if (WU_UNLIKELY(t->fd < 0)) {
         if (t->dead || (st = wx_tcp_open(s, t, dst)) != WU_OK) {
@@ -273,6 +304,14 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         }
     }
     bool had = wx_tcp_queued(t);
+    if (agg && total <= WX_TCP_AGG_FRAME && wx_outq_bytes(&t->out) + total <= WX_TCP_AGG_BYTES &&
+        !t->ending && wx_tcp_now_ns() - t->last_ns < s->agg_ns) {
+        /* a burst: into the queue, not flushed; the next send behind the window or progress (any
+         * thread's) carries it with the rest in one send */
+        if ((st = wx_tcp_enqueue(t, hdr, payload, len, fill, arg)) == WU_OK && !had)
+            wx_tcp_backlog(s, t, 1);
+        goto out;
+    }
     if (had) {
         if ((st = wx_tcp_flush(s, t, dst, true)) != WU_OK)
             goto out;
@@ -319,19 +358,11 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         goto out;
     }
     /* behind queued bytes, or a payload written by fill: into the queue, then flush */
-    char *p = wx_outq_reserve(&t->out, total);
-    if (!p) {
-        st = WU_ERR_NO_MEMORY;
-        goto out;
-    }
-    memcpy(p, head, sizeof(head));
-    if (fill)
-        fill(arg, p + sizeof(head), len);
-    else if (len)
-        memcpy(p + sizeof(head), payload, len);
-    memset(p + WX_TCP_PRE + body, 0, WX_TCP_PAD(body) - body);
-    st = wx_tcp_flush(s, t, dst, had);
+    if ((st = wx_tcp_enqueue(t, hdr, payload, len, fill, arg)) == WU_OK)
+        st = wx_tcp_flush(s, t, dst, had);
 out:
+    if (agg)
+        t->last_ns = wx_tcp_now_ns();   /* the window counts from the end of this send */
     wt_mutex_unlock_always(&t->mu);
     return st;
 }
@@ -614,9 +645,10 @@ static void wx_tcp_flush_all(wx_tcp_t *s, bool wait)
 static int wx_tcp_progress(wx_tl_t *tl)
 {
     wx_tcp_t *s = tl->priv;
-    int did = wx_tcp_poll(s, true);
+    int did = 0;
     if (WU_UNLIKELY(atomic_load_explicit(&s->nbacklog, memory_order_relaxed) > 0))
         wx_tcp_flush_all(s, false);
+    did += wx_tcp_poll(s, true);
     return did;
 }
 
@@ -683,13 +715,6 @@ static void wx_tcp_db_ring(wx_tl_t *tl)
 }
 
 /* ---- finalize ---------------------------------------------------------------------------------- */
-
-static uint64_t wx_tcp_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void wx_tcp_close(wx_tcp_t *s)
 {
@@ -935,6 +960,7 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
         maxp = 64;
     s->max_frame = WX_HDR_SIZE + maxp;
     s->tx_queue = (size_t)wu_config_int(WU_CONFIG_TCP_TX_QUEUE);
+    s->agg_ns = (uint64_t)wu_config_int(WU_CONFIG_TCP_AGG_NS);
     wx_attr_t a = {
         .name = "tcp",
         .caps = WX_CAP_ORDERED | WX_CAP_DOORBELL,
