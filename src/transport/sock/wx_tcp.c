@@ -1,30 +1,35 @@
 /* The tcp transport (wx_tcp.h; docs/tcp.md).
  *
- * Wire: a connection starts with a 16-byte hello (wx_tcp_hello_t: a magic word, the sender's rank,
- * the job key); then frames, each an 8-byte prefix (the body's length, host order: both ends run
- * one build on one kind of machine), WX_HDR_SIZE header bytes and the payload, padded to a multiple
- * of 8 so that every header lands 8-byte aligned in the receive buffer. One connection per ordered
- * pair (the sender's), so a stream keeps the pair's order: WX_CAP_ORDERED.
+ * Wire: a connection starts with a 16-byte hello (wx_tcp_hello_t: a magic word, the opener's rank,
+ * the job key); then frames, each an 8-byte prefix (the body's length and a kind, host order: both
+ * ends run one build on one kind of machine), WX_HDR_SIZE header bytes and the payload, padded to a
+ * multiple of 8 so that every header lands 8-byte aligned in the receive buffer. A connection
+ * carries both directions of its pair: the accepting rank sends back on it unless it had opened
+ * its own (wx_tcp_adopt; if both opened, the higher rank moves to the lower's, ordered by the END
+ * and SWITCHED frames). A rank's packets to a peer travel one stream at a time: WX_CAP_ORDERED.
  *
  * Sending: with nothing queued for the destination, one writev of prefix + header, the caller's
  * payload and the padding: no copy when the socket takes it all. What it does not take is copied
- * into the destination's out queue (the caller may reuse its buffers at WU_OK) and flushed by later
- * sends and by progress. Flow control: a destination whose queue holds WEFT_TCP_TX_QUEUE bytes or
- * more answers WU_ERR_AGAIN, and the core queues the packet in order; TCP's own window stops a
- * sender whose receiver does not read, and a receiver always reads everything into the core (its
- * unexpected store, bounded by WEFT_UNEXPECTED_MAX), so no packet is lost and nothing waits on a
- * peer that makes progress.
+ * into the destination's out queue (wx_outq.h; the caller may reuse its buffers at WU_OK) and
+ * flushed by later sends and by progress. At MPI_THREAD_MULTIPLE a send within WEFT_TCP_AGG_NS of
+ * the previous one to the same peer is queued unwritten (aggregation). Flow control: a destination
+ * whose queue holds WEFT_TCP_TX_QUEUE bytes or more answers WU_ERR_AGAIN, and the core queues the
+ * packet in order; TCP's own window stops a sender whose receiver does not read, and a receiver
+ * always reads everything into the core (its unexpected store, bounded by WEFT_UNEXPECTED_MAX), so
+ * no packet is lost and nothing waits on a peer that makes progress.
  *
- * Receiving: progress asks epoll (level-triggered, timeout 0: one system call whatever the number
- * of connections) which sockets are readable, accepts new connections, and reads each readable one
- * into its buffer (grown to the frame being read), delivering every whole frame through the
- * callback (which copies what it keeps). The doorbell: a sleeper blocks in epoll on the same set.
+ * Receiving: progress flushes queued bytes, then asks epoll (level-triggered, timeout 0: one system
+ * call whatever the number of connections) which sockets are readable, accepts new connections,
+ * and reads each readable one into its buffer (grown to the frame being read), delivering every
+ * whole frame through the callback (which copies what it keeps). The doorbell: a sleeper ppolls the
+ * epoll set and an eventfd kept outside it.
  *
  * Concurrency contract (wx_transport.h's): each destination (wx_tcp_tx_t) is guarded by its mutex:
  * its sender (one at a time, the core's peer lock) takes it, progress flushes a backlog under a
- * try-lock. Everything on the receive side (epoll, the accepted connections, their buffers) is
- * touched by progress only, which the core runs in one thread at a time. The address table and the
- * key are written at create and read-only afterwards. */
+ * try-lock and takes it to adopt a connection. The list of connections read (rx) is guarded by
+ * rx_mu (a first send adds the connection it opens); each connection's state, epoll's results and
+ * the per-source state (peer) are touched by progress only, which the core runs in one thread at a
+ * time. The address table and the key are written at create and read-only afterwards. */
 #include "transport/sock/wx_tcp.h"
 #include "transport/sock/wx_sock.h"
 #include "transport/sock/wx_outq.h"
