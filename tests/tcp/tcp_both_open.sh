@@ -6,7 +6,7 @@
 # of them moved a pair.
 mx=$1 prog=$2 np=$3 count=$4
 for run in 1 2 3; do
-    start=$(( $(date +%s) + 3 ))
+    start=$(( $(date +%s) + 5 ))   # past MPI_Init of every rank even on a loaded machine
     out=$(WEFT_TRANSPORTS=self,tcp WEFT_DEBUG=1 "$mx" -n "$np" --timeout 100 "$prog" "$start" "$count" 2>&1)
     rc=$?
     if [ $rc -ne 0 ]; then

@@ -652,8 +652,10 @@ static int wx_tcp_progress(wx_tl_t *tl)
     wx_tcp_t *s = tl->priv;
     int did = 0;
     if (WU_UNLIKELY(atomic_load_explicit(&s->nbacklog, memory_order_relaxed) > 0))
-        wx_tcp_flush_all(s, false);
+        wx_tcp_flush_all(s, false);   /* first: what was aggregated leaves before we read */
     did += wx_tcp_poll(s, true);
+    if (did && WU_UNLIKELY(atomic_load_explicit(&s->nbacklog, memory_order_relaxed) > 0))
+        wx_tcp_flush_all(s, false);   /* then what the deliveries answered (a CTS, an ACK) */
     return did;
 }
 
