@@ -32,6 +32,24 @@ char *wx_outq_reserve(wx_outq_t *q, size_t n)
     return p;
 }
 
+wu_status_t wx_outq_frame(wx_outq_t *q, uint32_t kind, const void *hdr, const void *payload,
+                          size_t len, wx_fill_fn_t fill, void *arg)
+{
+    size_t body = WX_HDR_SIZE + len, padded = (body + 7u) & ~(size_t)7u;
+    char *p = wx_outq_reserve(q, 8 + padded);
+    if (!p)
+        return WU_ERR_NO_MEMORY;
+    uint32_t pre[2] = { (uint32_t)body, kind };
+    memcpy(p, pre, 8);
+    memcpy(p + 8, hdr, WX_HDR_SIZE);
+    if (fill)
+        fill(arg, p + 8 + WX_HDR_SIZE, len);
+    else if (len)
+        memcpy(p + 8 + WX_HDR_SIZE, payload, len);
+    memset(p + 8 + body, 0, padded - body);
+    return WU_OK;
+}
+
 int wx_outq_send(wx_outq_t *q, int fd)
 {
     while (q->off < q->len) {

@@ -7,8 +7,11 @@
 #ifndef WX_OUTQ_H
 #define WX_OUTQ_H
 
+#include "transport/wx_transport.h"
+
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct wx_outq {
     char  *buf;
@@ -27,6 +30,11 @@ static inline size_t wx_outq_bytes(const wx_outq_t *q)
 
 /* Room for n more bytes at the end (the caller writes them); NULL without memory. */
 char *wx_outq_reserve(wx_outq_t *q, size_t n);
+/* A frame at the end, as both socket transports frame the core's packets: an 8-byte prefix (the
+ * body's length WX_HDR_SIZE + len, then kind), the header, the payload (copied, or written by fill
+ * when fill is not NULL), zeros up to a multiple of 8. WU_ERR_NO_MEMORY, or WU_OK. */
+wu_status_t wx_outq_frame(wx_outq_t *q, uint32_t kind, const void *hdr, const void *payload,
+                          size_t len, wx_fill_fn_t fill, void *arg);
 /* Write to fd (nonblocking) what it takes. 0: all sent, or fd would block; else the errno of the
  * failure (ECONNRESET when the socket took nothing and reported no error). */
 int wx_outq_send(wx_outq_t *q, int fd);

@@ -147,18 +147,8 @@ static wu_status_t wx_sock_send_common(wx_tl_t *tl, int dst, const void *hdr, co
     wt_mutex_lock_always(&t->mu);
     if (t->fd < 0 && (st = wx_sock_open(s, t)) != WU_OK)
         goto out;
-    char *p = wx_outq_reserve(&t->out, WX_SOCK_PRE + WX_SOCK_PAD(WX_HDR_SIZE + len));
-    if (!p) {
-        st = WU_ERR_NO_MEMORY;
+    if ((st = wx_outq_frame(&t->out, 0, hdr, payload, len, fill, arg)) != WU_OK)
         goto out;
-    }
-    uint32_t pre[2] = { (uint32_t)(WX_HDR_SIZE + len), 0 };
-    memcpy(p, pre, WX_SOCK_PRE);
-    memcpy(p + WX_SOCK_PRE, hdr, WX_HDR_SIZE);
-    if (fill)
-        fill(arg, p + WX_SOCK_PRE + WX_HDR_SIZE, len);
-    else if (len)
-        memcpy(p + WX_SOCK_PRE + WX_HDR_SIZE, payload, len);
     st = wx_sock_flush(t);
 out:
     wt_mutex_unlock_always(&t->mu);

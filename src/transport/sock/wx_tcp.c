@@ -274,24 +274,6 @@ static uint64_t wx_tcp_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A frame (prefix, header, payload or fill's, padding) at the end of t's queue (t->mu held). */
-static wu_status_t wx_tcp_enqueue(wx_tcp_tx_t *t, const void *hdr, const void *payload, size_t len,
-                                  wx_fill_fn_t fill, void *arg)
-{
-    size_t body = WX_HDR_SIZE + len;
-    char *p = wx_outq_reserve(&t->out, WX_TCP_PRE + WX_TCP_PAD(body));
-    if (!p)
-        return WU_ERR_NO_MEMORY;
-    uint32_t pre[2] = { (uint32_t)body, WX_TCP_DATA };
-    memcpy(p, pre, WX_TCP_PRE);
-    memcpy(p + WX_TCP_PRE, hdr, WX_HDR_SIZE);
-    if (fill)
-        fill(arg, p + WX_TCP_PRE + WX_HDR_SIZE, len);
-    else if (len)
-        memcpy(p + WX_TCP_PRE + WX_HDR_SIZE, payload, len);
-    memset(p + WX_TCP_PRE + body, 0, WX_TCP_PAD(body) - body);
-    return WU_OK;
-}
 
 static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, const void *payload,
                                       size_t len, wx_fill_fn_t fill, void *arg)
@@ -313,7 +295,8 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         !t->ending && wx_tcp_now_ns() - t->last_ns < s->agg_ns) {
         /* a burst: into the queue, not flushed; the next send behind the window or progress (any
          * thread's) carries it with the rest in one send */
-        if ((st = wx_tcp_enqueue(t, hdr, payload, len, fill, arg)) == WU_OK && !had)
+        st = wx_outq_frame(&t->out, WX_TCP_DATA, hdr, payload, len, fill, arg);
+        if (st == WU_OK && !had)
             wx_tcp_backlog(s, t, 1);
         goto out;
     }
@@ -363,7 +346,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         goto out;
     }
     /* behind queued bytes, or a payload written by fill: into the queue, then flush */
-    if ((st = wx_tcp_enqueue(t, hdr, payload, len, fill, arg)) == WU_OK)
+    if ((st = wx_outq_frame(&t->out, WX_TCP_DATA, hdr, payload, len, fill, arg)) == WU_OK)
         st = wx_tcp_flush(s, t, dst, had);
 out:
     if (agg)
