@@ -79,6 +79,10 @@
     X(TCP_TX_QUEUE,   SIZE, "4m",     65536, WU_CONFIG_GIB, NULL, RANK,                            \
       "bytes a rank queues to one peer over tcp beyond what the socket took; past it sends wait "  \
       "(flow control)")                                                                            \
+    X(TCP_AGG_NS,     INT,  "2000",   0, 1000000, NULL, RANK,                                      \
+      "tcp, MPI_THREAD_MULTIPLE: a send to a peer within this many ns of the end of the previous "  \
+      "one is queued, not written, and leaves with the others at the next send or progress (0: "    \
+      "every send is written at once)")                                                            \
     X(TCP_ADDR_FILE,  STR,  "",       0, 0, NULL, RANK,                                            \
       "testing: each rank writes its tcp transport's address (IP:PORT) to <this>.<rank> at "       \
       "start-up")                                                                                  \

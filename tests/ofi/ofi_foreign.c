@@ -1,10 +1,12 @@
-/* The job key (docs/ofi.md): while rank 1 waits in MPI_Recv with wildcards, a process outside the
- * job (ofi_intruder) sends it COUNT packets it must drop; then rank 0 sends it 100 real messages.
- * Rank 1 checks that every message it receives is rank 0's, in order, with the right data: no
- * foreign packet was delivered. The driver (ofi_foreign.sh) checks the count of dropped packets
- * that rank 1 logs at finalize (WEFT_DEBUG=1).
+/* The job key (docs/ofi.md, docs/tcp.md), one program for both transports (built as ofi_foreign
+ * and tcp_foreign): while rank 1 waits in MPI_Recv with wildcards, a process outside the job
+ * (ofi_intruder: COUNT packets; tcp_intruder: COUNT connections) sends it what it must drop; then
+ * rank 0 sends it 100 real messages. Rank 1 checks that every message it receives is rank 0's, in
+ * order, with the right data: no foreign packet was delivered. The driver (ofi_foreign.sh,
+ * tcp_foreign.sh) checks the count of drops that rank 1 logs at finalize (WEFT_DEBUG=1).
  *
- * usage: ofi_foreign INTRUDER COUNT   (with WEFT_OFI_ADDR_FILE set, at least 2 ranks) */
+ * usage: PROGRAM INTRUDER COUNT   (at least 2 ranks, with the transport's address files named by
+ * WEFT_OFI_ADDR_FILE or WEFT_TCP_ADDR_FILE; the intruder reads rank 1's) */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -20,8 +22,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *base = getenv("WEFT_OFI_ADDR_FILE");
+    if (!base)
+        base = getenv("WEFT_TCP_ADDR_FILE");
     if (argc != 3 || size < 2 || !base)
-        FAIL("usage: ofi_foreign INTRUDER COUNT, with WEFT_OFI_ADDR_FILE, on 2 ranks or more");
+        FAIL("usage: %s INTRUDER COUNT, with WEFT_OFI_ADDR_FILE or WEFT_TCP_ADDR_FILE, on 2 ranks "
+             "or more", argv[0]);
     MPI_Barrier(MPI_COMM_WORLD);   /* every address file is written */
     if (rank == 0) {
         char cmd[1024];
@@ -49,7 +54,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
-        printf("ofi_foreign: %d ranks ok\n", size);
+        printf("%s: %d ranks ok\n", argv[0], size);
     MPI_Finalize();
     return 0;
 }

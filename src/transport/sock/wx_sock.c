@@ -9,6 +9,7 @@
  * does not take is queued in the destination's out buffer and flushed by later sends and by
  * progress. */
 #include "transport/sock/wx_sock.h"
+#include "transport/sock/wx_outq.h"
 #include "thread/wt_thread.h"
 #include "util/wu_config.h"
 #include "util/wu_log.h"
@@ -39,9 +40,8 @@ typedef struct wx_sock_tx {
     wt_mutex_t   mu;
     int          fd;                         /* mu: -1 until the first send */
     char         addr[WX_SOCK_ADDR_MAX];     /* set by peer_add before the first send */
-    char        *out;                        /* mu: bytes the socket did not take yet */
-    size_t       out_off, out_len, out_cap;  /* mu */
-    _Atomic bool backlog;                    /* out_len > out_off (read by progress unlocked) */
+    wx_outq_t    out;                        /* mu: bytes the socket did not take yet */
+    _Atomic bool backlog;                    /* out not empty (read by progress unlocked) */
 } wx_sock_tx_t;
 
 /* An accepted connection: progress only. */
@@ -73,53 +73,17 @@ static int wx_sock_nonblock(int fd)
     return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* Queue n bytes at the end of t's out buffer (t->mu held); returns where they go. */
-static char *wx_sock_out_reserve(wx_sock_tx_t *t, size_t n)
-{
-    if (t->out_off == t->out_len)
-        t->out_off = t->out_len = 0;
-    if (t->out_len + n > t->out_cap) {
-        if (t->out_off > 0) {
-            memmove(t->out, t->out + t->out_off, t->out_len - t->out_off);
-            t->out_len -= t->out_off;
-            t->out_off = 0;
-        }
-        if (t->out_len + n > t->out_cap) {
-            size_t cap = t->out_cap ? t->out_cap : 65536;
-            while (cap < t->out_len + n)
-                cap *= 2;
-            char *p = realloc(t->out, cap);
-            if (!p)
-                return NULL;
-            t->out = p;
-            t->out_cap = cap;
-        }
-    }
-    char *p = t->out + t->out_len;
-    t->out_len += n;
-    return p;
-}
-
 /* Write what the socket takes of t's out buffer (t->mu held). WU_ERR_IO: the peer is gone. */
 static wu_status_t wx_sock_flush(wx_sock_tx_t *t)
 {
-    while (t->out_off < t->out_len) {
-        ssize_t r = send(t->fd, t->out + t->out_off, t->out_len - t->out_off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (r > 0) {
-            t->out_off += (size_t)r;
-            continue;
-        }
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        wu_log_error("sock: send to %s failed: %s", t->addr, r < 0 ? strerror(errno) : "closed");
-        t->out_off = t->out_len = 0;
+    int err = wx_outq_send(&t->out, t->fd);
+    if (err) {
+        wu_log_error("sock: send to %s failed: %s", t->addr, strerror(err));
+        wx_outq_clear(&t->out);
         atomic_store_explicit(&t->backlog, false, memory_order_relaxed);
         return WU_ERR_IO;
     }
-    atomic_store_explicit(&t->backlog, t->out_off < t->out_len, memory_order_relaxed);
+    atomic_store_explicit(&t->backlog, !wx_outq_empty(&t->out), memory_order_relaxed);
     return WU_OK;
 }
 
@@ -163,7 +127,7 @@ static wu_status_t wx_sock_open(wx_sock_t *s, wx_sock_tx_t *t)
     }
     t->fd = fd;
     uint32_t n = (uint32_t)strlen(s->addr);
-    char *p = wx_sock_out_reserve(t, WX_SOCK_PRE + WX_SOCK_PAD(n));
+    char *p = wx_outq_reserve(&t->out, WX_SOCK_PRE + WX_SOCK_PAD(n));
     if (!p)
         return WU_ERR_NO_MEMORY;
     uint32_t pre[2] = { n | WX_SOCK_HELLO, 0 };
@@ -183,18 +147,8 @@ static wu_status_t wx_sock_send_common(wx_tl_t *tl, int dst, const void *hdr, co
     wt_mutex_lock_always(&t->mu);
     if (t->fd < 0 && (st = wx_sock_open(s, t)) != WU_OK)
         goto out;
-    char *p = wx_sock_out_reserve(t, WX_SOCK_PRE + WX_SOCK_PAD(WX_HDR_SIZE + len));
-    if (!p) {
-        st = WU_ERR_NO_MEMORY;
+    if ((st = wx_outq_frame(&t->out, 0, hdr, payload, len, fill, arg)) != WU_OK)
         goto out;
-    }
-    uint32_t pre[2] = { (uint32_t)(WX_HDR_SIZE + len), 0 };
-    memcpy(p, pre, WX_SOCK_PRE);
-    memcpy(p + WX_SOCK_PRE, hdr, WX_HDR_SIZE);
-    if (fill)
-        fill(arg, p + WX_SOCK_PRE + WX_HDR_SIZE, len);
-    else if (len)
-        memcpy(p + WX_SOCK_PRE + WX_HDR_SIZE, payload, len);
     st = wx_sock_flush(t);
 out:
     wt_mutex_unlock_always(&t->mu);
@@ -335,12 +289,12 @@ static void wx_sock_finalize(wx_tl_t *tl)
         wx_sock_tx_t *t = &s->tx[i];
         if (t->fd >= 0) {
             /* what is still queued gets a short chance to leave */
-            for (int k = 0; k < 1000 && t->out_off < t->out_len; k++)
-                if (wx_sock_flush(t) != WU_OK || t->out_off < t->out_len)
+            for (int k = 0; k < 1000 && !wx_outq_empty(&t->out); k++)
+                if (wx_sock_flush(t) != WU_OK || !wx_outq_empty(&t->out))
                     usleep(1000);
             close(t->fd);
         }
-        free(t->out);
+        wx_outq_free(&t->out);
         wt_mutex_destroy(&t->mu);
     }
     for (int i = 0; i < s->nrx; i++) {

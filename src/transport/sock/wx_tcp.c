@@ -1,32 +1,38 @@
 /* The tcp transport (wx_tcp.h; docs/tcp.md).
  *
- * Wire: a connection starts with a 16-byte hello (wx_tcp_hello_t: a magic word, the sender's rank,
- * the job key); then frames, each an 8-byte prefix (the body's length, host order: both ends run
- * one build on one kind of machine), WX_HDR_SIZE header bytes and the payload, padded to a multiple
- * of 8 so that every header lands 8-byte aligned in the receive buffer. One connection per ordered
- * pair (the sender's), so a stream keeps the pair's order: WX_CAP_ORDERED.
+ * Wire: a connection starts with a 16-byte hello (wx_tcp_hello_t: a magic word, the opener's rank,
+ * the job key); then frames, each an 8-byte prefix (the body's length and a kind, host order: both
+ * ends run one build on one kind of machine), WX_HDR_SIZE header bytes and the payload, padded to a
+ * multiple of 8 so that every header lands 8-byte aligned in the receive buffer. A connection
+ * carries both directions of its pair: the accepting rank sends back on it unless it had opened
+ * its own (wx_tcp_adopt; if both opened, the higher rank moves to the lower's, ordered by the END
+ * and SWITCHED frames). A rank's packets to a peer travel one stream at a time: WX_CAP_ORDERED.
  *
  * Sending: with nothing queued for the destination, one writev of prefix + header, the caller's
  * payload and the padding: no copy when the socket takes it all. What it does not take is copied
- * into the destination's out queue (the caller may reuse its buffers at WU_OK) and flushed by later
- * sends and by progress. Flow control: a destination whose queue holds WEFT_TCP_TX_QUEUE bytes or
- * more answers WU_ERR_AGAIN, and the core queues the packet in order; TCP's own window stops a
- * sender whose receiver does not read, and a receiver always reads everything into the core (its
- * unexpected store, bounded by WEFT_UNEXPECTED_MAX), so no packet is lost and nothing waits on a
- * peer that makes progress.
+ * into the destination's out queue (wx_outq.h; the caller may reuse its buffers at WU_OK) and
+ * flushed by later sends and by progress. At MPI_THREAD_MULTIPLE a send within WEFT_TCP_AGG_NS of
+ * the previous one to the same peer is queued unwritten (aggregation). Flow control: a destination
+ * whose queue holds WEFT_TCP_TX_QUEUE bytes or more answers WU_ERR_AGAIN, and the core queues the
+ * packet in order; TCP's own window stops a sender whose receiver does not read, and a receiver
+ * always reads everything into the core (its unexpected store, bounded by WEFT_UNEXPECTED_MAX), so
+ * no packet is lost and nothing waits on a peer that makes progress.
  *
- * Receiving: progress asks epoll (level-triggered, timeout 0: one system call whatever the number
- * of connections) which sockets are readable, accepts new connections, and reads each readable one
- * into its buffer (grown to the frame being read), delivering every whole frame through the
- * callback (which copies what it keeps). The doorbell: a sleeper blocks in epoll on the same set.
+ * Receiving: progress flushes queued bytes, then asks epoll (level-triggered, timeout 0: one system
+ * call whatever the number of connections) which sockets are readable, accepts new connections,
+ * and reads each readable one into its buffer (grown to the frame being read), delivering every
+ * whole frame through the callback (which copies what it keeps). The doorbell: a sleeper ppolls the
+ * epoll set and an eventfd kept outside it.
  *
  * Concurrency contract (wx_transport.h's): each destination (wx_tcp_tx_t) is guarded by its mutex:
  * its sender (one at a time, the core's peer lock) takes it, progress flushes a backlog under a
- * try-lock. Everything on the receive side (epoll, the accepted connections, their buffers) is
- * touched by progress only, which the core runs in one thread at a time. The address table and the
- * key are written at create and read-only afterwards. */
+ * try-lock and takes it to adopt a connection. The list of connections read (rx) is guarded by
+ * rx_mu (a first send adds the connection it opens); each connection's state, epoll's results and
+ * the per-source state (peer) are touched by progress only, which the core runs in one thread at a
+ * time. The address table and the key are written at create and read-only afterwards. */
 #include "transport/sock/wx_tcp.h"
 #include "transport/sock/wx_sock.h"
+#include "transport/sock/wx_outq.h"
 #include "thread/wt_thread.h"
 #include "util/wu_compiler.h"
 #include "util/wu_config.h"
@@ -51,13 +57,18 @@
 #include <unistd.h>
 
 #define WX_TCP_MAGIC      0x57465443u       /* "WFTC" */
-#define WX_TCP_PRE        8u
+#define WX_TCP_PRE        8u                /* a frame's prefix: body length, kind */
+#define WX_TCP_DATA       0u                /* kinds: the core's packet */
+#define WX_TCP_END        1u                /* no more from me on this connection (body 0) */
+#define WX_TCP_SWITCHED   2u                /* what follows comes after my END on my own (body 0) */
 #define WX_TCP_PAD(n)     (((n) + 7u) & ~(size_t)7u)
 #define WX_TCP_RX_CHUNK   ((size_t)64 << 10)   /* a connection's buffer, grown to its largest frame */
 #define WX_TCP_RX_READS   8                 /* reads of one connection per progress call */
 #define WX_TCP_EVENTS     32
 #define WX_TCP_ADDR_MAX   64
 #define WX_TCP_FLUSH_NS   (10ull * 1000000000ull)   /* finalize waits this long for its sends */
+#define WX_TCP_AGG_FRAME  ((size_t)4096)    /* aggregation: frames up to this size ... */
+#define WX_TCP_AGG_BYTES  ((size_t)65536)   /* ... while the queue holds at most this */
 
 typedef struct wx_tcp_hello {
     uint32_t magic;
@@ -70,21 +81,33 @@ _Static_assert(sizeof(wx_tcp_hello_t) == 16, "hello is 16 bytes");
 typedef struct wx_tcp_tx {
     wt_mutex_t mu;
     int        fd;                      /* mu: -1 until the first send */
-    _Atomic int sleep_fd;               /* fd, for a sleeper's poll without mu (set once) */
-    _Atomic bool queued;                /* out_len > out_off: a sleeper's hint, read without mu */
+    int        switch_fd;               /* mu: the peer's connection to move to (wx_tcp_adopt), or -1 */
+    int        old_fd;                  /* mu: this rank's own, left for switch_fd (closed at the end) */
+    bool       ending;                  /* mu: END is queued on fd: sends wait (WU_ERR_AGAIN) */
+    _Atomic int sleep_fd;               /* fd, for a sleeper's poll without mu */
+    _Atomic bool queued;                /* out not empty: a sleeper's hint, read without mu */
     bool       dead;                    /* mu: a send failed; later ones fail at once */
-    char      *out;                     /* mu: bytes the socket did not take yet */
-    size_t     out_off, out_len, out_cap;
+    wx_outq_t  out;                     /* mu: bytes the socket did not take yet */
+    uint64_t   last_ns;                 /* mu: when the last send to it began (aggregation) */
 } wx_tcp_tx_t;
 
-/* An accepted connection: progress only. */
+/* A connection read by progress: an accepted one, or one this rank opened (its peer may send back
+ * on it). Made by any thread (wx_tcp_rx_add), then touched by progress only. */
 typedef struct wx_tcp_rx {
     int    fd;
     int    src;                         /* -1 until its hello was checked */
-    int    slot;                        /* index in wx_tcp_t.rx */
+    int    slot;                        /* index in wx_tcp_t.rx (rx_mu) */
+    bool   shared;                      /* fd is also a destination's (wx_tcp_tx_t.fd): closed by it */
+    bool   held;                        /* after src's SWITCHED: not read until its END (wx_tcp_peer_t) */
     char  *buf;
     size_t len, cap;
 } wx_tcp_rx_t;
+
+/* What progress knows of a source's two connections when both ranks opened one (wx_tcp_adopt). */
+typedef struct wx_tcp_peer {
+    bool         ended;                 /* END read on the connection it opened */
+    wx_tcp_rx_t *held;                  /* this rank's connection, SWITCHED read before that END */
+} wx_tcp_peer_t;
 
 typedef struct wx_tcp {
     wx_tl_t       tl;
@@ -100,15 +123,15 @@ typedef struct wx_tcp {
     wx_tcp_tx_t  *tx;                   /* [size] */
     _Atomic int   nbacklog;             /* destinations with queued bytes (changed under their mu) */
     size_t        tx_queue;             /* WEFT_TCP_TX_QUEUE */
+    uint64_t      agg_ns;               /* aggregation window (0: off) */
     size_t        max_frame;            /* header + largest payload */
-    wx_tcp_rx_t **rx;                   /* progress: accepted connections */
+    wt_mutex_t    rx_mu;                /* guards rx, nrx, rx_cap: progress and a first send add */
+    wx_tcp_rx_t **rx;                   /* the connections read (for closing them) */
+    wx_tcp_peer_t *peer;                /* [size]: progress only */
     int           nrx, rx_cap;
     _Atomic uint64_t dropped;
     _Atomic bool  closing;              /* finalize runs: a failed send is no longer fatal */
 } wx_tcp_t;
-
-/* epoll's data of the doorbell's eventfd (the listening socket's is NULL, a connection's its rx) */
-static char wx_tcp_bell;
 
 static wx_tcp_t *wx_tcp_instance;      /* for wx_tcp_dropped; set at create, cleared at finalize */
 
@@ -118,38 +141,13 @@ uint64_t wx_tcp_dropped(void)
     return s ? atomic_load_explicit(&s->dropped, memory_order_relaxed) : 0;
 }
 
+static bool wx_tcp_rx_add(wx_tcp_t *s, int fd, int src, bool shared);
+
 /* ---- sending ----------------------------------------------------------------------------------- */
 
 static inline bool wx_tcp_queued(const wx_tcp_tx_t *t)
 {
-    return t->out_off < t->out_len;
-}
-
-/* Room for n more bytes at the end of t's queue (t->mu held); NULL without memory. */
-static char *wx_tcp_out_reserve(wx_tcp_tx_t *t, size_t n)
-{
-    if (t->out_off == t->out_len)
-        t->out_off = t->out_len = 0;
-    if (t->out_len + n > t->out_cap) {
-        if (t->out_off > 0) {
-            memmove(t->out, t->out + t->out_off, t->out_len - t->out_off);
-            t->out_len -= t->out_off;
-            t->out_off = 0;
-        }
-        if (t->out_len + n > t->out_cap) {
-            size_t cap = t->out_cap ? t->out_cap : 65536;
-            while (cap < t->out_len + n)
-                cap *= 2;
-            char *p = realloc(t->out, cap);
-            if (!p)
-                return NULL;
-            t->out = p;
-            t->out_cap = cap;
-        }
-    }
-    char *p = t->out + t->out_len;
-    t->out_len += n;
-    return p;
+    return !wx_outq_empty(&t->out);
 }
 
 /* A send to dst failed: the peer is gone (its process died, or its host). Before finalize that ends
@@ -178,27 +176,47 @@ static WU_NOINLINE wu_status_t wx_tcp_fail(wx_tcp_t *s, wx_tcp_tx_t *t, int dst,
     t->dead = true;
     if (wx_tcp_queued(t))
         wx_tcp_backlog(s, t, -1);
-    t->out_off = t->out_len = 0;
+    wx_outq_clear(&t->out);
     return WU_ERR_IO;
+}
+
+/* Write what the socket takes of t's queue (t->mu held; had: whether it was queued before). */
+/* One step of moving t from this rank's own connection to the peer's (t->mu held, t's queue empty):
+ * queue END on the own one; once that has left, send on the peer's, SWITCHED first. */
+static void wx_tcp_switch_step(wx_tcp_t *s, wx_tcp_tx_t *t)
+{
+    (void)s;
+    uint32_t pre[2] = { 0, WX_TCP_END };
+    if (t->ending) {
+        t->old_fd = t->fd;
+        t->fd = t->switch_fd;
+        t->switch_fd = -1;
+        t->ending = false;
+        atomic_store_explicit(&t->sleep_fd, t->fd, memory_order_relaxed);
+        pre[1] = WX_TCP_SWITCHED;
+        wu_debug("tcp: both ranks opened a connection: sending on the lower rank's from now on");
+    } else {
+        t->ending = true;
+    }
+    char *p = wx_outq_reserve(&t->out, WX_TCP_PRE);
+    if (!p)
+        wu_log_fatal("tcp: no memory for 8 bytes of a send queue");
+    memcpy(p, pre, WX_TCP_PRE);
 }
 
 /* Write what the socket takes of t's queue (t->mu held; had: whether it was queued before). */
 static wu_status_t wx_tcp_flush(wx_tcp_t *s, wx_tcp_tx_t *t, int dst, bool had)
 {
-    while (t->out_off < t->out_len) {
-        ssize_t r = send(t->fd, t->out + t->out_off, t->out_len - t->out_off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (r > 0) {
-            t->out_off += (size_t)r;
-            continue;
+    for (;;) {
+        int err = wx_outq_send(&t->out, t->fd);
+        if (err) {
+            if (!had)
+                wx_tcp_backlog(s, t, 1);
+            return wx_tcp_fail(s, t, dst, err);
         }
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (WU_LIKELY(t->switch_fd < 0) || wx_tcp_queued(t))
             break;
-        if (!had)
-            wx_tcp_backlog(s, t, 1);
-        return wx_tcp_fail(s, t, dst, r < 0 ? errno : 0);
+        wx_tcp_switch_step(s, t);
     }
     bool has = wx_tcp_queued(t);
     if (has != had)
@@ -231,9 +249,14 @@ static WU_NOINLINE wu_status_t wx_tcp_open(wx_tcp_t *s, wx_tcp_tx_t *t, int dst)
         t->dead = true;
         return WU_ERR_IO;
     }
+    if (!wx_tcp_rx_add(s, fd, dst, true)) {   /* dst may answer on it */
+        wu_log_error("tcp: cannot watch the connection to rank %d", dst);
+        close(fd);
+        return WU_ERR_NO_MEMORY;
+    }
     t->fd = fd;
     atomic_store_explicit(&t->sleep_fd, fd, memory_order_relaxed);
-    char *p = wx_tcp_out_reserve(t, sizeof(wx_tcp_hello_t));
+    char *p = wx_outq_reserve(&t->out, sizeof(wx_tcp_hello_t));
     if (!p)
         return WU_ERR_NO_MEMORY;
     wx_tcp_hello_t h = { .magic = WX_TCP_MAGIC, .src = (uint32_t)s->rank, .key = s->key };
@@ -244,6 +267,14 @@ static WU_NOINLINE wu_status_t wx_tcp_open(wx_tcp_t *s, wx_tcp_tx_t *t, int dst)
 
 static const char wx_tcp_zeros[8];
 
+static uint64_t wx_tcp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+
 static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, const void *payload,
                                       size_t len, wx_fill_fn_t fill, void *arg)
 {
@@ -251,6 +282,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
     wx_tcp_tx_t *t = &s->tx[dst];
     size_t body = WX_HDR_SIZE + len, total = WX_TCP_PRE + WX_TCP_PAD(body);
     wu_status_t st = WU_OK;
+    bool agg = s->agg_ns && wt_thread_is_multi();
     wt_mutex_lock_always(&t->mu);
     if (WU_UNLIKELY(t->fd < 0)) {
         if (t->dead || (st = wx_tcp_open(s, t, dst)) != WU_OK) {
@@ -259,11 +291,20 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         }
     }
     bool had = wx_tcp_queued(t);
+    if (agg && total <= WX_TCP_AGG_FRAME && wx_outq_bytes(&t->out) + total <= WX_TCP_AGG_BYTES &&
+        !t->ending && wx_tcp_now_ns() - t->last_ns < s->agg_ns) {
+        /* a burst: into the queue, not flushed; the next send behind the window or progress (any
+         * thread's) carries it with the rest in one send */
+        st = wx_outq_frame(&t->out, WX_TCP_DATA, hdr, payload, len, fill, arg);
+        if (st == WU_OK && !had)
+            wx_tcp_backlog(s, t, 1);
+        goto out;
+    }
     if (had) {
         if ((st = wx_tcp_flush(s, t, dst, true)) != WU_OK)
             goto out;
         had = wx_tcp_queued(t);
-        if (had && t->out_len - t->out_off >= s->tx_queue) {
+        if (had && (wx_outq_bytes(&t->out) >= s->tx_queue || WU_UNLIKELY(t->ending))) {
             st = WU_ERR_AGAIN;   /* flow control: the core queues it in order */
             goto out;
         }
@@ -286,7 +327,7 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         size_t done = r > 0 ? (size_t)r : 0;
         if (done == total)
             goto out;
-        char *p = wx_tcp_out_reserve(t, total - done);
+        char *p = wx_outq_reserve(&t->out, total - done);
         if (!p) {
             st = WU_ERR_NO_MEMORY;
             goto out;
@@ -305,19 +346,11 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
         goto out;
     }
     /* behind queued bytes, or a payload written by fill: into the queue, then flush */
-    char *p = wx_tcp_out_reserve(t, total);
-    if (!p) {
-        st = WU_ERR_NO_MEMORY;
-        goto out;
-    }
-    memcpy(p, head, sizeof(head));
-    if (fill)
-        fill(arg, p + sizeof(head), len);
-    else if (len)
-        memcpy(p + sizeof(head), payload, len);
-    memset(p + WX_TCP_PRE + body, 0, WX_TCP_PAD(body) - body);
-    st = wx_tcp_flush(s, t, dst, had);
+    if ((st = wx_outq_frame(&t->out, WX_TCP_DATA, hdr, payload, len, fill, arg)) == WU_OK)
+        st = wx_tcp_flush(s, t, dst, had);
 out:
+    if (agg)
+        t->last_ns = wx_tcp_now_ns();   /* the window counts from the end of this send */
     wt_mutex_unlock_always(&t->mu);
     return st;
 }
@@ -336,6 +369,39 @@ static wu_status_t wx_tcp_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_
 
 /* ---- receiving --------------------------------------------------------------------------------- */
 
+/* Watch fd for what src sends (src -1: an accepted connection, its hello not read yet); shared: fd
+ * is a destination's too (wx_tcp_tx_t.fd) and closed with it. Any thread; false when out of memory
+ * or refused by epoll (fd left open). */
+static bool wx_tcp_rx_add(wx_tcp_t *s, int fd, int src, bool shared)
+{
+    wx_tcp_rx_t *r = calloc(1, sizeof(*r));   /* its buffer comes with the first read */
+    if (!r)
+        return false;
+    *r = (wx_tcp_rx_t){ .fd = fd, .src = src, .shared = shared };
+    bool ok = false;
+    wt_mutex_lock_always(&s->rx_mu);
+    if (s->nrx == s->rx_cap) {
+        int cap = s->rx_cap ? 2 * s->rx_cap : 16;
+        wx_tcp_rx_t **rx = realloc(s->rx, sizeof(*rx) * (size_t)cap);
+        if (!rx)
+            goto out;
+        s->rx = rx;
+        s->rx_cap = cap;
+    }
+    r->slot = s->nrx;
+    s->rx[s->nrx++] = r;
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = r };
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+        s->nrx--;
+    else
+        ok = true;
+out:
+    wt_mutex_unlock_always(&s->rx_mu);
+    if (!ok)
+        free(r);
+    return ok;
+}
+
 static void wx_tcp_accept(wx_tcp_t *s)
 {
     for (;;) {
@@ -345,39 +411,57 @@ static void wx_tcp_accept(wx_tcp_t *s)
                 continue;
             return;
         }
-        if (s->nrx == s->rx_cap) {
-            int cap = s->rx_cap ? 2 * s->rx_cap : 16;
-            wx_tcp_rx_t **rx = realloc(s->rx, sizeof(*rx) * (size_t)cap);
-            if (!rx) {
-                close(fd);
-                return;
-            }
-            s->rx = rx;
-            s->rx_cap = cap;
-        }
-        wx_tcp_rx_t *r = calloc(1, sizeof(*r));   /* its buffer comes with the first read */
-        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = r };
-        if (!r || epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-            free(r);
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (!wx_tcp_rx_add(s, fd, -1, false)) {
             close(fd);
             return;
         }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        *r = (wx_tcp_rx_t){ .fd = fd, .src = -1, .slot = s->nrx };
-        s->rx[s->nrx++] = r;
     }
 }
 
 static void wx_tcp_rx_close(wx_tcp_t *s, wx_tcp_rx_t *r)
 {
     epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-    close(r->fd);
+    if (!r->shared)
+        close(r->fd);
+    if (r->src >= 0 && s->peer[r->src].held == r)
+        s->peer[r->src].held = NULL;
+    wt_mutex_lock_always(&s->rx_mu);
     int k = r->slot;
     s->rx[k] = s->rx[--s->nrx];
     s->rx[k]->slot = k;
+    wt_mutex_unlock_always(&s->rx_mu);
     free(r->buf);
     free(r);
+}
+
+/* r's peer opened it and its hello was good. If this rank has not sent to that peer yet, its packets
+ * to it go back on r: one connection for the pair, so that an answer carries the TCP ACK of what it
+ * answers. On a connection that carries one direction the receiver's recv sends a pure ACK for every
+ * small message (Linux acknowledges pushed data at once outside ping-pong mode), a packet through
+ * the whole network stack on the receiver's critical path.
+ *
+ * When both ranks opened a connection before either read the other's hello, the lower rank's wins:
+ * the higher one moves to it (wx_tcp_switch_step). Its own connection ends with an END frame and the
+ * first frame on the lower's is SWITCHED; the lower rank reads nothing after SWITCHED until it has
+ * read that END, so the pair's order holds across the move. Progress only. */
+static void wx_tcp_adopt(wx_tcp_t *s, wx_tcp_rx_t *r)
+{
+    wx_tcp_tx_t *t = &s->tx[r->src];
+    wt_mutex_lock_always(&t->mu);
+    if (t->fd < 0 && !t->dead) {
+        t->fd = r->fd;
+        atomic_store_explicit(&t->sleep_fd, r->fd, memory_order_relaxed);
+        r->shared = true;
+    } else if (t->fd >= 0 && !t->dead && r->src < s->rank && t->switch_fd < 0 && t->old_fd < 0) {
+        t->switch_fd = r->fd;
+        r->shared = true;
+        bool had = wx_tcp_queued(t);
+        if (!had)
+            wx_tcp_flush(s, t, r->src, false);   /* an empty queue: the first step at once */
+    }
+    wt_mutex_unlock_always(&t->mu);
 }
 
 static WU_NOINLINE void wx_tcp_drop(wx_tcp_t *s, const char *why)
@@ -385,6 +469,36 @@ static WU_NOINLINE void wx_tcp_drop(wx_tcp_t *s, const char *why)
     uint64_t n = atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed) + 1;
     if (n <= 4)
         wu_debug("tcp: dropped a connection (%s)", why);
+}
+
+static int wx_tcp_parse(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, size_t *want_p);
+
+/* A control frame of kind from r's source (wx_tcp_adopt); true when r is now held. */
+static WU_NOINLINE bool wx_tcp_control(wx_tcp_t *s, wx_tcp_rx_t *r, uint32_t kind)
+{
+    wx_tcp_peer_t *p = &s->peer[r->src];
+    if (kind == WX_TCP_SWITCHED && !r->shared)
+        wx_protocol_error(r->src, "tcp: SWITCHED on a connection that rank opened");
+    if (kind == WX_TCP_SWITCHED) {
+        if (p->ended)
+            return false;
+        r->held = true;
+        p->held = r;
+        wu_debug("tcp: rank %d moved to this rank's connection: holding it until its own ends",
+                 r->src);
+        return true;
+    }
+    if (kind != WX_TCP_END)
+        wx_protocol_error(r->src, "tcp: a frame of kind %u", kind);
+    p->ended = true;
+    wx_tcp_rx_t *h = p->held;
+    if (h) {   /* what followed SWITCHED may go now: it waits in h's buffer (and socket) */
+        p->held = NULL;
+        h->held = false;
+        size_t want;
+        wx_tcp_parse(s, h, true, &want);
+    }
+    return false;
 }
 
 /* Deliver the whole frames of r's buffer (deliver false: check the hello, discard the rest).
@@ -414,14 +528,23 @@ static int wx_tcp_parse(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, size_t *want_
         }
         r->src = (int)h.src;
         off = sizeof(h);
+        if (deliver)
+            wx_tcp_adopt(s, r);
     }
     if (!deliver) {
         r->len = 0;
         return 0;
     }
     while (r->len - off >= WX_TCP_PRE) {
-        uint32_t body;
-        memcpy(&body, r->buf + off, 4);
+        uint32_t pre[2];
+        memcpy(pre, r->buf + off, WX_TCP_PRE);
+        uint32_t body = pre[0];
+        if (WU_UNLIKELY(pre[1] != WX_TCP_DATA)) {
+            off += WX_TCP_PRE;
+            if (wx_tcp_control(s, r, pre[1]))
+                break;   /* held */
+            continue;
+        }
         if (WU_UNLIKELY(body < WX_HDR_SIZE || body > s->max_frame))
             wx_protocol_error(r->src, "tcp: a frame of %u bytes (at most %zu)", body,
                               s->max_frame);
@@ -446,7 +569,7 @@ static int wx_tcp_parse(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, size_t *want_
 static bool wx_tcp_rx_poll(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, int *did)
 {
     size_t want = 0;
-    for (int k = 0; k < WX_TCP_RX_READS; k++) {
+    for (int k = 0; k < WX_TCP_RX_READS && !r->held; k++) {
         size_t need = want > WX_TCP_RX_CHUNK ? want : WX_TCP_RX_CHUNK;
         if (r->cap < need) {
             char *b = realloc(r->buf, need);
@@ -485,8 +608,6 @@ static int wx_tcp_poll(wx_tcp_t *s, bool deliver)
     int did = 0;
     for (int i = 0; i < n; i++) {
         wx_tcp_rx_t *r = ev[i].data.ptr;
-        if ((void *)r == &wx_tcp_bell)
-            continue;   /* the sleeper's: it drains it when it arms */
         if (!r)
             wx_tcp_accept(s);
         else if (!wx_tcp_rx_poll(s, r, deliver, &did))
@@ -512,17 +633,22 @@ static void wx_tcp_flush_all(wx_tcp_t *s, bool wait)
 static int wx_tcp_progress(wx_tl_t *tl)
 {
     wx_tcp_t *s = tl->priv;
-    int did = wx_tcp_poll(s, true);
+    int did = 0;
     if (WU_UNLIKELY(atomic_load_explicit(&s->nbacklog, memory_order_relaxed) > 0))
-        wx_tcp_flush_all(s, false);
+        wx_tcp_flush_all(s, false);   /* first: what was aggregated leaves before we read */
+    did += wx_tcp_poll(s, true);
+    if (did && WU_UNLIKELY(atomic_load_explicit(&s->nbacklog, memory_order_relaxed) > 0))
+        wx_tcp_flush_all(s, false);   /* then what the deliveries answered (a CTS, an ACK) */
     return did;
 }
 
 /* ---- the doorbell ------------------------------------------------------------------------------ */
 
-/* A sleeper blocks in epoll_pwait2 on the same epoll set as progress: any readable connection, a
- * new connection or a ring (the eventfd) wakes it. It consumes nothing but the eventfd (level-
- * triggered: progress, in this or another thread, reads the data). A ring between db_arm and
+/* A sleeper blocks in ppoll on the epoll set (readable when a connection or the listening socket
+ * is) and on the doorbell's eventfd, which is NOT in the epoll set: progress spins on epoll_wait, and
+ * a level-triggered eventfd in its set would be reported (and re-polled by the kernel) by every one
+ * of those calls from the first ring until a sleeper drained it. The sleeper consumes nothing but
+ * the eventfd (progress, in this or another thread, reads the data). A ring between db_arm and
  * db_sleep is seen by the sequence; the eventfd is drained only by db_arm, so a ring after it
  * leaves the eventfd readable until the sleep. */
 static uint32_t wx_tcp_db_arm(wx_tl_t *tl)
@@ -540,9 +666,9 @@ static void wx_tcp_db_disarm(wx_tl_t *tl)
 }
 
 /* Bytes queued for a peer leave only when progress flushes them, and the peer may be waiting for
- * them: while some are queued the sleeper also wakes when such a socket can take more (poll on the
- * epoll set and up to WX_TCP_SLEEP_TX of those sockets; with more, a short sleep). */
-#define WX_TCP_SLEEP_TX 63
+ * them: while some are queued the sleeper also wakes when such a socket can take more (up to
+ * WX_TCP_SLEEP_TX of those sockets; with more, a short sleep). */
+#define WX_TCP_SLEEP_TX 62
 static void wx_tcp_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
 {
     wx_tcp_t *s = tl->priv;
@@ -550,24 +676,22 @@ static void wx_tcp_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
         return;
     struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ull),
                            .tv_nsec = (long)(timeout_ns % 1000000000ull) };
-    if (WU_LIKELY(atomic_load_explicit(&s->nbacklog, memory_order_acquire) <= 0)) {
-        struct epoll_event ev;
-        epoll_pwait2(s->epfd, &ev, 1, &ts, NULL);
-        return;
-    }
-    struct pollfd pf[1 + WX_TCP_SLEEP_TX] = { { .fd = s->epfd, .events = POLLIN } };
-    nfds_t n = 1;
-    for (int i = 0; i < s->size; i++) {
-        wx_tcp_tx_t *t = &s->tx[i];
-        if (!atomic_load_explicit(&t->queued, memory_order_relaxed))
-            continue;
-        if (n == 1 + WX_TCP_SLEEP_TX) {
-            ts = (struct timespec){ .tv_nsec = 50000 };   /* too many to watch: poll soon */
-            break;
+    struct pollfd pf[2 + WX_TCP_SLEEP_TX] = { { .fd = s->epfd, .events = POLLIN },
+                                             { .fd = s->bellfd, .events = POLLIN } };
+    nfds_t n = 2;
+    if (WU_UNLIKELY(atomic_load_explicit(&s->nbacklog, memory_order_acquire) > 0))
+        for (int i = 0; i < s->size; i++) {
+            wx_tcp_tx_t *t = &s->tx[i];
+            if (!atomic_load_explicit(&t->queued, memory_order_relaxed))
+                continue;
+            if (n == 2 + WX_TCP_SLEEP_TX) {
+                ts = (struct timespec){ .tv_nsec = 50000 };   /* too many to watch: poll soon */
+                break;
+            }
+            pf[n++] = (struct pollfd){ .fd = atomic_load_explicit(&t->sleep_fd,
+                                                                   memory_order_relaxed),
+                                       .events = POLLOUT };
         }
-        pf[n++] = (struct pollfd){ .fd = atomic_load_explicit(&t->sleep_fd, memory_order_relaxed),
-                                   .events = POLLOUT };
-    }
     ppoll(pf, n, &ts, NULL);
 }
 
@@ -582,24 +706,20 @@ static void wx_tcp_db_ring(wx_tl_t *tl)
 
 /* ---- finalize ---------------------------------------------------------------------------------- */
 
-static uint64_t wx_tcp_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void wx_tcp_close(wx_tcp_t *s)
 {
+    while (s->nrx > 0)
+        wx_tcp_rx_close(s, s->rx[0]);   /* before the destinations: a shared fd is theirs */
+    wt_mutex_destroy(&s->rx_mu);
     if (s->tx)
         for (int i = 0; i < s->size; i++) {
             if (s->tx[i].fd >= 0)
                 close(s->tx[i].fd);
-            free(s->tx[i].out);
+            if (s->tx[i].old_fd >= 0)
+                close(s->tx[i].old_fd);
+            wx_outq_free(&s->tx[i].out);
             wt_mutex_destroy(&s->tx[i].mu);
         }
-    while (s->nrx > 0)
-        wx_tcp_rx_close(s, s->rx[0]);
     if (s->lfd >= 0)
         close(s->lfd);
     if (s->epfd >= 0)
@@ -607,6 +727,7 @@ static void wx_tcp_close(wx_tcp_t *s)
     if (s->bellfd >= 0)
         close(s->bellfd);
     free(s->rx);
+    free(s->peer);
     free(s->tx);
     free(s->addr);
     free(s);
@@ -693,11 +814,9 @@ static wu_status_t wx_tcp_listen(wx_tcp_t *s, char *addr, size_t len)
     }
     s->lfd = fd;
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-    struct epoll_event bev = { .events = EPOLLIN, .data.ptr = &wx_tcp_bell };
     if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
         epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ||
-        (s->bellfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
-        epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->bellfd, &bev) < 0) {
+        (s->bellfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
         wu_log_error("tcp: epoll: %s", strerror(errno));
         return WU_ERR_IO;
     }
@@ -797,14 +916,16 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     atomic_init(&s->closing, false);
     atomic_init(&s->nbacklog, 0);
     atomic_init(&s->dropped, 0);
+    wt_mutex_init(&s->rx_mu);
     s->addr = calloc((size_t)s->size, sizeof(*s->addr));
     s->tx = calloc((size_t)s->size, sizeof(*s->tx));
+    s->peer = calloc((size_t)s->size, sizeof(*s->peer));
     wu_status_t st = WU_ERR_NO_MEMORY;
     char mine[WX_TCP_ADDR_MAX] = "";
-    if (s->addr && s->tx) {
+    if (s->addr && s->tx && s->peer) {
         for (int i = 0; i < s->size; i++) {
             wt_mutex_init(&s->tx[i].mu);
-            s->tx[i].fd = -1;
+            s->tx[i].fd = s->tx[i].switch_fd = s->tx[i].old_fd = -1;
             atomic_init(&s->tx[i].sleep_fd, -1);
             atomic_init(&s->tx[i].queued, false);
         }
@@ -829,6 +950,7 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
         maxp = 64;
     s->max_frame = WX_HDR_SIZE + maxp;
     s->tx_queue = (size_t)wu_config_int(WU_CONFIG_TCP_TX_QUEUE);
+    s->agg_ns = (uint64_t)wu_config_int(WU_CONFIG_TCP_AGG_NS);
     wx_attr_t a = {
         .name = "tcp",
         .caps = WX_CAP_ORDERED | WX_CAP_DOORBELL,
