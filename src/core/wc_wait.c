@@ -20,6 +20,8 @@
 uint64_t wc_spin_ns = 10000;
 bool wc_idle_yield;
 _Atomic uint64_t wc_cma_wait_bytes;
+_Atomic int wc_waiting;
+int wc_cpus = 1;
 
 /* One per thread that ever slept, never freed (a late wake-up of an exited thread's waiter must
  * land in valid memory), all linked on wc_waiters.all so they stay reachable. */
@@ -71,6 +73,11 @@ void wc_wait_yield_set(int mode, long nranks_here)
 void wc_wait_init(void)
 {
     wt_mutex_init(&wc_waiters.lock);
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (n <= 0)
+        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    wc_cpus = n > 0 ? n : 1;
     atomic_store(&wc_doorbell_owner, 0);
     wc_doorbell = NULL;
     wc_block_ns = WC_SLEEP_MAX_NS;
@@ -231,9 +238,18 @@ void wc_wait(wc_request_t *req)
 {
     wc_idle_t idle;
     wc_idle_init(&idle);
+    bool counted = false;
     while (!wc_request_is_complete(req)) {
         if (wp_poll())
             continue;
         wc_idle_block(&idle, &req, 1);
+        /* Counted once the spin has begun (first slow visit): a message that comes within the
+         * first polls, as in a ping-pong with one thread, pays no shared atomic. */
+        if (WU_UNLIKELY(idle.deadline_ns != 0 && !counted)) {
+            counted = true;
+            atomic_fetch_add_explicit(&wc_waiting, 1, memory_order_relaxed);
+        }
     }
+    if (counted)
+        atomic_fetch_sub_explicit(&wc_waiting, 1, memory_order_relaxed);
 }
