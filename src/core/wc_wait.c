@@ -26,6 +26,7 @@ uint64_t wc_spin_ns = 10000;
 bool wc_idle_yield;
 _Atomic uint64_t wc_cma_wait_bytes;
 _Atomic int wc_waiting;
+_Atomic unsigned long wc_tmp_st[5];
 int wc_cpus = 1;
 
 /* One per thread that ever slept, never freed (a late wake-up of an exited thread's waiter must
@@ -108,11 +109,10 @@ void wc_wait_timed_poll(void)
     atomic_store(&wc_doorbell_off, true);
 }
 
-_Atomic unsigned long wc_tmp_st[4];
 __attribute__((destructor)) static void wc_tmp_dump(void)
 {
     if (getenv("WEFT_TMP_STATS"))
-        fprintf(stderr, "TMPSTATS pid %d: sleeps %lu blocked %lu blocked-timeouts %lu doorbell-sleeps %lu\n", (int)getpid(), wc_tmp_st[0], wc_tmp_st[1], wc_tmp_st[2], wc_tmp_st[3]);
+        fprintf(stderr, "TMPSTATS pid %d: sleeps %lu blocked %lu blocked-timeouts %lu doorbell-sleeps %lu db-10ms %lu\n", (int)getpid(), wc_tmp_st[0], wc_tmp_st[1], wc_tmp_st[2], wc_tmp_st[3], wc_tmp_st[4]);
 }
 void wc_wait_finalize(void)
 {
@@ -169,13 +169,17 @@ static bool wc_sleep_doorbell(wc_waiter_t *w)
     uint32_t expect = WT_WAIT_WOKEN;
     bool woken = __atomic_compare_exchange_n(&w->wait.state, &expect, WT_WAIT_IDLE, false,
                                              __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    (void)wp_poll_missed_take();
     if (!woken && wp_poll() == 0) {
         wc_tmp_st[3]++;
         db->ops->db_sleep(db, seq, WC_SLEEP_FIRST_NS);
         if (wp_poll() == 0) {
             seq = db->ops->db_arm(db);
-            if (wp_poll() == 0)
-                db->ops->db_sleep(db, seq, WC_SLEEP_MAX_NS);
+            if (wp_poll() == 0) {
+                uint64_t t0 = wc_now_ns();
+                db->ops->db_sleep(db, seq, (getenv("WEFT_TMP_OLD") || !wp_poll_missed_take()) ? WC_SLEEP_MAX_NS : WC_SLEEP_FIRST_NS);
+                if (wc_now_ns() - t0 > 9000000u) { wc_tmp_st[4]++; if (wp_poll()) wc_tmp_st[1]+=1000000; }
+            }
         }
     }
     db->ops->db_disarm(db);
