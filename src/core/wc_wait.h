@@ -16,6 +16,10 @@
  * transport has traffic would delay that traffic by a whole sleep. With no polled transport (one
  * rank) sleepers block on their wait objects with the long time-out.
  *
+ * More threads waiting than CPUs (wc_crowded, below): waiters yield the core between polls and
+ * spin longer before sleeping, so the thread a message is for gets the core by a round of yields
+ * rather than by a futex wake-up. docs/progress.md, "Waiting", has the measurements.
+ *
  * Concurrency contract: any thread may complete any request (wc_request_done) and any thread may
  * wait; a request is waited for by at most one thread at a time (MPI's rule).
  */
