@@ -5,6 +5,6 @@
 weft_mpi_program(mt_wake mt_wake.c)
 target_link_libraries(mt_wake PRIVATE Threads::Threads)
 weft_mt_tests(mt_wake ARGS 2000 TIMEOUT 120)
-weft_mt_test(mt_wake.many.np2 mt_wake NP 2 THREADS 16 TIMEOUT 120 ARGS 2000
+weft_mt_test(mt_wake.many.np2 mt_wake NP 2 THREADS 16 TIMEOUT 120 ARGS 1000
              ENV WEFT_PROGRESS_IDLE=0 WEFT_PROGRESS_TIMER=0)
 weft_mt_test(mt_wake.nospin.np2 mt_wake NP 2 THREADS 8 TIMEOUT 120 ARGS 1000 ENV WEFT_SPIN_US=0)
