@@ -82,8 +82,8 @@ extern uint64_t wc_spin_ns;      /* __atomic (MPI_T may change it): wc_wait_spin
  * nothing, instead of spinning on it. Set by wc_init, changed by MPI_T: wc_wait_yield_set. */
 extern bool wc_idle_yield;       /* __atomic */
 /* WEFT_SPIN_US and WEFT_WAIT_YIELD, at start-up and from MPI_T (any thread; later waits see the
- * new value). mode: 1 or 0 force yielding; -1 (auto) yields when nranks_here, the ranks sharing
- * this machine's CPUs, outnumber them. */
+ * new value). mode: 1 or 0 force yielding (0 also turns off the crowded waiters' yields, below);
+ * -1 (auto) yields when nranks_here, the ranks sharing this machine's CPUs, outnumber them. */
 void wc_wait_spin_set(uint64_t us);
 /* Crowding: more threads of this process wait in wc_wait (past their first 64 polls: their message
  * did not come at once) than it has CPUs (its affinity at wc_wait_init). Then the threads that
@@ -98,10 +98,11 @@ void wc_wait_spin_set(uint64_t us);
  * computing threads per CPU: 75 us -> 55-105 ms with WEFT_WAIT_YIELD=1); a sleeper instead is
  * woken with preemption. Relaxed atomics: a stale count costs a yield too many or too few. */
 extern _Atomic int wc_waiting;   /* threads counted in wc_wait now */
-extern int wc_cpus;              /* set by wc_wait_init, read-only afterwards */
+extern int wc_cpus;   /* __atomic: wc_wait_init, then wc_wait_yield_set (INT_MAX: never crowded) */
 static inline bool wc_crowded(void)
 {
-    return atomic_load_explicit(&wc_waiting, memory_order_relaxed) > wc_cpus;
+    return atomic_load_explicit(&wc_waiting, memory_order_relaxed) >
+           __atomic_load_n(&wc_cpus, __ATOMIC_RELAXED);
 }
 void wc_wait_yield_set(int mode, long nranks_here);
 /* Bytes of this rank's sends that receivers are reading by single copy (sent, FIN not yet in):
