@@ -39,8 +39,8 @@ typedef struct wp_tls {
     unsigned countdown;            /* polls left before the next sched_getcpu() */
     wp_queue_t *local;             /* the most local queue of the thread's last seen CPU */
     wp_queue_t *held;
-    bool missed;                   /* an explicit poll skipped a queue with tasks that another
-                                      poller held (wp_poll_missed_take reads and clears it) */
+    bool missed;                   /* an explicit poll skipped a queue with tasks that an idle
+                                      thread held (wp_poll_missed_take reads and clears it) */
     uint16_t climb[WP_MAX_DEPTH];  /* per depth: polls since this thread last went up from it */
 } wp_tls_t;
 
@@ -69,7 +69,8 @@ static inline int wp_queue_poll_explicit(wp_tls_t *tls, wp_queue_t *q)
     if (!__atomic_load_n(&q->explicit_seen, __ATOMIC_RELAXED))
         __atomic_store_n(&q->explicit_seen, 1, __ATOMIC_RELAXED);
     if (!wp_queue_trylock(q)) {
-        tls->missed = true;
+        if (__atomic_load_n(&q->idle_holds, __ATOMIC_RELAXED))
+            tls->missed = true;
         return 0;
     }
     int did = wp_queue_run_locked(q);
@@ -104,10 +105,12 @@ static inline int wp_poll(void)
     return wp_poll_branch(tls, wp_tls_location(tls));
 }
 
-/* Whether a wp_poll of this thread since the last call skipped a queue that had tasks because
- * another poller held it; clears the mark. A waiter about to sleep for long asks: the holder (an
- * idle thread of SCHED_IDLE, preempted by the waiter itself) may hold the packet the waiter needs,
- * and what it does with it may not wake the waiter (docs/progress.md, "Sleeping"). */
+/* Whether a wp_poll of this thread since the last call skipped a queue that had tasks because an
+ * idle thread held it; clears the mark. A waiter about to sleep for long asks: the idle thread
+ * (SCHED_IDLE, preempted by the waiter itself or starved by other work) may hold the packet the
+ * waiter needs (docs/progress.md, "Waiting with more threads than cores"). Only idle threads
+ * count: an application thread or the timer holding the queue runs at normal priority, and a
+ * short sleep for each of those costs wake-ups on a loaded machine. */
 static inline bool wp_poll_missed_take(void)
 {
     wp_tls_t *tls = WP_TLS;
