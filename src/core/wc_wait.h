@@ -16,6 +16,10 @@
  * transport has traffic would delay that traffic by a whole sleep. With no polled transport (one
  * rank) sleepers block on their wait objects with the long time-out.
  *
+ * More threads waiting than CPUs (wc_crowded, below): waiters yield the core between polls and
+ * spin longer before sleeping, so the thread a message is for gets the core by a round of yields
+ * rather than by a futex wake-up. docs/progress.md, "Waiting", has the measurements.
+ *
  * Concurrency contract: any thread may complete any request (wc_request_done) and any thread may
  * wait; a request is waited for by at most one thread at a time (MPI's rule).
  */
@@ -69,7 +73,8 @@ void wc_request_detach(wc_request_t *req, void (*on_complete)(wc_request_t *req)
  * packet arrives, or a time-out; the caller re-checks. */
 typedef struct wc_idle {
     unsigned polls;
-    uint64_t deadline_ns;
+    bool crowd_spun;        /* the spin was extended once for crowding */
+    uint64_t deadline_ns;   /* end of the spin; 0 until the first slow visit (64 polls) */
 } wc_idle_t;
 
 extern uint64_t wc_spin_ns;      /* __atomic (MPI_T may change it): wc_wait_spin_set */
@@ -77,9 +82,28 @@ extern uint64_t wc_spin_ns;      /* __atomic (MPI_T may change it): wc_wait_spin
  * nothing, instead of spinning on it. Set by wc_init, changed by MPI_T: wc_wait_yield_set. */
 extern bool wc_idle_yield;       /* __atomic */
 /* WEFT_SPIN_US and WEFT_WAIT_YIELD, at start-up and from MPI_T (any thread; later waits see the
- * new value). mode: 1 or 0 force yielding; -1 (auto) yields when nranks_here, the ranks sharing
- * this machine's CPUs, outnumber them. */
+ * new value). mode: 1 or 0 force yielding (0 also turns off the crowded waiters' yields, below);
+ * -1 (auto) yields when nranks_here, the ranks sharing this machine's CPUs, outnumber them. */
 void wc_wait_spin_set(uint64_t us);
+/* Crowding: more threads of this process wait in wc_wait (past their first 64 polls: their message
+ * did not come at once) than it has CPUs (its affinity at wc_wait_init). Then the threads that
+ * wait share cores, and the one whose message came may be queued behind the others' spins:
+ *   - a waiter past its first 64 polls yields after every poll that found nothing, so the core
+ *     goes round the waiters in one round of yields (1toN, 8 threads on one CPU: the woken thread
+ *     used to wait for futex round trips, median 22-27 us -> 2-4 us);
+ *   - its spin before sleeping lasts at least WC_CROWD_SPIN_NS (wc_wait.c): yielding costs its
+ *     peers nothing, while a sleep costs a futex round trip to wake (tens of us on a VM).
+ * Only wc_wait counts (the other wait loops have no exit hook), and threads that compute do not,
+ * on purpose: yielding to computing threads waits for their time slices (1 MiB ping-pong with 4
+ * computing threads per CPU: 75 us -> 55-105 ms with WEFT_WAIT_YIELD=1); a sleeper instead is
+ * woken with preemption. Relaxed atomics: a stale count costs a yield too many or too few. */
+extern _Atomic int wc_waiting;   /* threads counted in wc_wait now */
+extern int wc_cpus;   /* __atomic: wc_wait_init, then wc_wait_yield_set (INT_MAX: never crowded) */
+static inline bool wc_crowded(void)
+{
+    return atomic_load_explicit(&wc_waiting, memory_order_relaxed) >
+           __atomic_load_n(&wc_cpus, __ATOMIC_RELAXED);
+}
 void wc_wait_yield_set(int mode, long nranks_here);
 /* Bytes of this rank's sends that receivers are reading by single copy (sent, FIN not yet in):
  * such a transfer gives its sender no event until it ends, so a waiter spins longer before it
@@ -96,6 +120,7 @@ uint64_t wc_now_ns(void);
 static inline void wc_idle_init(wc_idle_t *idle)
 {
     idle->polls = 0;
+    idle->crowd_spun = false;
     idle->deadline_ns = 0;
 }
 
@@ -112,8 +137,9 @@ static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int
             return;
         }
     }
-    if (WU_UNLIKELY(__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED)))
-        wt_thread_yield();   /* the rank we wait for may be waiting for this core */
+    if (WU_UNLIKELY(__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) ||
+                    (idle->deadline_ns != 0 && wc_crowded())))
+        wt_thread_yield();   /* the rank or thread we wait for may be waiting for this core */
     /* No pause instruction: it costs tens of cycles on some cores, straight onto latency. */
     if (WU_LIKELY((++idle->polls & 63) != 0))
         return;

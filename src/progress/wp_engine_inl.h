@@ -39,6 +39,8 @@ typedef struct wp_tls {
     unsigned countdown;            /* polls left before the next sched_getcpu() */
     wp_queue_t *local;             /* the most local queue of the thread's last seen CPU */
     wp_queue_t *held;
+    bool missed;                   /* an explicit poll skipped a queue with tasks that an idle
+                                      thread held (wp_poll_missed_take reads and clears it) */
     uint16_t climb[WP_MAX_DEPTH];  /* per depth: polls since this thread last went up from it */
 } wp_tls_t;
 
@@ -60,14 +62,17 @@ static inline wp_queue_t *wp_tls_location(wp_tls_t *tls)
 
 /* Run q's tasks if it has any and nobody runs them now. The mark tells background pollers that an
  * explicit poller is around (they leave the queue to it); it is written only when it changes. */
-static inline int wp_queue_poll_explicit(wp_queue_t *q)
+static inline int wp_queue_poll_explicit(wp_tls_t *tls, wp_queue_t *q)
 {
     if (!wp_queue_has_tasks(q))
         return 0;
     if (!__atomic_load_n(&q->explicit_seen, __ATOMIC_RELAXED))
         __atomic_store_n(&q->explicit_seen, 1, __ATOMIC_RELAXED);
-    if (!wp_queue_trylock(q))
+    if (!wp_queue_trylock(q)) {
+        if (__atomic_load_n(&q->idle_holds, __ATOMIC_RELAXED))
+            tls->missed = true;
         return 0;
+    }
     int did = wp_queue_run_locked(q);
     wp_queue_unlock(q);
     if (did)
@@ -80,14 +85,14 @@ static inline int wp_queue_poll_explicit(wp_queue_t *q)
  * thread eventually while a machine of N cores touches it about once per N polls. */
 static inline int wp_poll_branch(wp_tls_t *tls, wp_queue_t *q)
 {
-    int did = wp_queue_poll_explicit(q);
+    int did = wp_queue_poll_explicit(tls, q);
     for (wp_queue_t *p; (p = q->parent); q = p) {
         if (p->nchildren > 1) {
             if (++tls->climb[p->depth] < p->nchildren)
                 break;
             tls->climb[p->depth] = 0;
         }
-        did += wp_queue_poll_explicit(p);
+        did += wp_queue_poll_explicit(tls, p);
     }
     return did;
 }
@@ -98,6 +103,21 @@ static inline int wp_poll(void)
         return 0;
     wp_tls_t *tls = WP_TLS;
     return wp_poll_branch(tls, wp_tls_location(tls));
+}
+
+/* Whether a wp_poll of this thread since the last call skipped a queue that had tasks because an
+ * idle thread held it; clears the mark. A waiter about to sleep for long asks: the idle thread
+ * (SCHED_IDLE, preempted by the waiter itself or starved by other work) may hold the packet the
+ * waiter needs (docs/progress.md, "Waiting with more threads than cores"). Only idle threads
+ * count: an application thread or the timer holding the queue runs at normal priority, and a
+ * short sleep for each of those costs wake-ups on a loaded machine. */
+static inline bool wp_poll_missed_take(void)
+{
+    wp_tls_t *tls = WP_TLS;
+    bool m = tls->missed;
+    if (m)
+        tls->missed = false;
+    return m;
 }
 
 /* One load when no idle thread sleeps. An idle thread announcing its sleep at the same moment may

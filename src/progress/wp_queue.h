@@ -63,6 +63,8 @@ typedef struct wp_queue {
     wp_ltask_t *cursor;        /* the next main task the running poll will visit */
     wp_ltask_t *running;       /* the task whose function runs now */
     struct wp_tls *runner;     /* __atomic: the thread running the tasks, NULL outside a run */
+    uint8_t idle_holds;        /* __atomic: set by an idle thread (SCHED_IDLE) while it holds
+                                  the mask, read by explicit pollers that found it held */
     /* read-mostly */
     WU_ALIGNED(WU_CACHELINE) struct wp_queue *parent;
     unsigned nchildren;

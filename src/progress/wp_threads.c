@@ -82,7 +82,12 @@ static int wp_queue_poll_background(wp_queue_t *q, wu_counter_t kind)
     }
     if (!wp_queue_trylock(q))
         return 0;
+    bool idle = kind == WU_COUNT_LTASK_IDLE;
+    if (idle)
+        __atomic_store_n(&q->idle_holds, 1, __ATOMIC_RELAXED);
     int did = wp_queue_run_locked(q);
+    if (idle)
+        __atomic_store_n(&q->idle_holds, 0, __ATOMIC_RELAXED);
     wp_queue_unlock(q);
     if (did)
         wu_count(kind, (uint64_t)did);
