@@ -286,10 +286,19 @@ net_leftovers() {
 # net_test_exit: the EXIT trap of net_test_setup. Ends the test's background jobs, runs net_down,
 # fails the test if anything net_up made is left, removes T_DIR, keeps the status otherwise.
 net_test_exit() {
-    local rc=$? left
+    local rc=$? left ns fd holds=()
     jobs -p | xargs -r kill -KILL 2>/dev/null
+    # Hold our namespaces open across the check: the kernel hands a freed namespace's inode number
+    # to the next namespace made, and another test on fake hosts running at the same time would
+    # then show up as "a process in our network namespace". A real leftover still does.
+    for ns in $(net__namespaces "$NET_PREFIX"); do
+        exec {fd}<"/run/netns/$ns" && holds+=("$fd")
+    done 2>/dev/null
     net_down
     left=$(net_leftovers)
+    for fd in "${holds[@]}"; do
+        exec {fd}<&-
+    done
     if [ -n "$left" ]; then
         printf 'FAIL (%s): left behind after net_down:\n%s\n' "$T_NAME" "$left" >&2
         rc=1
