@@ -40,23 +40,37 @@ static wu_status_t wc_rma_batch_flush(wc_rma_batch_t *b)
 }
 
 /* Walks the blocks of (off, dt, count) in the target in type-map order, so that they line up
- * with the packed stream. */
+ * with the packed stream. A contiguous layout is one block; a block that starts where the last
+ * one ended extends it (count elements of a predefined type were one iovec each: 64 KiB of
+ * MPI_CHAR took 256 system calls of 256 one-byte blocks, about 3 MB/s). */
 static wu_status_t wc_rma_cma(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
                               uint64_t count, char *packed, bool write)
 {
     wc_rma_batch_t b = {.t = t, .write = write, .lp = packed};
+    if (dt->contig) {
+        b.riov[0].iov_base = (void *)(uintptr_t)(t->raddr + off + (uint64_t)dt->contig_off);
+        b.riov[0].iov_len = count * dt->size;
+        b.bytes = b.riov[0].iov_len;
+        b.nr = 1;
+        return wc_rma_batch_flush(&b);
+    }
     for (uint64_t e = 0; e < count; e++) {
         uint64_t elem = t->raddr + off + e * (uint64_t)dt->extent;
         for (uint64_t s = 0; s < dt->nsegs; s++) {
             const wc_dtype_seg_t *sg = &dt->segs[s];
             for (uint64_t k = 0; k < sg->count; k++) {
+                char *at = (char *)(uintptr_t)(elem + (uint64_t)sg->disp + k * (uint64_t)sg->stride);
+                if (b.nr && (char *)b.riov[b.nr - 1].iov_base + b.riov[b.nr - 1].iov_len == at) {
+                    b.riov[b.nr - 1].iov_len += sg->blocklen;
+                    b.bytes += sg->blocklen;
+                    continue;
+                }
                 if (b.nr == WC_RMA_IOV) {
                     wu_status_t st = wc_rma_batch_flush(&b);
                     if (st != WU_OK)
                         return st;
                 }
-                b.riov[b.nr].iov_base =
-                    (void *)(uintptr_t)(elem + (uint64_t)sg->disp + k * (uint64_t)sg->stride);
+                b.riov[b.nr].iov_base = at;
                 b.riov[b.nr].iov_len = sg->blocklen;
                 b.bytes += sg->blocklen;
                 b.nr++;
