@@ -26,6 +26,9 @@
  *               time limit passes (so an implementation that needs the target in MPI to progress
  *               still finishes, with one slow sample; the line says which ended it).
  *
+ * -w create: the window is user memory (malloc) given to MPI_Win_create instead of MPI_Win_allocate
+ * (job bw_create of run_rma.sh; implementations reach such memory by single copy or messages).
+ *
  * Latency samples are 16 operations (each with its synchronization) timed together, divided by 16:
  * one clock read costs 20-30 ns, as much as a whole same-node Put + flush.
  *
@@ -67,6 +70,7 @@ typedef struct rcase {
 static int rank, nranks;
 static MPI_Win win;
 static char *base;        /* this rank's window memory */
+static const char *case_suffix = "";   /* "_create" with -w create */
 static char *local;       /* origin buffer, DATA bytes */
 static int64_t next_val;  /* atomics: the value the target counter holds */
 static long bad;          /* data checks that failed on this rank */
@@ -294,9 +298,9 @@ static void run_case(const rcase_t *c, double budget, int salt)
         MPI_Recv(&end1, 1, MPI_INT, 1, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         bench_stats_t st = bench_stats(&s);
         double bytes = (double)c->threads * c->ops * c->size * (c->rounds ? c->rounds : 1);
-        printf("case=%s_%s op=%s sync=%s size=%ld ops=%d threads=%d target=%s reps=%d n=%zu "
+        printf("case=%s_%s%s op=%s sync=%s size=%ld ops=%d threads=%d target=%s reps=%d n=%zu "
                "median_us=%.4f mean_us=%.4f p99_us=%.4f min_us=%.4f mbps=%.1f check=%s",
-               c->op, c->sync, c->op, c->sync, c->size, c->ops, c->threads, c->target, c->reps, s.n,
+               c->op, c->sync, case_suffix, c->op, c->sync, c->size, c->ops, c->threads, c->target, c->reps, s.n,
                st.median * 1e6, st.mean * 1e6, st.p99 * 1e6, st.min * 1e6,
                st.median > 0 ? bytes / st.median / 1e6 : 0.0, bad + bad1 ? "FAIL" : "ok");
         if (end1 >= 0)
@@ -310,7 +314,8 @@ static void run_case(const rcase_t *c, double budget, int salt)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_rma -m lat|bw|atomic|mt|passive [-s flush|fence] [-T 1,2,4,8] "
-                    "[-g idle|compute] [-t seconds] [-p] [-l init|multiple] [-R mt_rounds]\n");
+                    "[-g idle|compute] [-t seconds] [-p] [-l init|multiple] [-R mt_rounds] "
+                    "[-w allocate|create]\n");
     exit(2);
 }
 
@@ -318,8 +323,9 @@ int main(int argc, char **argv)
 {
     const char *mode = NULL, *sync = "flush", *tlist = "1,2,4,8", *target = "idle";
     double budget = 1.0;
+    const char *flavor = "allocate";
     int pin = 0, level = -1, opt, mt_rounds = 8;
-    while ((opt = getopt(argc, argv, "m:s:T:g:t:pl:R:")) != -1) {
+    while ((opt = getopt(argc, argv, "m:s:T:g:t:pl:R:w:")) != -1) {
         switch (opt) {
         case 'm': mode = optarg; break;
         case 's': sync = optarg; break;
@@ -329,13 +335,18 @@ int main(int argc, char **argv)
         case 'p': pin = 1; break;
         case 'R': mt_rounds = atoi(optarg); break;
         case 'l': level = mt_level_parse(optarg); break;
+        case 'w': flavor = optarg; break;
         default: usage();
         }
     }
     if (!mode || level < -1 || mt_rounds < 1 ||
         (strcmp(sync, "flush") && strcmp(sync, "fence")) ||
-        (strcmp(target, "idle") && strcmp(target, "compute")))
+        (strcmp(target, "idle") && strcmp(target, "compute")) ||
+        (strcmp(flavor, "allocate") && strcmp(flavor, "create")))
         usage();
+    int create = !strcmp(flavor, "create");
+    if (create)
+        case_suffix = "_create";
     int is_mt = !strcmp(mode, "mt");
     if (is_mt)
         level = MPI_THREAD_MULTIPLE;
@@ -350,15 +361,20 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     local = malloc(DATA);
-    if (!local || MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win) !=
-                      MPI_SUCCESS) {
+    void *user = create ? calloc(1, WIN_BYTES) : NULL;
+    if (create)
+        base = user;
+    if (!local || (create && !user) ||
+        (create ? MPI_Win_create(user, WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win)
+                : MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win)) !=
+            MPI_SUCCESS) {
         fprintf(stderr, "bench_rma: no window\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     memset(local, 0, DATA);   /* first touch outside the clock */
     if (rank == 0)
-        printf("# mode=%s level=%s cpu=%d pinned=%s timer_ns=%.1f\n", mode, mt_level_name(provided),
-               cpu, when, bench_timer_cost() * 1e9);
+        printf("# mode=%s level=%s cpu=%d pinned=%s timer_ns=%.1f window=%s\n", mode,
+               mt_level_name(provided), cpu, when, bench_timer_cost() * 1e9, flavor);
 
     int salt = 1;
     if (!strcmp(mode, "lat")) {
@@ -409,6 +425,7 @@ int main(int argc, char **argv)
         usage();
     }
     MPI_Win_free(&win);
+    free(user);
     free(local);
     MPI_Finalize();
     return 0;

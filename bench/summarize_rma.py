@@ -55,7 +55,7 @@ def main(out):
         return statistics.median(v) if v else None
 
     def is_bw(key):
-        return job_of[key] == "bw" or job_of[key].startswith("mt")
+        return job_of[key] in ("bw", "bw_create") or job_of[key].startswith("mt")
 
     def cell(i, key):
         if (i, key) in runs:
