@@ -10,6 +10,8 @@
 #include "util/wu_log.h"
 
 #define WC_RMA_IOV 256   /* remote blocks per system call (IOV_MAX is 1024) */
+#define WC_RMA_MAX_CALL ((size_t)1 << 30)   /* bytes per system call: the kernel moves at most
+                                              * about 2 GiB in one and reports the rest as short */
 
 /* A batch of remote blocks matched by one contiguous run of the packed buffer. */
 typedef struct wc_rma_batch {
@@ -48,11 +50,19 @@ static wu_status_t wc_rma_cma(const wc_rma_target_t *t, uint64_t off, const wc_d
 {
     wc_rma_batch_t b = {.t = t, .write = write, .lp = packed};
     if (dt->contig) {
-        b.riov[0].iov_base = (void *)(uintptr_t)(t->raddr + off + (uint64_t)dt->contig_off);
-        b.riov[0].iov_len = count * dt->size;
-        b.bytes = b.riov[0].iov_len;
-        b.nr = 1;
-        return wc_rma_batch_flush(&b);
+        char *at = (char *)(uintptr_t)(t->raddr + off + (uint64_t)dt->contig_off);
+        for (uint64_t left = count * dt->size; left;) {
+            size_t n = left < WC_RMA_MAX_CALL ? (size_t)left : WC_RMA_MAX_CALL;
+            b.riov[0] = (struct iovec){at, n};
+            b.bytes = n;
+            b.nr = 1;
+            wu_status_t st = wc_rma_batch_flush(&b);
+            if (st != WU_OK)
+                return st;
+            at += n;
+            left -= n;
+        }
+        return WU_OK;
     }
     for (uint64_t e = 0; e < count; e++) {
         uint64_t elem = t->raddr + off + e * (uint64_t)dt->extent;
@@ -60,7 +70,8 @@ static wu_status_t wc_rma_cma(const wc_rma_target_t *t, uint64_t off, const wc_d
             const wc_dtype_seg_t *sg = &dt->segs[s];
             for (uint64_t k = 0; k < sg->count; k++) {
                 char *at = (char *)(uintptr_t)(elem + (uint64_t)sg->disp + k * (uint64_t)sg->stride);
-                if (b.nr && (char *)b.riov[b.nr - 1].iov_base + b.riov[b.nr - 1].iov_len == at) {
+                if (b.nr && (char *)b.riov[b.nr - 1].iov_base + b.riov[b.nr - 1].iov_len == at &&
+                    b.bytes + sg->blocklen <= WC_RMA_MAX_CALL) {
                     b.riov[b.nr - 1].iov_len += sg->blocklen;
                     b.bytes += sg->blocklen;
                     continue;
