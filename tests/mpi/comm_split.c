@@ -53,16 +53,19 @@ static void check_comm(const char *what, MPI_Comm c, const int *want, int n, MPI
     MT_CALL(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
 }
 
-/* ranks a and b on one node under WEFT_NODE_SPLIT=split (0: one node) */
+/* ranks a and b on one node: one host (mt_same_node), and the same part of it under
+ * WEFT_NODE_SPLIT=split (0: the host is one node) */
 static int same_node(int a, int b, int split)
 {
-    return split > 0 ? a / split == b / split : split < 0 ? a % -split == b % -split : 1;
+    return mt_same_node(a, b) &&
+           (split > 0 ? a / split == b / split : split < 0 ? a % -split == b % -split : 1);
 }
 
 int main(int argc, char **argv)
 {
     mt_init_args(argc, argv, 0);
     mt_init(&argc, &argv);
+    mt_nodes_init();
     int n = mt_size, want[64], k;
     MT_TRUE(n <= 64, "at most 64 ranks");
     MT_CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -144,8 +147,8 @@ int main(int argc, char **argv)
     }
     MT_CALL(MPI_Group_free(&ge));
 
-    /* split_type: shared (one node: all, or with WEFT_NODE_SPLIT=s under --weft the ranks r / s,
-     * or r % -s when s < 0;
+    /* split_type: shared (the ranks of this host: all on one machine, or with WEFT_NODE_SPLIT=s
+     * under --weft those of them with the same r / s, or r % -s when s < 0;
      * tests/mpi/comm_nodes.c checks the nodes independently of the launcher), undefined */
     MT_CALL(MPI_Comm_split_type(parent, MPI_COMM_TYPE_SHARED, n - mt_rank, MPI_INFO_NULL, &c));
     const char *ns = getenv("WEFT_NODE_SPLIT");

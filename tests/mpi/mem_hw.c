@@ -154,24 +154,43 @@ static void check_unguided_and_inter(void)
     MPI_Comm half, inter;
     MT_CALL(MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &half));
     MT_CALL(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, mt_rank % 2 ? 0 : 1, 77, &inter));
-    MT_CALL(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &sub));
-    MT_TRUE(sub != MPI_COMM_NULL, "split_type SHARED of an intercommunicator on one node gave MPI_COMM_NULL");
-    int is_inter = 0, lsize = 0, rsize = 0, hsize = 0;
-    MT_CALL(MPI_Comm_test_inter(sub, &is_inter));
-    MT_EQ("split_type of an intercommunicator is an intercommunicator", 1, is_inter);
-    MT_CALL(MPI_Comm_size(sub, &lsize));
-    MT_CALL(MPI_Comm_remote_size(sub, &rsize));
-    MT_CALL(MPI_Comm_size(half, &hsize));
-    MT_EQ("local size (all on one node)", hsize, lsize);
-    MT_EQ("remote size (all on one node)", mt_size - hsize, rsize);
-    int v = mt_rank, got = -1;   /* a message over it: local rank 0 of each side swap */
-    int lr;
-    MT_CALL(MPI_Comm_rank(sub, &lr));
-    if (lr == 0) {
-        MT_CALL(MPI_Sendrecv(&v, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, sub, MPI_STATUS_IGNORE));
-        MT_EQ("rank 0 of the other side", mt_rank % 2 ? 0 : 1, got);
+    /* expected: the ranks of my node, of my parity (local group) and of the other (remote group);
+     * MPI_COMM_NULL when the remote group is empty */
+    int want_l = 0, want_r = 0, other0 = -1;
+    for (int r = 0; r < mt_size; r++) {
+        if (!mt_same_node(r, mt_rank))
+            continue;
+        if (r % 2 == mt_rank % 2) {
+            want_l++;
+        } else {
+            want_r++;
+            if (other0 < 0)
+                other0 = r;
+        }
     }
-    MT_CALL(MPI_Comm_free(&sub));
+    MT_CALL(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &sub));
+    if (want_r == 0) {
+        MT_TRUE(sub == MPI_COMM_NULL, "split_type SHARED of an intercommunicator with no rank of the other "
+                                      "side on this node gave a communicator");
+    } else {
+        MT_TRUE(sub != MPI_COMM_NULL, "split_type SHARED of an intercommunicator gave MPI_COMM_NULL with %d "
+                                      "rank(s) of the other side on this node", want_r);
+        int is_inter = 0, lsize = 0, rsize = 0;
+        MT_CALL(MPI_Comm_test_inter(sub, &is_inter));
+        MT_EQ("split_type of an intercommunicator is an intercommunicator", 1, is_inter);
+        MT_CALL(MPI_Comm_size(sub, &lsize));
+        MT_CALL(MPI_Comm_remote_size(sub, &rsize));
+        MT_EQ("local size (my side's ranks on this node)", want_l, lsize);
+        MT_EQ("remote size (the other side's ranks on this node)", want_r, rsize);
+        int v = mt_rank, got = -1;   /* a message over it: local rank 0 of each side swap */
+        int lr;
+        MT_CALL(MPI_Comm_rank(sub, &lr));
+        if (lr == 0) {
+            MT_CALL(MPI_Sendrecv(&v, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, sub, MPI_STATUS_IGNORE));
+            MT_EQ("rank 0 of the other side on this node", other0, got);
+        }
+        MT_CALL(MPI_Comm_free(&sub));
+    }
     MT_CALL(MPI_Comm_split_type(inter, MPI_UNDEFINED, 0, MPI_INFO_NULL, &sub));
     MT_TRUE(sub == MPI_COMM_NULL, "split_type MPI_UNDEFINED of an intercommunicator gave a communicator");
     MT_CALL(MPI_Comm_free(&inter));
@@ -182,6 +201,7 @@ int main(int argc, char **argv)
 {
     mt_init_args(argc, argv, 0);
     mt_init(&argc, &argv);
+    mt_nodes_init();
     check_alloc();
     check_hw_info();
     check_resource_guided();

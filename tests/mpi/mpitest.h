@@ -193,6 +193,49 @@ static inline void *mt_malloc(size_t n)
     return p;
 }
 
+/* Nodes as the tests see them, from outside the library: two world ranks share a node when their
+ * MPI_Get_processor_name agree (each fake host of tests/net has its own host name; one machine is
+ * one node). mt_nodes_init is collective over MPI_COMM_WORLD: call it once on every rank, after
+ * MPI_Init and before any thread uses mt_same_node; afterwards the table is read-only. */
+static __attribute__((unused)) int *mt_node;   /* mt_node[r]: the lowest world rank on r's node */
+
+static inline void mt_nodes_init(void)
+{
+    char me[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    memset(me, 0, sizeof(me));
+    MT_CALL(MPI_Get_processor_name(me, &len));
+    char *all = mt_malloc((size_t)mt_size * MPI_MAX_PROCESSOR_NAME);
+    MT_CALL(MPI_Allgather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                          MPI_COMM_WORLD));
+    mt_node = mt_malloc(sizeof(int) * (size_t)mt_size);
+    for (int r = 0; r < mt_size; r++) {
+        mt_node[r] = r;
+        for (int q = 0; q < r; q++)
+            if (!strncmp(all + (size_t)q * MPI_MAX_PROCESSOR_NAME, all + (size_t)r * MPI_MAX_PROCESSOR_NAME,
+                         MPI_MAX_PROCESSOR_NAME)) {
+                mt_node[r] = mt_node[q];
+                break;
+            }
+    }
+    free(all);
+}
+
+/* World ranks a and b run on one node (mt_nodes_init first). */
+static inline int mt_same_node(int a, int b)
+{
+    return mt_node[a] == mt_node[b];
+}
+
+/* Every rank of MPI_COMM_WORLD runs on one node (mt_nodes_init first). */
+static inline int mt_one_node(void)
+{
+    for (int r = 0; r < mt_size; r++)
+        if (mt_node[r] != 0)
+            return 0;
+    return 1;
+}
+
 static inline void mt_sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};

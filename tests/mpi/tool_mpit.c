@@ -647,6 +647,17 @@ int main(int argc, char **argv)
         check_cvar_env();
 
     mt_init(&argc, &argv);
+    mt_nodes_init();
+    if ((rndv_expect == RNDV_GET || rndv_expect == RNDV_ASYNC || rndv_expect == RNDV_COOP) &&
+        mt_size >= 2 && !mt_same_node(0, 1)) {
+        /* the forced mode is a single copy between processes of one node */
+        if (mt_rank == 0)
+            printf("SKIP: %s is a same-node single-copy mode; ranks 0 and 1 run on different nodes\n",
+                   counter_names[rndv_expect]);
+        T_CALL(MPI_T_finalize());
+        MT_CALL(MPI_Finalize());
+        return 77;   /* ctest: skipped */
+    }
     T_CALL(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));   /* nested: a second reference */
     MT_TRUE(mt_size >= 2, "tool_mpit needs 2 ranks or more, got %d", mt_size);
     check_sessions();

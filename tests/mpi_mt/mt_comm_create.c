@@ -132,6 +132,10 @@ static void creator(int t, MPI_Comm parent)
         case 5:
             what = "Comm_split_type";
             MT_CALL(MPI_Comm_split_type(parent, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c));
+            nw = 0;   /* the ranks of this node, in world order (equal keys) */
+            for (int i = 0; i < n; i++)
+                if (mt_same_node(i, mt_rank))
+                    want[nw++] = i;
             break;
         case 6: {
             /* intercommunicator between the halves, messages across, then merged (upper half high) */
@@ -222,6 +226,7 @@ int main(int argc, char **argv)
     free_pending = mtt_flag(argc, argv, "--free-pending");
     no_create_group = mtt_flag(argc, argv, "--no-create-group");
     mtt_init(&argc, &argv);
+    mt_nodes_init();
     MT_TRUE(mt_size >= 2 && mt_size <= MTT_MAX_THREADS, "run with 2..%d ranks", MTT_MAX_THREADS);
     MT_CALL(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
     for (int t = 0; t < mtt_nthreads; t++)

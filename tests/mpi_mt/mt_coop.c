@@ -46,8 +46,8 @@ enum { TAG_GO = 1, TAG_DATA = 2, TAG_MANY = 100, TAG_THR = 1000 };
 static int strict, posted_first, coop_possible, peer;
 static long rounds = 6;
 
-/* Flags shared by the ranks of the node through a file (the test's own channel, not MPI):
- * flag[rank][slot] counts events that rank announced. */
+/* Flags shared by the two ranks of a pair through a file (the test's own channel, not MPI; a pair
+ * runs on one node): flags[r & 1][slot] counts events that rank r of the pair announced. */
 #define NSLOTS 64
 static _Atomic long (*flags)[NSLOTS];
 
@@ -58,34 +58,34 @@ static void flags_open(void)
         id = (long)getpid();
     MT_CALL(MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD));
     char name[64];
-    snprintf(name, sizeof(name), "/weft-mt-coop-%ld", id);
-    size_t bytes = (size_t)mt_size * NSLOTS * sizeof(long);
+    snprintf(name, sizeof(name), "/weft-mt-coop-%ld-%d", id, mt_rank / 2);
+    size_t bytes = 2 * NSLOTS * sizeof(long);
     int fd = -1;
-    if (mt_rank == 0) {
+    if (mt_rank % 2 == 0) {
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
         MT_TRUE(fd >= 0 && ftruncate(fd, (off_t)bytes) == 0, "shm_open/ftruncate of %s", name);
     }
     MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
-    if (mt_rank != 0)
+    if (mt_rank % 2)
         fd = shm_open(name, O_RDWR, 0600);
     MT_TRUE(fd >= 0, "shm_open of %s", name);
     flags = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     MT_TRUE(flags != MAP_FAILED, "mmap of %s", name);
     close(fd);
     MT_CALL(MPI_Barrier(MPI_COMM_WORLD));
-    if (mt_rank == 0)
+    if (mt_rank % 2 == 0)
         shm_unlink(name);
 }
 
 static void flag_post(int slot)
 {
-    atomic_fetch_add_explicit(&flags[mt_rank][slot], 1, memory_order_release);
+    atomic_fetch_add_explicit(&flags[mt_rank & 1][slot], 1, memory_order_release);
 }
 
 /* Outside MPI: wait (sleeping, no MPI call) until rank r posted slot `slot` `count` times. */
 static void flag_wait(int r, int slot, long count, const char *what)
 {
-    for (int i = 0; atomic_load_explicit(&flags[r][slot], memory_order_acquire) < count; i++) {
+    for (int i = 0; atomic_load_explicit(&flags[r & 1][slot], memory_order_acquire) < count; i++) {
         if (i > 30000)
             MT_FAIL("%s: rank %d did not finish its side in 30 s while this rank stayed out of MPI "
                     "(the cooperative rendezvous should let it)", what, r);
@@ -371,6 +371,16 @@ int main(int argc, char **argv)
     MT_CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     MT_TRUE(mt_size % 2 == 0, "mt_coop works in pairs of ranks: expected an even size got %d",
             mt_size);
+    mt_nodes_init();
+    for (int r = 0; r < mt_size; r += 2)
+        if (!mt_same_node(r, r + 1)) {
+            /* the cooperative rendezvous and the test's flags are shared memory of one node */
+            if (mt_rank == 0)
+                printf("SKIP: ranks %d and %d of a pair run on different nodes\n", r, r + 1);
+            fflush(stdout);
+            MT_CALL(MPI_Finalize());
+            exit(MTT_SKIP);
+        }
     flags_open();
     peer = mt_rank ^ 1;
     coop_possible = cma_works();
