@@ -96,7 +96,9 @@ for ((k = 0; k < i; k++)); do
     read -r rc secs <"$T_DIR/$k.rc" || { rc=255 secs=0; }
     case $rc in
     0) pass=$((pass + 1)); echo "PASS ${names[k]} (${secs} s)" ;;
-    77) skipped=$((skipped + 1)); echo "SKIP ${names[k]}: $(tail -n 1 "$T_DIR/$k.log")" ;;
+    77) skipped=$((skipped + 1))   # the program's reason (SKIP: ...), else its last line
+        why=$(grep -m 1 -i '^skip' "$T_DIR/$k.log" || tail -n 1 "$T_DIR/$k.log")
+        echo "SKIP ${names[k]}: $why" ;;
     *) failed+=("${names[k]}")
        echo "FAIL ${names[k]} (status $rc, ${secs} s); its output ends:"
        tail -n 25 "$T_DIR/$k.log" | sed 's/^/    /' ;;
