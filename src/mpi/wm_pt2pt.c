@@ -169,36 +169,32 @@ static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
 }
 
 #define WM_BLOCKING_SEND(NAME, MODE)                                                             \
-    WM_API int P##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,     \
+    int wm_impl_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,     \
                        MPI_Comm comm)                                                            \
     {                                                                                            \
         return wm_send(#NAME, buf, count, datatype, dest, tag, comm, MODE);                      \
     }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
+    int wm_impl_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
                            int tag, MPI_Comm comm)                                               \
     {                                                                                            \
         return wm_send(#NAME "_c", buf, count, datatype, dest, tag, comm, MODE);                 \
-    }                                                                                            \
-    WM_ALIAS(NAME##_c)
+    }
 
 WM_BLOCKING_SEND(MPI_Send, WC_SEND_STANDARD)
 WM_BLOCKING_SEND(MPI_Ssend, WC_SEND_SYNC)
 WM_BLOCKING_SEND(MPI_Rsend, WC_SEND_READY)
 
-WM_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+int wm_impl_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                      MPI_Comm comm, MPI_Status *status)
 {
     return wm_recv("MPI_Recv", buf, count, datatype, source, tag, comm, status);
 }
-WM_ALIAS(MPI_Recv)
 
-WM_API int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+int wm_impl_MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                        MPI_Comm comm, MPI_Status *status)
 {
     return wm_recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
 }
-WM_ALIAS(MPI_Recv_c)
 
 /* Start a nonblocking send or receive r built by wm_request_make: what wm_request_start does for
  * kinds WM_REQ_SEND and WM_REQ_RECV, with the kind known here (inlined into each entry point). */
@@ -282,20 +278,18 @@ static inline __attribute__((always_inline)) int wm_request_make(const char *fn,
 }
 
 #define WM_ISEND(NAME, KIND, MODE, PERSISTENT)                                                   \
-    WM_API int P##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,     \
+    int wm_impl_##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,     \
                        MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                            \
         return wm_request_make(#NAME, KIND, (void *)buf, count, datatype, dest, tag, comm, MODE, \
                                PERSISTENT, request);                                             \
     }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
+    int wm_impl_##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
                            int tag, MPI_Comm comm, MPI_Request *request)                         \
     {                                                                                            \
         return wm_request_make(#NAME "_c", KIND, (void *)buf, count, datatype, dest, tag, comm,  \
                                MODE, PERSISTENT, request);                                       \
-    }                                                                                            \
-    WM_ALIAS(NAME##_c)
+    }
 
 WM_ISEND(MPI_Isend, WM_REQ_SEND, WC_SEND_STANDARD, false)
 WM_ISEND(MPI_Issend, WM_REQ_SEND, WC_SEND_SYNC, false)
@@ -307,20 +301,18 @@ WM_ISEND(MPI_Rsend_init, WM_REQ_SEND, WC_SEND_READY, true)
 WM_ISEND(MPI_Bsend_init, WM_REQ_DONE, WC_SEND_STANDARD, true)
 
 #define WM_IRECV(NAME, PERSISTENT)                                                               \
-    WM_API int P##NAME(void *buf, int count, MPI_Datatype datatype, int source, int tag,         \
+    int wm_impl_##NAME(void *buf, int count, MPI_Datatype datatype, int source, int tag,         \
                        MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                            \
         return wm_request_make(#NAME, WM_REQ_RECV, buf, count, datatype, source, tag, comm,      \
                                WC_SEND_STANDARD, PERSISTENT, request);                           \
     }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##NAME##_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,        \
+    int wm_impl_##NAME##_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,        \
                            int tag, MPI_Comm comm, MPI_Request *request)                         \
     {                                                                                            \
         return wm_request_make(#NAME "_c", WM_REQ_RECV, buf, count, datatype, source, tag, comm, \
                                WC_SEND_STANDARD, PERSISTENT, request);                           \
-    }                                                                                            \
-    WM_ALIAS(NAME##_c)
+    }
 
 WM_IRECV(MPI_Irecv, false)
 WM_IRECV(MPI_Recv_init, true)
@@ -396,16 +388,15 @@ static int wm_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
                             recvcount, rti, source, recvtag, status);
 }
 
-WM_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+int wm_impl_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                          int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     return wm_sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                        recvcount, recvtype, source, recvtag, comm, status);
 }
-WM_ALIAS(MPI_Sendrecv)
 
-WM_API int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+int wm_impl_MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                            int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
                            MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                            MPI_Status *status)
@@ -413,7 +404,6 @@ WM_API int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     return wm_sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                        recvcount, recvtype, source, recvtag, comm, status);
 }
-WM_ALIAS(MPI_Sendrecv_c)
 
 /* The outgoing data is packed into a temporary (the only copy), sent as bytes, and the incoming
  * message is received straight into buf with the datatype. */
@@ -450,23 +440,21 @@ static int wm_sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_D
     return rc;
 }
 
-WM_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+int wm_impl_MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                                  int sendtag, int source, int recvtag, MPI_Comm comm,
                                  MPI_Status *status)
 {
     return wm_sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag,
                                source, recvtag, comm, status);
 }
-WM_ALIAS(MPI_Sendrecv_replace)
 
-WM_API int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+int wm_impl_MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
                                    int sendtag, int source, int recvtag, MPI_Comm comm,
                                    MPI_Status *status)
 {
     return wm_sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag,
                                source, recvtag, comm, status);
 }
-WM_ALIAS(MPI_Sendrecv_replace_c)
 
 /* ---- probes ---- */
 
@@ -526,33 +514,29 @@ static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool ta
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+int wm_impl_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     return wm_iprobe("MPI_Iprobe", source, tag, comm, false, flag, NULL, status, false);
 }
-WM_ALIAS(MPI_Iprobe)
 
-WM_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+int wm_impl_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int flag;
     return wm_iprobe("MPI_Probe", source, tag, comm, false, &flag, NULL, status, true);
 }
-WM_ALIAS(MPI_Probe)
 
-WM_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+int wm_impl_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                         MPI_Status *status)
 {
     return wm_iprobe("MPI_Improbe", source, tag, comm, true, flag, message, status, false);
 }
-WM_ALIAS(MPI_Improbe)
 
-WM_API int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+int wm_impl_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
                        MPI_Status *status)
 {
     int flag;
     return wm_iprobe("MPI_Mprobe", source, tag, comm, true, &flag, message, status, true);
 }
-WM_ALIAS(MPI_Mprobe)
 
 static int wm_message_take(const char *fn, MPI_Message *message, wm_message_t **m_p)
 {
@@ -601,19 +585,17 @@ static int wm_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dat
     return rc;
 }
 
-WM_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+int wm_impl_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                       MPI_Status *status)
 {
     return wm_mrecv("MPI_Mrecv", buf, count, datatype, message, status);
 }
-WM_ALIAS(MPI_Mrecv)
 
-WM_API int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+int wm_impl_MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                         MPI_Status *status)
 {
     return wm_mrecv("MPI_Mrecv_c", buf, count, datatype, message, status);
 }
-WM_ALIAS(MPI_Mrecv_c)
 
 static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Message *message, MPI_Request *request)
@@ -655,19 +637,17 @@ static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype da
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+int wm_impl_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                        MPI_Request *request)
 {
     return wm_imrecv("MPI_Imrecv", buf, count, datatype, message, request);
 }
-WM_ALIAS(MPI_Imrecv)
 
-WM_API int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+int wm_impl_MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                          MPI_Request *request)
 {
     return wm_imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
 }
-WM_ALIAS(MPI_Imrecv_c)
 
 /* ---- MPI_Isendrecv, MPI_Isendrecv_replace ----
  *
@@ -840,16 +820,15 @@ static int wm_isendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+int wm_impl_MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                           int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
     return wm_isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                         recvcount, recvtype, source, recvtag, comm, request, false);
 }
-WM_ALIAS(MPI_Isendrecv)
 
-WM_API int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+int wm_impl_MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                             int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
                             MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                             MPI_Request *request)
@@ -857,22 +836,19 @@ WM_API int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
     return wm_isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                         recvcount, recvtype, source, recvtag, comm, request, false);
 }
-WM_ALIAS(MPI_Isendrecv_c)
 
-WM_API int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+int wm_impl_MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                                   int sendtag, int source, int recvtag, MPI_Comm comm,
                                   MPI_Request *request)
 {
     return wm_isendrecv("MPI_Isendrecv_replace", NULL, count, datatype, dest, sendtag, buf, count,
                         datatype, source, recvtag, comm, request, true);
 }
-WM_ALIAS(MPI_Isendrecv_replace)
 
-WM_API int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+int wm_impl_MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
                                     int sendtag, int source, int recvtag, MPI_Comm comm,
                                     MPI_Request *request)
 {
     return wm_isendrecv("MPI_Isendrecv_replace_c", NULL, count, datatype, dest, sendtag, buf,
                         count, datatype, source, recvtag, comm, request, true);
 }
-WM_ALIAS(MPI_Isendrecv_replace_c)
