@@ -243,33 +243,16 @@ static int wm_bsend_start(const char *fn, const void *buf, MPI_Count count, MPI_
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm)
-{
-    return wm_bsend_start("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
-}
+WM_TWINS_MPI_Bsend(wm_bsend_start, NULL)
 
-int wm_impl_MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                        MPI_Comm comm)
-{
-    return wm_bsend_start("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, NULL);
-}
-
-int wm_impl_MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                       MPI_Comm comm, MPI_Request *request)
+static int wm_ibsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                     int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!request)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Ibsend", "request is NULL");
-    return wm_bsend_start("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+        return wm_error(NULL, MPI_ERR_ARG, fn, "request is NULL");
+    return wm_bsend_start(fn, buf, count, datatype, dest, tag, comm, request);
 }
-
-int wm_impl_MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                         int tag, MPI_Comm comm, MPI_Request *request)
-{
-    if (!request)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Ibsend_c", "request is NULL");
-    return wm_bsend_start("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
-}
+WM_TWINS_MPI_Ibsend(wm_ibsend)
 
 /* ---- attaching, detaching, flushing ---- */
 
@@ -380,15 +363,7 @@ static int wm_buffer_attach(const char *fn, void *buffer, MPI_Count size)
     return wm_bbuf_attach(fn, NULL, &wm_bsend, buffer, size);
 }
 
-int wm_impl_MPI_Buffer_attach(void *buffer, int size)
-{
-    return wm_buffer_attach("MPI_Buffer_attach", buffer, size);
-}
-
-int wm_impl_MPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    return wm_buffer_attach("MPI_Buffer_attach_c", buffer, size);
-}
+WM_TWINS_MPI_Buffer_attach(wm_buffer_attach)
 
 static int wm_buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
 {
@@ -453,15 +428,7 @@ static int wm_comm_attach(const char *fn, MPI_Comm comm, void *buffer, MPI_Count
     return wm_bbuf_attach(fn, c, p, buffer, size);
 }
 
-int wm_impl_MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
-{
-    return wm_comm_attach("MPI_Comm_attach_buffer", comm, buffer, size);
-}
-
-int wm_impl_MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
-{
-    return wm_comm_attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
-}
+WM_TWINS_MPI_Comm_attach_buffer(wm_comm_attach)
 
 static int wm_comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
@@ -571,15 +538,7 @@ static int wm_session_attach(const char *fn, MPI_Session session, void *buffer, 
     return wm_bbuf_attach(fn, NULL, p, buffer, size);
 }
 
-int wm_impl_MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
-{
-    return wm_session_attach("MPI_Session_attach_buffer", session, buffer, size);
-}
-
-int wm_impl_MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
-{
-    return wm_session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
-}
+WM_TWINS_MPI_Session_attach_buffer(wm_session_attach)
 
 static int wm_session_detach(const char *fn, MPI_Session session, void *buffer_addr,
                              MPI_Count *size)

@@ -322,28 +322,9 @@ static int wm_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype typ
     return wm_coll_run(fn, c, build, &a, request, wm_type_obj(a.rtype), NULL);
 }
 
-int wm_impl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return wm_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, false);
-}
+WM_TWINS_MPI_Bcast(wm_bcast, NULL, false)
 
-int wm_impl_MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                       MPI_Request *request)
-{
-    return wm_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, true);
-}
-
-int wm_impl_MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                        MPI_Comm comm)
-{
-    return wm_bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, NULL, false);
-}
-
-int wm_impl_MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                         MPI_Comm comm, MPI_Request *request)
-{
-    return wm_bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, request, true);
-}
+WM_TWINS_MPI_Ibcast(wm_bcast, true)
 
 /* Gather and scatter: the root's side of the vector forms is `v` (counts, displacements). */
 static int wm_rooted(const char *fn, wm_coll_build_fn_t build, bool gather, bool vec,

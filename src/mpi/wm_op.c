@@ -550,14 +550,5 @@ static int wm_reduce_local(const char *fn, const void *in, void *inout, MPI_Coun
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                             MPI_Op op)
-{
-    return wm_reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
-}
+WM_TWINS_MPI_Reduce_local(wm_reduce_local)
 
-int wm_impl_MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
-                               MPI_Datatype datatype, MPI_Op op)
-{
-    return wm_reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
-}

@@ -636,27 +636,7 @@ int wm_impl_MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
                       op, win, false);
 }
 
-int wm_impl_MPI_Get_accumulate(const void *origin_addr, int origin_count,
-                               MPI_Datatype origin_datatype, void *result_addr, int result_count,
-                               MPI_Datatype result_datatype, int target_rank,
-                               MPI_Aint target_disp, int target_count,
-                               MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    return wm_rma_acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
-                      result_addr, result_count, result_datatype, target_rank, target_disp,
-                      target_count, target_datatype, op, win, true);
-}
-
-int wm_impl_MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                                 MPI_Datatype origin_datatype, void *result_addr,
-                                 MPI_Count result_count, MPI_Datatype result_datatype,
-                                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    return wm_rma_acc("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype,
-                      result_addr, result_count, result_datatype, target_rank, target_disp,
-                      target_count, target_datatype, op, win, true);
-}
+WM_TWINS_MPI_Get_accumulate(wm_rma_acc, true)
 
 int wm_impl_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                              int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)

@@ -54,6 +54,43 @@ def impl_prototype(f):
     return f"{f.ret} {impl_name(f)}({', '.join(params) if params else 'void'})"
 
 
+def scalar_twins(functions, unimplemented):
+    """[(X, X_c)] for each implemented pair whose _c form differs from the int form only in the
+    types of parameters passed by value (int or MPI_Aint widened to MPI_Count)."""
+    by_name = {f.name: f for f in functions}
+    pairs = []
+    for f in functions:
+        c = by_name.get(f.name + "_c")
+        if not c or f.name in unimplemented or c.name in unimplemented:
+            continue
+        if len(f.params) != len(c.params) or f.ret != c.ret:
+            continue
+        if all(a == b or (arg_name(a) == arg_name(b) and "*" not in a + b and "[" not in a + b)
+               for a, b in zip(f.params, c.params)):
+            pairs.append((f, c))
+    return pairs
+
+
+def arg_name(param):
+    return G.PARAM_RE.match(param).group("name")
+
+
+def emit_twins(f, c):
+    """WM_TWINS_MPI_X(helper, extra...) defines wm_impl_MPI_X and wm_impl_MPI_X_c, each calling
+    helper("<its MPI name>", <its arguments>, extra...): one helper, with the _c form's types,
+    serves both, and the error messages name the call the user made."""
+    args = ", ".join(arg_names(f))
+    lines = [f"/* {f.name} and {c.name}: helper(fn, {args}, ...) */",
+             f"#define WM_TWINS_{f.name}(helper, ...)"]
+    for g in (f, c):
+        lines += [f"    {impl_prototype(g)}",
+                  "    {",
+                  f'        return helper("{g.name}", {args}, ##__VA_ARGS__);',
+                  "    }"]
+    width = max(len(x) for x in lines[1:]) + 1
+    return [lines[0]] + [x.ljust(width) + "\\" for x in lines[1:-1]] + [lines[-1]]
+
+
 def emit_header(families, unimplemented):
     out = [BANNER,
            "#ifndef WM_ENTRY_H",
@@ -70,6 +107,14 @@ def emit_header(families, unimplemented):
             continue
         out += ["", f"/* ---- {desc} ---- */"]
         out += [impl_prototype(f) + ";" for f in chosen]
+    out += ["",
+            "/* The int and large-count (_c) forms of a function whose _c form only widens parameters",
+            " * passed by value to MPI_Count: a source file defines both implementations with",
+            " *     WM_TWINS_MPI_X(helper, extra arguments...)",
+            " * where helper (usually static inline) takes the MPI name of the call, the _c form's",
+            " * parameters, then the extra arguments. See docs/abi.md. */"]
+    for f, c in scalar_twins(G.all_functions(families), unimplemented):
+        out += [""] + emit_twins(f, c)
     out += ["", "#endif"]
     return "\n".join(out) + "\n"
 

@@ -654,4 +654,879 @@ MPI_Datatype wm_impl_MPI_Type_fromint(int datatype);
 int wm_impl_MPI_Win_toint(MPI_Win win);
 MPI_Win wm_impl_MPI_Win_fromint(int win);
 
+/* The int and large-count (_c) forms of a function whose _c form only widens parameters
+ * passed by value to MPI_Count: a source file defines both implementations with
+ *     WM_TWINS_MPI_X(helper, extra arguments...)
+ * where helper (usually static inline) takes the MPI name of the call, the _c form's
+ * parameters, then the extra arguments. See docs/abi.md. */
+
+/* MPI_Send and MPI_Send_c: helper(fn, buf, count, datatype, dest, tag, comm, ...) */
+#define WM_TWINS_MPI_Send(helper, ...)                                                                                \
+    int wm_impl_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)         \
+    {                                                                                                                 \
+        return helper("MPI_Send", buf, count, datatype, dest, tag, comm, ##__VA_ARGS__);                              \
+    }                                                                                                                 \
+    int wm_impl_MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) \
+    {                                                                                                                 \
+        return helper("MPI_Send_c", buf, count, datatype, dest, tag, comm, ##__VA_ARGS__);                            \
+    }
+
+/* MPI_Recv and MPI_Recv_c: helper(fn, buf, count, datatype, source, tag, comm, status, ...) */
+#define WM_TWINS_MPI_Recv(helper, ...)                                                                                                \
+    int wm_impl_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)         \
+    {                                                                                                                                 \
+        return helper("MPI_Recv", buf, count, datatype, source, tag, comm, status, ##__VA_ARGS__);                                    \
+    }                                                                                                                                 \
+    int wm_impl_MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) \
+    {                                                                                                                                 \
+        return helper("MPI_Recv_c", buf, count, datatype, source, tag, comm, status, ##__VA_ARGS__);                                  \
+    }
+
+/* MPI_Bsend and MPI_Bsend_c: helper(fn, buf, count, datatype, dest, tag, comm, ...) */
+#define WM_TWINS_MPI_Bsend(helper, ...)                                                                                \
+    int wm_impl_MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)         \
+    {                                                                                                                  \
+        return helper("MPI_Bsend", buf, count, datatype, dest, tag, comm, ##__VA_ARGS__);                              \
+    }                                                                                                                  \
+    int wm_impl_MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) \
+    {                                                                                                                  \
+        return helper("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, ##__VA_ARGS__);                            \
+    }
+
+/* MPI_Ssend and MPI_Ssend_c: helper(fn, buf, count, datatype, dest, tag, comm, ...) */
+#define WM_TWINS_MPI_Ssend(helper, ...)                                                                                \
+    int wm_impl_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)         \
+    {                                                                                                                  \
+        return helper("MPI_Ssend", buf, count, datatype, dest, tag, comm, ##__VA_ARGS__);                              \
+    }                                                                                                                  \
+    int wm_impl_MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) \
+    {                                                                                                                  \
+        return helper("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, ##__VA_ARGS__);                            \
+    }
+
+/* MPI_Rsend and MPI_Rsend_c: helper(fn, buf, count, datatype, dest, tag, comm, ...) */
+#define WM_TWINS_MPI_Rsend(helper, ...)                                                                                \
+    int wm_impl_MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)         \
+    {                                                                                                                  \
+        return helper("MPI_Rsend", buf, count, datatype, dest, tag, comm, ##__VA_ARGS__);                              \
+    }                                                                                                                  \
+    int wm_impl_MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) \
+    {                                                                                                                  \
+        return helper("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, ##__VA_ARGS__);                            \
+    }
+
+/* MPI_Buffer_attach and MPI_Buffer_attach_c: helper(fn, buffer, size, ...) */
+#define WM_TWINS_MPI_Buffer_attach(helper, ...)                            \
+    int wm_impl_MPI_Buffer_attach(void *buffer, int size)                  \
+    {                                                                      \
+        return helper("MPI_Buffer_attach", buffer, size, ##__VA_ARGS__);   \
+    }                                                                      \
+    int wm_impl_MPI_Buffer_attach_c(void *buffer, MPI_Count size)          \
+    {                                                                      \
+        return helper("MPI_Buffer_attach_c", buffer, size, ##__VA_ARGS__); \
+    }
+
+/* MPI_Comm_attach_buffer and MPI_Comm_attach_buffer_c: helper(fn, comm, buffer, size, ...) */
+#define WM_TWINS_MPI_Comm_attach_buffer(helper, ...)                                  \
+    int wm_impl_MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)         \
+    {                                                                                 \
+        return helper("MPI_Comm_attach_buffer", comm, buffer, size, ##__VA_ARGS__);   \
+    }                                                                                 \
+    int wm_impl_MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) \
+    {                                                                                 \
+        return helper("MPI_Comm_attach_buffer_c", comm, buffer, size, ##__VA_ARGS__); \
+    }
+
+/* MPI_Session_attach_buffer and MPI_Session_attach_buffer_c: helper(fn, session, buffer, size, ...) */
+#define WM_TWINS_MPI_Session_attach_buffer(helper, ...)                                        \
+    int wm_impl_MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)         \
+    {                                                                                          \
+        return helper("MPI_Session_attach_buffer", session, buffer, size, ##__VA_ARGS__);      \
+    }                                                                                          \
+    int wm_impl_MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) \
+    {                                                                                          \
+        return helper("MPI_Session_attach_buffer_c", session, buffer, size, ##__VA_ARGS__);    \
+    }
+
+/* MPI_Isend and MPI_Isend_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Isend(helper, ...)                                                                                                      \
+    int wm_impl_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                        \
+        return helper("MPI_Isend", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                           \
+    }                                                                                                                                        \
+    int wm_impl_MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                        \
+        return helper("MPI_Isend_c", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                         \
+    }
+
+/* MPI_Ibsend and MPI_Ibsend_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Ibsend(helper, ...)                                                                                                      \
+    int wm_impl_MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                         \
+        return helper("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                           \
+    }                                                                                                                                         \
+    int wm_impl_MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                         \
+        return helper("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                         \
+    }
+
+/* MPI_Issend and MPI_Issend_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Issend(helper, ...)                                                                                                      \
+    int wm_impl_MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                         \
+        return helper("MPI_Issend", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                           \
+    }                                                                                                                                         \
+    int wm_impl_MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                         \
+        return helper("MPI_Issend_c", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                         \
+    }
+
+/* MPI_Irsend and MPI_Irsend_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Irsend(helper, ...)                                                                                                      \
+    int wm_impl_MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                         \
+        return helper("MPI_Irsend", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                           \
+    }                                                                                                                                         \
+    int wm_impl_MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                         \
+        return helper("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                         \
+    }
+
+/* MPI_Irecv and MPI_Irecv_c: helper(fn, buf, count, datatype, source, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Irecv(helper, ...)                                                                                                  \
+    int wm_impl_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                    \
+        return helper("MPI_Irecv", buf, count, datatype, source, tag, comm, request, ##__VA_ARGS__);                                     \
+    }                                                                                                                                    \
+    int wm_impl_MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                    \
+        return helper("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request, ##__VA_ARGS__);                                   \
+    }
+
+/* MPI_Mrecv and MPI_Mrecv_c: helper(fn, buf, count, datatype, message, status, ...) */
+#define WM_TWINS_MPI_Mrecv(helper, ...)                                                                                  \
+    int wm_impl_MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)         \
+    {                                                                                                                    \
+        return helper("MPI_Mrecv", buf, count, datatype, message, status, ##__VA_ARGS__);                                \
+    }                                                                                                                    \
+    int wm_impl_MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) \
+    {                                                                                                                    \
+        return helper("MPI_Mrecv_c", buf, count, datatype, message, status, ##__VA_ARGS__);                              \
+    }
+
+/* MPI_Imrecv and MPI_Imrecv_c: helper(fn, buf, count, datatype, message, request, ...) */
+#define WM_TWINS_MPI_Imrecv(helper, ...)                                                                                    \
+    int wm_impl_MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)         \
+    {                                                                                                                       \
+        return helper("MPI_Imrecv", buf, count, datatype, message, request, ##__VA_ARGS__);                                 \
+    }                                                                                                                       \
+    int wm_impl_MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) \
+    {                                                                                                                       \
+        return helper("MPI_Imrecv_c", buf, count, datatype, message, request, ##__VA_ARGS__);                               \
+    }
+
+/* MPI_Send_init and MPI_Send_init_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Send_init(helper, ...)                                                                                                      \
+    int wm_impl_MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                            \
+        return helper("MPI_Send_init", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                           \
+    }                                                                                                                                            \
+    int wm_impl_MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                            \
+        return helper("MPI_Send_init_c", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                         \
+    }
+
+/* MPI_Bsend_init and MPI_Bsend_init_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Bsend_init(helper, ...)                                                                                                      \
+    int wm_impl_MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                             \
+        return helper("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                           \
+    }                                                                                                                                             \
+    int wm_impl_MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                             \
+        return helper("MPI_Bsend_init_c", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                         \
+    }
+
+/* MPI_Ssend_init and MPI_Ssend_init_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Ssend_init(helper, ...)                                                                                                      \
+    int wm_impl_MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                             \
+        return helper("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                           \
+    }                                                                                                                                             \
+    int wm_impl_MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                             \
+        return helper("MPI_Ssend_init_c", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                         \
+    }
+
+/* MPI_Rsend_init and MPI_Rsend_init_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Rsend_init(helper, ...)                                                                                                      \
+    int wm_impl_MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                             \
+        return helper("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                           \
+    }                                                                                                                                             \
+    int wm_impl_MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                             \
+        return helper("MPI_Rsend_init_c", buf, count, datatype, dest, tag, comm, request, ##__VA_ARGS__);                                         \
+    }
+
+/* MPI_Recv_init and MPI_Recv_init_c: helper(fn, buf, count, datatype, source, tag, comm, request, ...) */
+#define WM_TWINS_MPI_Recv_init(helper, ...)                                                                                                  \
+    int wm_impl_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                        \
+        return helper("MPI_Recv_init", buf, count, datatype, source, tag, comm, request, ##__VA_ARGS__);                                     \
+    }                                                                                                                                        \
+    int wm_impl_MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                        \
+        return helper("MPI_Recv_init_c", buf, count, datatype, source, tag, comm, request, ##__VA_ARGS__);                                   \
+    }
+
+/* MPI_Sendrecv and MPI_Sendrecv_c: helper(fn, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ...) */
+#define WM_TWINS_MPI_Sendrecv(helper, ...)                                                                                                                                                                                                    \
+    int wm_impl_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)               \
+    {                                                                                                                                                                                                                                         \
+        return helper("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ##__VA_ARGS__);                                                                               \
+    }                                                                                                                                                                                                                                         \
+    int wm_impl_MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) \
+    {                                                                                                                                                                                                                                         \
+        return helper("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ##__VA_ARGS__);                                                                             \
+    }
+
+/* MPI_Sendrecv_replace and MPI_Sendrecv_replace_c: helper(fn, buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ...) */
+#define WM_TWINS_MPI_Sendrecv_replace(helper, ...)                                                                                                                           \
+    int wm_impl_MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)         \
+    {                                                                                                                                                                        \
+        return helper("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ##__VA_ARGS__);                                            \
+    }                                                                                                                                                                        \
+    int wm_impl_MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) \
+    {                                                                                                                                                                        \
+        return helper("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ##__VA_ARGS__);                                          \
+    }
+
+/* MPI_Isendrecv and MPI_Isendrecv_c: helper(fn, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ...) */
+#define WM_TWINS_MPI_Isendrecv(helper, ...)                                                                                                                                                                                                      \
+    int wm_impl_MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)               \
+    {                                                                                                                                                                                                                                            \
+        return helper("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ##__VA_ARGS__);                                                                                \
+    }                                                                                                                                                                                                                                            \
+    int wm_impl_MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                            \
+        return helper("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, ##__VA_ARGS__);                                                                              \
+    }
+
+/* MPI_Isendrecv_replace and MPI_Isendrecv_replace_c: helper(fn, buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ...) */
+#define WM_TWINS_MPI_Isendrecv_replace(helper, ...)                                                                                                                             \
+    int wm_impl_MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                                                           \
+        return helper("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ##__VA_ARGS__);                                             \
+    }                                                                                                                                                                           \
+    int wm_impl_MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                           \
+        return helper("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ##__VA_ARGS__);                                           \
+    }
+
+/* MPI_Psend_init and MPI_Psend_init_c: helper(fn, buf, partitions, count, datatype, dest, tag, comm, info, request, ...) */
+#define WM_TWINS_MPI_Psend_init(helper, ...)                                                                                                                                     \
+    int wm_impl_MPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                                            \
+        return helper("MPI_Psend_init", buf, partitions, count, datatype, dest, tag, comm, info, request, ##__VA_ARGS__);                                                        \
+    }                                                                                                                                                                            \
+    int wm_impl_MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                            \
+        return helper("MPI_Psend_init_c", buf, partitions, count, datatype, dest, tag, comm, info, request, ##__VA_ARGS__);                                                      \
+    }
+
+/* MPI_Precv_init and MPI_Precv_init_c: helper(fn, buf, partitions, count, datatype, dest, tag, comm, info, request, ...) */
+#define WM_TWINS_MPI_Precv_init(helper, ...)                                                                                                                               \
+    int wm_impl_MPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                                      \
+        return helper("MPI_Precv_init", buf, partitions, count, datatype, dest, tag, comm, info, request, ##__VA_ARGS__);                                                  \
+    }                                                                                                                                                                      \
+    int wm_impl_MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                      \
+        return helper("MPI_Precv_init_c", buf, partitions, count, datatype, dest, tag, comm, info, request, ##__VA_ARGS__);                                                \
+    }
+
+/* MPI_Type_contiguous and MPI_Type_contiguous_c: helper(fn, count, oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_contiguous(helper, ...)                                                   \
+    int wm_impl_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)         \
+    {                                                                                               \
+        return helper("MPI_Type_contiguous", count, oldtype, newtype, ##__VA_ARGS__);               \
+    }                                                                                               \
+    int wm_impl_MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                               \
+        return helper("MPI_Type_contiguous_c", count, oldtype, newtype, ##__VA_ARGS__);             \
+    }
+
+/* MPI_Type_vector and MPI_Type_vector_c: helper(fn, count, blocklength, stride, oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_vector(helper, ...)                                                                                            \
+    int wm_impl_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)                     \
+    {                                                                                                                                    \
+        return helper("MPI_Type_vector", count, blocklength, stride, oldtype, newtype, ##__VA_ARGS__);                                   \
+    }                                                                                                                                    \
+    int wm_impl_MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                                                                    \
+        return helper("MPI_Type_vector_c", count, blocklength, stride, oldtype, newtype, ##__VA_ARGS__);                                 \
+    }
+
+/* MPI_Type_create_hvector and MPI_Type_create_hvector_c: helper(fn, count, blocklength, stride, oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_create_hvector(helper, ...)                                                                                            \
+    int wm_impl_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)                \
+    {                                                                                                                                            \
+        return helper("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype, ##__VA_ARGS__);                                   \
+    }                                                                                                                                            \
+    int wm_impl_MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                                                                            \
+        return helper("MPI_Type_create_hvector_c", count, blocklength, stride, oldtype, newtype, ##__VA_ARGS__);                                 \
+    }
+
+/* MPI_Type_create_resized and MPI_Type_create_resized_c: helper(fn, oldtype, lb, extent, newtype, ...) */
+#define WM_TWINS_MPI_Type_create_resized(helper, ...)                                                                  \
+    int wm_impl_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)     \
+    {                                                                                                                  \
+        return helper("MPI_Type_create_resized", oldtype, lb, extent, newtype, ##__VA_ARGS__);                         \
+    }                                                                                                                  \
+    int wm_impl_MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) \
+    {                                                                                                                  \
+        return helper("MPI_Type_create_resized_c", oldtype, lb, extent, newtype, ##__VA_ARGS__);                       \
+    }
+
+/* MPI_Bcast and MPI_Bcast_c: helper(fn, buffer, count, datatype, root, comm, ...) */
+#define WM_TWINS_MPI_Bcast(helper, ...)                                                                    \
+    int wm_impl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)         \
+    {                                                                                                      \
+        return helper("MPI_Bcast", buffer, count, datatype, root, comm, ##__VA_ARGS__);                    \
+    }                                                                                                      \
+    int wm_impl_MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) \
+    {                                                                                                      \
+        return helper("MPI_Bcast_c", buffer, count, datatype, root, comm, ##__VA_ARGS__);                  \
+    }
+
+/* MPI_Gather and MPI_Gather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ...) */
+#define WM_TWINS_MPI_Gather(helper, ...)                                                                                                                                          \
+    int wm_impl_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)               \
+    {                                                                                                                                                                             \
+        return helper("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ##__VA_ARGS__);                                                       \
+    }                                                                                                                                                                             \
+    int wm_impl_MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) \
+    {                                                                                                                                                                             \
+        return helper("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ##__VA_ARGS__);                                                     \
+    }
+
+/* MPI_Scatter and MPI_Scatter_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ...) */
+#define WM_TWINS_MPI_Scatter(helper, ...)                                                                                                                                          \
+    int wm_impl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)               \
+    {                                                                                                                                                                              \
+        return helper("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ##__VA_ARGS__);                                                       \
+    }                                                                                                                                                                              \
+    int wm_impl_MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) \
+    {                                                                                                                                                                              \
+        return helper("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ##__VA_ARGS__);                                                     \
+    }
+
+/* MPI_Allgather and MPI_Allgather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ...) */
+#define WM_TWINS_MPI_Allgather(helper, ...)                                                                                                                                \
+    int wm_impl_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)               \
+    {                                                                                                                                                                      \
+        return helper("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                   \
+    }                                                                                                                                                                      \
+    int wm_impl_MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) \
+    {                                                                                                                                                                      \
+        return helper("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                 \
+    }
+
+/* MPI_Alltoall and MPI_Alltoall_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ...) */
+#define WM_TWINS_MPI_Alltoall(helper, ...)                                                                                                                                \
+    int wm_impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)               \
+    {                                                                                                                                                                     \
+        return helper("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                   \
+    }                                                                                                                                                                     \
+    int wm_impl_MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) \
+    {                                                                                                                                                                     \
+        return helper("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                 \
+    }
+
+/* MPI_Reduce and MPI_Reduce_c: helper(fn, sendbuf, recvbuf, count, datatype, op, root, comm, ...) */
+#define WM_TWINS_MPI_Reduce(helper, ...)                                                                                                     \
+    int wm_impl_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)         \
+    {                                                                                                                                        \
+        return helper("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, ##__VA_ARGS__);                                       \
+    }                                                                                                                                        \
+    int wm_impl_MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) \
+    {                                                                                                                                        \
+        return helper("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, ##__VA_ARGS__);                                     \
+    }
+
+/* MPI_Reduce_local and MPI_Reduce_local_c: helper(fn, inbuf, inoutbuf, count, datatype, op, ...) */
+#define WM_TWINS_MPI_Reduce_local(helper, ...)                                                                           \
+    int wm_impl_MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)         \
+    {                                                                                                                    \
+        return helper("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op, ##__VA_ARGS__);                          \
+    }                                                                                                                    \
+    int wm_impl_MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) \
+    {                                                                                                                    \
+        return helper("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op, ##__VA_ARGS__);                        \
+    }
+
+/* MPI_Allreduce and MPI_Allreduce_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, ...) */
+#define WM_TWINS_MPI_Allreduce(helper, ...)                                                                                           \
+    int wm_impl_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)         \
+    {                                                                                                                                 \
+        return helper("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, ##__VA_ARGS__);                                   \
+    }                                                                                                                                 \
+    int wm_impl_MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) \
+    {                                                                                                                                 \
+        return helper("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm, ##__VA_ARGS__);                                 \
+    }
+
+/* MPI_Reduce_scatter_block and MPI_Reduce_scatter_block_c: helper(fn, sendbuf, recvbuf, recvcount, datatype, op, comm, ...) */
+#define WM_TWINS_MPI_Reduce_scatter_block(helper, ...)                                                                                               \
+    int wm_impl_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)         \
+    {                                                                                                                                                \
+        return helper("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm, ##__VA_ARGS__);                                   \
+    }                                                                                                                                                \
+    int wm_impl_MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) \
+    {                                                                                                                                                \
+        return helper("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm, ##__VA_ARGS__);                                 \
+    }
+
+/* MPI_Scan and MPI_Scan_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, ...) */
+#define WM_TWINS_MPI_Scan(helper, ...)                                                                                           \
+    int wm_impl_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)         \
+    {                                                                                                                            \
+        return helper("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, ##__VA_ARGS__);                                   \
+    }                                                                                                                            \
+    int wm_impl_MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) \
+    {                                                                                                                            \
+        return helper("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, ##__VA_ARGS__);                                 \
+    }
+
+/* MPI_Exscan and MPI_Exscan_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, ...) */
+#define WM_TWINS_MPI_Exscan(helper, ...)                                                                                           \
+    int wm_impl_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)         \
+    {                                                                                                                              \
+        return helper("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, ##__VA_ARGS__);                                   \
+    }                                                                                                                              \
+    int wm_impl_MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) \
+    {                                                                                                                              \
+        return helper("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, ##__VA_ARGS__);                                 \
+    }
+
+/* MPI_Ibcast and MPI_Ibcast_c: helper(fn, buffer, count, datatype, root, comm, request, ...) */
+#define WM_TWINS_MPI_Ibcast(helper, ...)                                                                                          \
+    int wm_impl_MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                             \
+        return helper("MPI_Ibcast", buffer, count, datatype, root, comm, request, ##__VA_ARGS__);                                 \
+    }                                                                                                                             \
+    int wm_impl_MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                             \
+        return helper("MPI_Ibcast_c", buffer, count, datatype, root, comm, request, ##__VA_ARGS__);                               \
+    }
+
+/* MPI_Igather and MPI_Igather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ...) */
+#define WM_TWINS_MPI_Igather(helper, ...)                                                                                                                                                                \
+    int wm_impl_MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)               \
+    {                                                                                                                                                                                                    \
+        return helper("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ##__VA_ARGS__);                                                                    \
+    }                                                                                                                                                                                                    \
+    int wm_impl_MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                    \
+        return helper("MPI_Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ##__VA_ARGS__);                                                                  \
+    }
+
+/* MPI_Iscatter and MPI_Iscatter_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ...) */
+#define WM_TWINS_MPI_Iscatter(helper, ...)                                                                                                                                                                \
+    int wm_impl_MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)               \
+    {                                                                                                                                                                                                     \
+        return helper("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ##__VA_ARGS__);                                                                    \
+    }                                                                                                                                                                                                     \
+    int wm_impl_MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                     \
+        return helper("MPI_Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ##__VA_ARGS__);                                                                  \
+    }
+
+/* MPI_Iallgather and MPI_Iallgather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ...) */
+#define WM_TWINS_MPI_Iallgather(helper, ...)                                                                                                                                                      \
+    int wm_impl_MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)               \
+    {                                                                                                                                                                                             \
+        return helper("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                                \
+    }                                                                                                                                                                                             \
+    int wm_impl_MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                             \
+        return helper("MPI_Iallgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                              \
+    }
+
+/* MPI_Ialltoall and MPI_Ialltoall_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ...) */
+#define WM_TWINS_MPI_Ialltoall(helper, ...)                                                                                                                                                      \
+    int wm_impl_MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)               \
+    {                                                                                                                                                                                            \
+        return helper("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                                \
+    }                                                                                                                                                                                            \
+    int wm_impl_MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                            \
+        return helper("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                              \
+    }
+
+/* MPI_Ireduce and MPI_Ireduce_c: helper(fn, sendbuf, recvbuf, count, datatype, op, root, comm, request, ...) */
+#define WM_TWINS_MPI_Ireduce(helper, ...)                                                                                                                           \
+    int wm_impl_MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                                               \
+        return helper("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request, ##__VA_ARGS__);                                                    \
+    }                                                                                                                                                               \
+    int wm_impl_MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                               \
+        return helper("MPI_Ireduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, request, ##__VA_ARGS__);                                                  \
+    }
+
+/* MPI_Iallreduce and MPI_Iallreduce_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, request, ...) */
+#define WM_TWINS_MPI_Iallreduce(helper, ...)                                                                                                                 \
+    int wm_impl_MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                                        \
+        return helper("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request, ##__VA_ARGS__);                                                \
+    }                                                                                                                                                        \
+    int wm_impl_MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                        \
+        return helper("MPI_Iallreduce_c", sendbuf, recvbuf, count, datatype, op, comm, request, ##__VA_ARGS__);                                              \
+    }
+
+/* MPI_Ireduce_scatter_block and MPI_Ireduce_scatter_block_c: helper(fn, sendbuf, recvbuf, recvcount, datatype, op, comm, request, ...) */
+#define WM_TWINS_MPI_Ireduce_scatter_block(helper, ...)                                                                                                                     \
+    int wm_impl_MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                                                       \
+        return helper("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm, request, ##__VA_ARGS__);                                                \
+    }                                                                                                                                                                       \
+    int wm_impl_MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                       \
+        return helper("MPI_Ireduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm, request, ##__VA_ARGS__);                                              \
+    }
+
+/* MPI_Iscan and MPI_Iscan_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, request, ...) */
+#define WM_TWINS_MPI_Iscan(helper, ...)                                                                                                                 \
+    int wm_impl_MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                                   \
+        return helper("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, ##__VA_ARGS__);                                                \
+    }                                                                                                                                                   \
+    int wm_impl_MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                   \
+        return helper("MPI_Iscan_c", sendbuf, recvbuf, count, datatype, op, comm, request, ##__VA_ARGS__);                                              \
+    }
+
+/* MPI_Iexscan and MPI_Iexscan_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, request, ...) */
+#define WM_TWINS_MPI_Iexscan(helper, ...)                                                                                                                 \
+    int wm_impl_MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                                     \
+        return helper("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, ##__VA_ARGS__);                                                \
+    }                                                                                                                                                     \
+    int wm_impl_MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                     \
+        return helper("MPI_Iexscan_c", sendbuf, recvbuf, count, datatype, op, comm, request, ##__VA_ARGS__);                                              \
+    }
+
+/* MPI_Bcast_init and MPI_Bcast_init_c: helper(fn, buffer, count, datatype, root, comm, info, request, ...) */
+#define WM_TWINS_MPI_Bcast_init(helper, ...)                                                                                                         \
+    int wm_impl_MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                \
+        return helper("MPI_Bcast_init", buffer, count, datatype, root, comm, info, request, ##__VA_ARGS__);                                          \
+    }                                                                                                                                                \
+    int wm_impl_MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                \
+        return helper("MPI_Bcast_init_c", buffer, count, datatype, root, comm, info, request, ##__VA_ARGS__);                                        \
+    }
+
+/* MPI_Gather_init and MPI_Gather_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ...) */
+#define WM_TWINS_MPI_Gather_init(helper, ...)                                                                                                                                                                               \
+    int wm_impl_MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
+    {                                                                                                                                                                                                                       \
+        return helper("MPI_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                             \
+    }                                                                                                                                                                                                                       \
+    int wm_impl_MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                       \
+        return helper("MPI_Gather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                           \
+    }
+
+/* MPI_Scatter_init and MPI_Scatter_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ...) */
+#define WM_TWINS_MPI_Scatter_init(helper, ...)                                                                                                                                                                               \
+    int wm_impl_MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
+    {                                                                                                                                                                                                                        \
+        return helper("MPI_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                             \
+    }                                                                                                                                                                                                                        \
+    int wm_impl_MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                        \
+        return helper("MPI_Scatter_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                           \
+    }
+
+/* MPI_Allgather_init and MPI_Allgather_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ...) */
+#define WM_TWINS_MPI_Allgather_init(helper, ...)                                                                                                                                                                     \
+    int wm_impl_MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
+    {                                                                                                                                                                                                                \
+        return helper("MPI_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                         \
+    }                                                                                                                                                                                                                \
+    int wm_impl_MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                \
+        return helper("MPI_Allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                       \
+    }
+
+/* MPI_Alltoall_init and MPI_Alltoall_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ...) */
+#define WM_TWINS_MPI_Alltoall_init(helper, ...)                                                                                                                                                                     \
+    int wm_impl_MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
+    {                                                                                                                                                                                                               \
+        return helper("MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                         \
+    }                                                                                                                                                                                                               \
+    int wm_impl_MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                               \
+        return helper("MPI_Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                       \
+    }
+
+/* MPI_Reduce_init and MPI_Reduce_init_c: helper(fn, sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ...) */
+#define WM_TWINS_MPI_Reduce_init(helper, ...)                                                                                                                                          \
+    int wm_impl_MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                                                  \
+        return helper("MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ##__VA_ARGS__);                                                             \
+    }                                                                                                                                                                                  \
+    int wm_impl_MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                  \
+        return helper("MPI_Reduce_init_c", sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ##__VA_ARGS__);                                                           \
+    }
+
+/* MPI_Allreduce_init and MPI_Allreduce_init_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, info, request, ...) */
+#define WM_TWINS_MPI_Allreduce_init(helper, ...)                                                                                                                                \
+    int wm_impl_MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                                           \
+        return helper("MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm, info, request, ##__VA_ARGS__);                                                         \
+    }                                                                                                                                                                           \
+    int wm_impl_MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                           \
+        return helper("MPI_Allreduce_init_c", sendbuf, recvbuf, count, datatype, op, comm, info, request, ##__VA_ARGS__);                                                       \
+    }
+
+/* MPI_Reduce_scatter_block_init and MPI_Reduce_scatter_block_init_c: helper(fn, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ...) */
+#define WM_TWINS_MPI_Reduce_scatter_block_init(helper, ...)                                                                                                                                    \
+    int wm_impl_MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                                                          \
+        return helper("MPI_Reduce_scatter_block_init", sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ##__VA_ARGS__);                                                         \
+    }                                                                                                                                                                                          \
+    int wm_impl_MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                          \
+        return helper("MPI_Reduce_scatter_block_init_c", sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ##__VA_ARGS__);                                                       \
+    }
+
+/* MPI_Scan_init and MPI_Scan_init_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, info, request, ...) */
+#define WM_TWINS_MPI_Scan_init(helper, ...)                                                                                                                                \
+    int wm_impl_MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                                      \
+        return helper("MPI_Scan_init", sendbuf, recvbuf, count, datatype, op, comm, info, request, ##__VA_ARGS__);                                                         \
+    }                                                                                                                                                                      \
+    int wm_impl_MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                      \
+        return helper("MPI_Scan_init_c", sendbuf, recvbuf, count, datatype, op, comm, info, request, ##__VA_ARGS__);                                                       \
+    }
+
+/* MPI_Exscan_init and MPI_Exscan_init_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, info, request, ...) */
+#define WM_TWINS_MPI_Exscan_init(helper, ...)                                                                                                                                \
+    int wm_impl_MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                                        \
+        return helper("MPI_Exscan_init", sendbuf, recvbuf, count, datatype, op, comm, info, request, ##__VA_ARGS__);                                                         \
+    }                                                                                                                                                                        \
+    int wm_impl_MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                        \
+        return helper("MPI_Exscan_init_c", sendbuf, recvbuf, count, datatype, op, comm, info, request, ##__VA_ARGS__);                                                       \
+    }
+
+/* MPI_Neighbor_allgather and MPI_Neighbor_allgather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ...) */
+#define WM_TWINS_MPI_Neighbor_allgather(helper, ...)                                                                                                                                \
+    int wm_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)               \
+    {                                                                                                                                                                               \
+        return helper("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                   \
+    }                                                                                                                                                                               \
+    int wm_impl_MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) \
+    {                                                                                                                                                                               \
+        return helper("MPI_Neighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                 \
+    }
+
+/* MPI_Neighbor_alltoall and MPI_Neighbor_alltoall_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ...) */
+#define WM_TWINS_MPI_Neighbor_alltoall(helper, ...)                                                                                                                                \
+    int wm_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)               \
+    {                                                                                                                                                                              \
+        return helper("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                   \
+    }                                                                                                                                                                              \
+    int wm_impl_MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) \
+    {                                                                                                                                                                              \
+        return helper("MPI_Neighbor_alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                 \
+    }
+
+/* MPI_Ineighbor_allgather and MPI_Ineighbor_allgather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ...) */
+#define WM_TWINS_MPI_Ineighbor_allgather(helper, ...)                                                                                                                                                      \
+    int wm_impl_MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)               \
+    {                                                                                                                                                                                                      \
+        return helper("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                                \
+    }                                                                                                                                                                                                      \
+    int wm_impl_MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                      \
+        return helper("MPI_Ineighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                              \
+    }
+
+/* MPI_Ineighbor_alltoall and MPI_Ineighbor_alltoall_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ...) */
+#define WM_TWINS_MPI_Ineighbor_alltoall(helper, ...)                                                                                                                                                      \
+    int wm_impl_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)               \
+    {                                                                                                                                                                                                     \
+        return helper("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                                \
+    }                                                                                                                                                                                                     \
+    int wm_impl_MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                     \
+        return helper("MPI_Ineighbor_alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                              \
+    }
+
+/* MPI_Neighbor_allgather_init and MPI_Neighbor_allgather_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ...) */
+#define WM_TWINS_MPI_Neighbor_allgather_init(helper, ...)                                                                                                                                                                     \
+    int wm_impl_MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
+    {                                                                                                                                                                                                                         \
+        return helper("MPI_Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                         \
+    }                                                                                                                                                                                                                         \
+    int wm_impl_MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                         \
+        return helper("MPI_Neighbor_allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                       \
+    }
+
+/* MPI_Neighbor_alltoall_init and MPI_Neighbor_alltoall_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ...) */
+#define WM_TWINS_MPI_Neighbor_alltoall_init(helper, ...)                                                                                                                                                                     \
+    int wm_impl_MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
+    {                                                                                                                                                                                                                        \
+        return helper("MPI_Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                         \
+    }                                                                                                                                                                                                                        \
+    int wm_impl_MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                        \
+        return helper("MPI_Neighbor_alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                       \
+    }
+
+/* MPI_Win_create and MPI_Win_create_c: helper(fn, base, size, disp_unit, info, comm, win, ...) */
+#define WM_TWINS_MPI_Win_create(helper, ...)                                                                                \
+    int wm_impl_MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)        \
+    {                                                                                                                       \
+        return helper("MPI_Win_create", base, size, disp_unit, info, comm, win, ##__VA_ARGS__);                             \
+    }                                                                                                                       \
+    int wm_impl_MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) \
+    {                                                                                                                       \
+        return helper("MPI_Win_create_c", base, size, disp_unit, info, comm, win, ##__VA_ARGS__);                           \
+    }
+
+/* MPI_Win_allocate and MPI_Win_allocate_c: helper(fn, size, disp_unit, info, comm, baseptr, win, ...) */
+#define WM_TWINS_MPI_Win_allocate(helper, ...)                                                                                   \
+    int wm_impl_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)        \
+    {                                                                                                                            \
+        return helper("MPI_Win_allocate", size, disp_unit, info, comm, baseptr, win, ##__VA_ARGS__);                             \
+    }                                                                                                                            \
+    int wm_impl_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) \
+    {                                                                                                                            \
+        return helper("MPI_Win_allocate_c", size, disp_unit, info, comm, baseptr, win, ##__VA_ARGS__);                           \
+    }
+
+/* MPI_Win_allocate_shared and MPI_Win_allocate_shared_c: helper(fn, size, disp_unit, info, comm, baseptr, win, ...) */
+#define WM_TWINS_MPI_Win_allocate_shared(helper, ...)                                                                                   \
+    int wm_impl_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)        \
+    {                                                                                                                                   \
+        return helper("MPI_Win_allocate_shared", size, disp_unit, info, comm, baseptr, win, ##__VA_ARGS__);                             \
+    }                                                                                                                                   \
+    int wm_impl_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) \
+    {                                                                                                                                   \
+        return helper("MPI_Win_allocate_shared_c", size, disp_unit, info, comm, baseptr, win, ##__VA_ARGS__);                           \
+    }
+
+/* MPI_Put and MPI_Put_c: helper(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ...) */
+#define WM_TWINS_MPI_Put(helper, ...)                                                                                                                                                                              \
+    int wm_impl_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)               \
+    {                                                                                                                                                                                                              \
+        return helper("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ##__VA_ARGS__);                                                         \
+    }                                                                                                                                                                                                              \
+    int wm_impl_MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) \
+    {                                                                                                                                                                                                              \
+        return helper("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ##__VA_ARGS__);                                                       \
+    }
+
+/* MPI_Get and MPI_Get_c: helper(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ...) */
+#define WM_TWINS_MPI_Get(helper, ...)                                                                                                                                                                        \
+    int wm_impl_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)               \
+    {                                                                                                                                                                                                        \
+        return helper("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ##__VA_ARGS__);                                                   \
+    }                                                                                                                                                                                                        \
+    int wm_impl_MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) \
+    {                                                                                                                                                                                                        \
+        return helper("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ##__VA_ARGS__);                                                 \
+    }
+
+/* MPI_Accumulate and MPI_Accumulate_c: helper(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ...) */
+#define WM_TWINS_MPI_Accumulate(helper, ...)                                                                                                                                                                                         \
+    int wm_impl_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)               \
+    {                                                                                                                                                                                                                                \
+        return helper("MPI_Accumulate", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ##__VA_ARGS__);                                                                \
+    }                                                                                                                                                                                                                                \
+    int wm_impl_MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) \
+    {                                                                                                                                                                                                                                \
+        return helper("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ##__VA_ARGS__);                                                              \
+    }
+
+/* MPI_Get_accumulate and MPI_Get_accumulate_c: helper(fn, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ...) */
+#define WM_TWINS_MPI_Get_accumulate(helper, ...)                                                                                                                                                                                                                                                                  \
+    int wm_impl_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)                     \
+    {                                                                                                                                                                                                                                                                                                             \
+        return helper("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ##__VA_ARGS__);                                                                                             \
+    }                                                                                                                                                                                                                                                                                                             \
+    int wm_impl_MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) \
+    {                                                                                                                                                                                                                                                                                                             \
+        return helper("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ##__VA_ARGS__);                                                                                           \
+    }
+
+/* MPI_Rput and MPI_Rput_c: helper(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ...) */
+#define WM_TWINS_MPI_Rput(helper, ...)                                                                                                                                                                                                    \
+    int wm_impl_MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)               \
+    {                                                                                                                                                                                                                                     \
+        return helper("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ##__VA_ARGS__);                                                                      \
+    }                                                                                                                                                                                                                                     \
+    int wm_impl_MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) \
+    {                                                                                                                                                                                                                                     \
+        return helper("MPI_Rput_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ##__VA_ARGS__);                                                                    \
+    }
+
+/* MPI_Rget and MPI_Rget_c: helper(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ...) */
+#define WM_TWINS_MPI_Rget(helper, ...)                                                                                                                                                                                              \
+    int wm_impl_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)               \
+    {                                                                                                                                                                                                                               \
+        return helper("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ##__VA_ARGS__);                                                                \
+    }                                                                                                                                                                                                                               \
+    int wm_impl_MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) \
+    {                                                                                                                                                                                                                               \
+        return helper("MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ##__VA_ARGS__);                                                              \
+    }
+
+/* MPI_Raccumulate and MPI_Raccumulate_c: helper(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ...) */
+#define WM_TWINS_MPI_Raccumulate(helper, ...)                                                                                                                                                                                                               \
+    int wm_impl_MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)               \
+    {                                                                                                                                                                                                                                                       \
+        return helper("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ##__VA_ARGS__);                                                                             \
+    }                                                                                                                                                                                                                                                       \
+    int wm_impl_MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                       \
+        return helper("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ##__VA_ARGS__);                                                                           \
+    }
+
+/* MPI_Rget_accumulate and MPI_Rget_accumulate_c: helper(fn, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ...) */
+#define WM_TWINS_MPI_Rget_accumulate(helper, ...)                                                                                                                                                                                                                                                                                        \
+    int wm_impl_MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)                     \
+    {                                                                                                                                                                                                                                                                                                                                    \
+        return helper("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ##__VA_ARGS__);                                                                                                          \
+    }                                                                                                                                                                                                                                                                                                                                    \
+    int wm_impl_MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                                                                                    \
+        return helper("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ##__VA_ARGS__);                                                                                                        \
+    }
+
+/* MPI_Status_set_elements and MPI_Status_set_elements_c: helper(fn, status, datatype, count, ...) */
+#define WM_TWINS_MPI_Status_set_elements(helper, ...)                                                 \
+    int wm_impl_MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)         \
+    {                                                                                                 \
+        return helper("MPI_Status_set_elements", status, datatype, count, ##__VA_ARGS__);             \
+    }                                                                                                 \
+    int wm_impl_MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) \
+    {                                                                                                 \
+        return helper("MPI_Status_set_elements_c", status, datatype, count, ##__VA_ARGS__);           \
+    }
+
 #endif
