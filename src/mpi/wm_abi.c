@@ -18,7 +18,7 @@ __attribute__((weak)) int wm_unsupported(const char *func)
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
-WM_API int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
+int wm_impl_MPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
     if (!abi_major || !abi_minor)
         return MPI_ERR_ARG;
@@ -26,12 +26,11 @@ WM_API int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
     *abi_minor = MPI_ABI_SUBVERSION;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Abi_get_version)
 
 /* A new info object (the caller frees it) with the sizes in bytes, as decimal strings, of the
  * types the ABI leaves to the platform (MPI 5.0 section 20.3): mpi_aint_size, mpi_count_size,
  * mpi_offset_size. May be called at any time, before MPI_Init and after MPI_Finalize too. */
-WM_API int PMPI_Abi_get_info(MPI_Info *info)
+int wm_impl_MPI_Abi_get_info(MPI_Info *info)
 {
     if (!info)
         return MPI_ERR_ARG;
@@ -58,7 +57,6 @@ WM_API int PMPI_Abi_get_info(MPI_Info *info)
     *info = in;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Abi_get_info)
 
 /* Fortran facts a Fortran binding layer registers once, at startup, for the C library to read.
  * Weft has no Fortran bindings of its own, so it knows nothing until told.
@@ -89,7 +87,7 @@ static int wm_claim(atomic_int *state)
                                                    memory_order_acquire, memory_order_relaxed);
 }
 
-WM_API int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
+int wm_impl_MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
 {
     if (logical_size <= 0 || logical_size > WM_LOGICAL_MAX ||
         (logical_size & (logical_size - 1)) != 0 || !logical_true || !logical_false)
@@ -102,10 +100,9 @@ WM_API int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, v
     atomic_store_explicit(&wm_fortran_booleans.state, WM_ABI_SET, memory_order_release);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Abi_set_fortran_booleans)
 
 /* Values registered for another size are no answer for this one: is_set is false. */
-WM_API int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false,
+int wm_impl_MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false,
                                          int *is_set)
 {
     if (logical_size <= 0 || !logical_true || !logical_false || !is_set)
@@ -120,10 +117,9 @@ WM_API int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, v
     *is_set = 1;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Abi_get_fortran_booleans)
 
 /* Keeps a duplicate of info (the caller keeps and frees its own). */
-WM_API int PMPI_Abi_set_fortran_info(MPI_Info info)
+int wm_impl_MPI_Abi_set_fortran_info(MPI_Info info)
 {
     if (info == MPI_INFO_NULL)
         return MPI_ERR_INFO;
@@ -134,10 +130,9 @@ WM_API int PMPI_Abi_set_fortran_info(MPI_Info info)
                           memory_order_release);
     return rc;
 }
-WM_ALIAS(MPI_Abi_set_fortran_info)
 
 /* A new object the caller frees, or MPI_INFO_NULL when nobody registered Fortran facts. */
-WM_API int PMPI_Abi_get_fortran_info(MPI_Info *info)
+int wm_impl_MPI_Abi_get_fortran_info(MPI_Info *info)
 {
     if (!info)
         return MPI_ERR_ARG;
@@ -147,24 +142,20 @@ WM_API int PMPI_Abi_get_fortran_info(MPI_Info *info)
     }
     return PMPI_Info_dup(wm_fortran_info.info, info);
 }
-WM_ALIAS(MPI_Abi_get_fortran_info)
 
 /* Addresses are unsigned underneath; unsigned arithmetic wraps where intptr_t would overflow. */
-WM_API MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+MPI_Aint wm_impl_MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
-WM_ALIAS(MPI_Aint_add)
 
-WM_API MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+MPI_Aint wm_impl_MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
-WM_ALIAS(MPI_Aint_diff)
 
 /* A hook for profiling libraries, which define MPI_Pcontrol; the library itself ignores it. */
-WM_API int PMPI_Pcontrol(const int level, ...)
+int wm_impl_MPI_Pcontrol(const int level)
 {
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Pcontrol)

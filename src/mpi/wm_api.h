@@ -1,17 +1,16 @@
-/* How an MPI entry point is defined: the real function is PMPI_<name>, exported; MPI_<name> is a
- * weak alias of it, so a profiling library may define MPI_<name> and call PMPI_<name>.
- *
- *     WM_API int PMPI_Send(...) { ... }
- *     WM_ALIAS(MPI_Send)
+/* How an MPI entry point is defined: src/mpi/abi/gen_entry.py writes, from the ABI table, every
+ * exported PMPI_<name> (src/mpi/gen/wm_entry_<family>.c), the weak alias MPI_<name> of it (so a
+ * profiling library may define MPI_<name> and call PMPI_<name>), and the declaration of the hidden
+ * function wm_impl_MPI_<name> that PMPI_<name> calls (src/mpi/gen/wm_entry.h). The files of
+ * src/mpi define the wm_impl_ functions only; see docs/abi.md.
  *
  * Code inside the library calls PMPI_ names only. */
 #ifndef WM_API_H
 #define WM_API_H
 
 #include "util/wu_compiler.h"
+#include "mpi/gen/wm_entry.h"
 
 #define WM_API WU_EXPORT
-#define WM_ALIAS(name) \
-    extern __typeof__(P##name) name __attribute__((weak, alias("P" #name), visibility("default")));
 
 #endif

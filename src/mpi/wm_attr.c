@@ -357,7 +357,7 @@ void wm_attr_finalize(void)
 
 /* ---- communicators --------------------------------------------------------------------------- */
 
-WM_API int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+int wm_impl_MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                                    MPI_Comm_delete_attr_function *comm_delete_attr_fn,
                                    int *comm_keyval, void *extra_state)
 {
@@ -365,77 +365,67 @@ WM_API int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_f
                                  (void (*)(void))comm_copy_attr_fn,
                                  (void (*)(void))comm_delete_attr_fn, comm_keyval, extra_state);
 }
-WM_ALIAS(MPI_Comm_create_keyval)
 
-WM_API int PMPI_Comm_free_keyval(int *comm_keyval)
+int wm_impl_MPI_Comm_free_keyval(int *comm_keyval)
 {
     return wm_attr_free_keyval("MPI_Comm_free_keyval", WM_KV_COMM, comm_keyval);
 }
-WM_ALIAS(MPI_Comm_free_keyval)
 
-WM_API int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+int wm_impl_MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     static const char fn[] = "MPI_Comm_set_attr";
     WM_COMM_CHECK(fn, comm, c);
     return wm_attr_set(fn, c, &c->obj, WM_KV_COMM, comm_keyval, attribute_val);
 }
-WM_ALIAS(MPI_Comm_set_attr)
 
-WM_API int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+int wm_impl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     static const char fn[] = "MPI_Comm_get_attr";
     WM_COMM_CHECK(fn, comm, c);
     return wm_attr_get(fn, c, &c->obj, WM_KV_COMM, comm_keyval, attribute_val, flag);
 }
-WM_ALIAS(MPI_Comm_get_attr)
 
-WM_API int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+int wm_impl_MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     static const char fn[] = "MPI_Comm_delete_attr";
     WM_COMM_CHECK(fn, comm, c);
     return wm_attr_delete(fn, c, &c->obj, WM_KV_COMM, comm_keyval);
 }
-WM_ALIAS(MPI_Comm_delete_attr)
 
 /* ---- the deprecated MPI-1 names (communicators) ---------------------------------------------- */
 
-WM_API int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
+int wm_impl_MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
                               int *keyval, void *extra_state)
 {
     return wm_attr_create_keyval("MPI_Keyval_create", WM_KV_COMM, (void (*)(void))copy_fn,
                                  (void (*)(void))delete_fn, keyval, extra_state);
 }
-WM_ALIAS(MPI_Keyval_create)
 
-WM_API int PMPI_Keyval_free(int *keyval)
+int wm_impl_MPI_Keyval_free(int *keyval)
 {
     return wm_attr_free_keyval("MPI_Keyval_free", WM_KV_COMM, keyval);
 }
-WM_ALIAS(MPI_Keyval_free)
 
-WM_API int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+int wm_impl_MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     static const char fn[] = "MPI_Attr_put";
     WM_COMM_CHECK(fn, comm, c);
     return wm_attr_set(fn, c, &c->obj, WM_KV_COMM, keyval, attribute_val);
 }
-WM_ALIAS(MPI_Attr_put)
 
-WM_API int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+int wm_impl_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     static const char fn[] = "MPI_Attr_get";
     WM_COMM_CHECK(fn, comm, c);
     return wm_attr_get(fn, c, &c->obj, WM_KV_COMM, keyval, attribute_val, flag);
 }
-WM_ALIAS(MPI_Attr_get)
 
-WM_API int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+int wm_impl_MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     static const char fn[] = "MPI_Attr_delete";
     WM_COMM_CHECK(fn, comm, c);
     return wm_attr_delete(fn, c, &c->obj, WM_KV_COMM, keyval);
 }
-WM_ALIAS(MPI_Attr_delete)
 
 /* ---- datatypes ------------------------------------------------------------------------------- */
 
@@ -446,7 +436,7 @@ WM_ALIAS(MPI_Attr_delete)
         return wm_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype %p", (void *)(datatype));  \
     wm_obj_t *o = (wm_obj_t *)&t_->obj   /* attributes are not part of the type's layout */
 
-WM_API int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+int wm_impl_MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                                    MPI_Type_delete_attr_function *type_delete_attr_fn,
                                    int *type_keyval, void *extra_state)
 {
@@ -454,37 +444,32 @@ WM_API int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_f
                                  (void (*)(void))type_copy_attr_fn,
                                  (void (*)(void))type_delete_attr_fn, type_keyval, extra_state);
 }
-WM_ALIAS(MPI_Type_create_keyval)
 
-WM_API int PMPI_Type_free_keyval(int *type_keyval)
+int wm_impl_MPI_Type_free_keyval(int *type_keyval)
 {
     return wm_attr_free_keyval("MPI_Type_free_keyval", WM_KV_TYPE, type_keyval);
 }
-WM_ALIAS(MPI_Type_free_keyval)
 
-WM_API int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+int wm_impl_MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
     static const char fn[] = "MPI_Type_set_attr";
     WM_TYPE_CHECK(fn, datatype, o);
     return wm_attr_set(fn, NULL, o, WM_KV_TYPE, type_keyval, attribute_val);
 }
-WM_ALIAS(MPI_Type_set_attr)
 
-WM_API int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+int wm_impl_MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
     static const char fn[] = "MPI_Type_get_attr";
     WM_TYPE_CHECK(fn, datatype, o);
     return wm_attr_get(fn, NULL, o, WM_KV_TYPE, type_keyval, attribute_val, flag);
 }
-WM_ALIAS(MPI_Type_get_attr)
 
-WM_API int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+int wm_impl_MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     static const char fn[] = "MPI_Type_delete_attr";
     WM_TYPE_CHECK(fn, datatype, o);
     return wm_attr_delete(fn, NULL, o, WM_KV_TYPE, type_keyval);
 }
-WM_ALIAS(MPI_Type_delete_attr)
 
 /* ---- windows: any WM_OBJ_WIN object; the predefined window attributes are the window's fields
  * (wm_win.c) ---- */
@@ -495,7 +480,7 @@ WM_ALIAS(MPI_Type_delete_attr)
     if (!o)                                                                                  \
         return wm_error(NULL, MPI_ERR_WIN, fn, "invalid window %p", (void *)(win))
 
-WM_API int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+int wm_impl_MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                                   MPI_Win_delete_attr_function *win_delete_attr_fn,
                                   int *win_keyval, void *extra_state)
 {
@@ -503,23 +488,20 @@ WM_API int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                                  (void (*)(void))win_copy_attr_fn,
                                  (void (*)(void))win_delete_attr_fn, win_keyval, extra_state);
 }
-WM_ALIAS(MPI_Win_create_keyval)
 
-WM_API int PMPI_Win_free_keyval(int *win_keyval)
+int wm_impl_MPI_Win_free_keyval(int *win_keyval)
 {
     return wm_attr_free_keyval("MPI_Win_free_keyval", WM_KV_WIN, win_keyval);
 }
-WM_ALIAS(MPI_Win_free_keyval)
 
-WM_API int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+int wm_impl_MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     static const char fn[] = "MPI_Win_set_attr";
     WM_WIN_CHECK(fn, win, o);
     return wm_attr_set(fn, NULL, o, WM_KV_WIN, win_keyval, attribute_val);
 }
-WM_ALIAS(MPI_Win_set_attr)
 
-WM_API int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+int wm_impl_MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     static const char fn[] = "MPI_Win_get_attr";
     WM_WIN_CHECK(fn, win, o);
@@ -527,12 +509,10 @@ WM_API int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, i
         return wm_win_attr_predefined(o, win_keyval, attribute_val, flag);
     return wm_attr_get(fn, NULL, o, WM_KV_WIN, win_keyval, attribute_val, flag);
 }
-WM_ALIAS(MPI_Win_get_attr)
 
-WM_API int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+int wm_impl_MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     static const char fn[] = "MPI_Win_delete_attr";
     WM_WIN_CHECK(fn, win, o);
     return wm_attr_delete(fn, NULL, o, WM_KV_WIN, win_keyval);
 }
-WM_ALIAS(MPI_Win_delete_attr)

@@ -243,37 +243,16 @@ static int wm_bsend_start(const char *fn, const void *buf, MPI_Count count, MPI_
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm)
-{
-    return wm_bsend_start("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
-}
-WM_ALIAS(MPI_Bsend)
+WM_TWINS_MPI_Bsend(wm_bsend_start, NULL)
 
-WM_API int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                        MPI_Comm comm)
-{
-    return wm_bsend_start("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, NULL);
-}
-WM_ALIAS(MPI_Bsend_c)
-
-WM_API int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                       MPI_Comm comm, MPI_Request *request)
+static int wm_ibsend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                     int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (!request)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Ibsend", "request is NULL");
-    return wm_bsend_start("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+        return wm_error(NULL, MPI_ERR_ARG, fn, "request is NULL");
+    return wm_bsend_start(fn, buf, count, datatype, dest, tag, comm, request);
 }
-WM_ALIAS(MPI_Ibsend)
-
-WM_API int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                         int tag, MPI_Comm comm, MPI_Request *request)
-{
-    if (!request)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Ibsend_c", "request is NULL");
-    return wm_bsend_start("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
-}
-WM_ALIAS(MPI_Ibsend_c)
+WM_TWINS_MPI_Ibsend(wm_ibsend)
 
 /* ---- attaching, detaching, flushing ---- */
 
@@ -384,17 +363,7 @@ static int wm_buffer_attach(const char *fn, void *buffer, MPI_Count size)
     return wm_bbuf_attach(fn, NULL, &wm_bsend, buffer, size);
 }
 
-WM_API int PMPI_Buffer_attach(void *buffer, int size)
-{
-    return wm_buffer_attach("MPI_Buffer_attach", buffer, size);
-}
-WM_ALIAS(MPI_Buffer_attach)
-
-WM_API int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    return wm_buffer_attach("MPI_Buffer_attach_c", buffer, size);
-}
-WM_ALIAS(MPI_Buffer_attach_c)
+WM_TWINS_MPI_Buffer_attach(wm_buffer_attach)
 
 static int wm_buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
 {
@@ -410,7 +379,7 @@ static int wm_buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
+int wm_impl_MPI_Buffer_detach(void *buffer_addr, int *size)
 {
     MPI_Count n = 0;
     int rc = wm_buffer_detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL);
@@ -418,28 +387,24 @@ WM_API int PMPI_Buffer_detach(void *buffer_addr, int *size)
         *size = (int)n;
     return rc;
 }
-WM_ALIAS(MPI_Buffer_detach)
 
-WM_API int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+int wm_impl_MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
     return wm_buffer_detach("MPI_Buffer_detach_c", buffer_addr, size);
 }
-WM_ALIAS(MPI_Buffer_detach_c)
 
-WM_API int PMPI_Buffer_flush(void)
+int wm_impl_MPI_Buffer_flush(void)
 {
     WM_CHECK_INIT("MPI_Buffer_flush");
     wm_bbuf_flush(&wm_bsend);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Buffer_flush)
 
-WM_API int PMPI_Buffer_iflush(MPI_Request *request)
+int wm_impl_MPI_Buffer_iflush(MPI_Request *request)
 {
     WM_CHECK_INIT("MPI_Buffer_iflush");
     return wm_bbuf_iflush("MPI_Buffer_iflush", NULL, &wm_bsend, request);
 }
-WM_ALIAS(MPI_Buffer_iflush)
 
 /* ---- a communicator's buffer ---- */
 
@@ -463,17 +428,7 @@ static int wm_comm_attach(const char *fn, MPI_Comm comm, void *buffer, MPI_Count
     return wm_bbuf_attach(fn, c, p, buffer, size);
 }
 
-WM_API int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
-{
-    return wm_comm_attach("MPI_Comm_attach_buffer", comm, buffer, size);
-}
-WM_ALIAS(MPI_Comm_attach_buffer)
-
-WM_API int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
-{
-    return wm_comm_attach("MPI_Comm_attach_buffer_c", comm, buffer, size);
-}
-WM_ALIAS(MPI_Comm_attach_buffer_c)
+WM_TWINS_MPI_Comm_attach_buffer(wm_comm_attach)
 
 static int wm_comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
@@ -492,7 +447,7 @@ static int wm_comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr, MPI_
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+int wm_impl_MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     MPI_Count n = 0;
     int rc = wm_comm_detach("MPI_Comm_detach_buffer", comm, buffer_addr, size ? &n : NULL);
@@ -500,15 +455,13 @@ WM_API int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
         *size = (int)n;
     return rc;
 }
-WM_ALIAS(MPI_Comm_detach_buffer)
 
-WM_API int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+int wm_impl_MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
     return wm_comm_detach("MPI_Comm_detach_buffer_c", comm, buffer_addr, size);
 }
-WM_ALIAS(MPI_Comm_detach_buffer_c)
 
-WM_API int PMPI_Comm_flush_buffer(MPI_Comm comm)
+int wm_impl_MPI_Comm_flush_buffer(MPI_Comm comm)
 {
     WM_COMM_CHECK("MPI_Comm_flush_buffer", comm, c);
     wm_bbuf_t *p = atomic_load_explicit(&c->bbuf, memory_order_acquire);
@@ -516,16 +469,14 @@ WM_API int PMPI_Comm_flush_buffer(MPI_Comm comm)
         wm_bbuf_flush(p);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_flush_buffer)
 
-WM_API int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+int wm_impl_MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
     static const char fn[] = "MPI_Comm_iflush_buffer";
     WM_COMM_CHECK(fn, comm, c);
     wm_bbuf_t *p = atomic_load_explicit(&c->bbuf, memory_order_acquire);
     return wm_bbuf_iflush(fn, c, p, request);   /* p NULL: nothing ever buffered on c */
 }
-WM_ALIAS(MPI_Comm_iflush_buffer)
 
 void wm_bsend_comm_free(wm_comm_t *c)
 {
@@ -587,17 +538,7 @@ static int wm_session_attach(const char *fn, MPI_Session session, void *buffer, 
     return wm_bbuf_attach(fn, NULL, p, buffer, size);
 }
 
-WM_API int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
-{
-    return wm_session_attach("MPI_Session_attach_buffer", session, buffer, size);
-}
-WM_ALIAS(MPI_Session_attach_buffer)
-
-WM_API int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
-{
-    return wm_session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
-}
-WM_ALIAS(MPI_Session_attach_buffer_c)
+WM_TWINS_MPI_Session_attach_buffer(wm_session_attach)
 
 static int wm_session_detach(const char *fn, MPI_Session session, void *buffer_addr,
                              MPI_Count *size)
@@ -617,7 +558,7 @@ static int wm_session_detach(const char *fn, MPI_Session session, void *buffer_a
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+int wm_impl_MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
     MPI_Count n = 0;
     int rc = wm_session_detach("MPI_Session_detach_buffer", session, buffer_addr, size ? &n : NULL);
@@ -625,15 +566,13 @@ WM_API int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, in
         *size = (int)n;
     return rc;
 }
-WM_ALIAS(MPI_Session_detach_buffer)
 
-WM_API int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+int wm_impl_MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
     return wm_session_detach("MPI_Session_detach_buffer_c", session, buffer_addr, size);
 }
-WM_ALIAS(MPI_Session_detach_buffer_c)
 
-WM_API int PMPI_Session_flush_buffer(MPI_Session session)
+int wm_impl_MPI_Session_flush_buffer(MPI_Session session)
 {
     WM_BSESSION_CHECK("MPI_Session_flush_buffer", session, s);
     wm_bbuf_t *p = atomic_load_explicit(&s->bbuf, memory_order_acquire);
@@ -641,12 +580,11 @@ WM_API int PMPI_Session_flush_buffer(MPI_Session session)
         wm_bbuf_flush(p);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_flush_buffer)
 
 /* The request keeps no object alive: a pending flush request holds the session's buffer, which a
  * session keeps until the last communicator derived from it goes (the program must complete the
  * request before MPI_Session_finalize). */
-WM_API int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+int wm_impl_MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
     static const char fn[] = "MPI_Session_iflush_buffer";
     WM_BSESSION_CHECK(fn, session, s);
@@ -655,7 +593,6 @@ WM_API int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
     wm_bbuf_t *p = atomic_load_explicit(&s->bbuf, memory_order_acquire);
     return wm_bbuf_iflush(fn, NULL, p, request);
 }
-WM_ALIAS(MPI_Session_iflush_buffer)
 
 void wm_bsend_session_free(wm_session_t *s)
 {

@@ -185,7 +185,7 @@ int wm_barrier(wm_comm_t *c)
     return wm_coll_run("MPI_Barrier", c, wm_barrier_builder(c), &a, NULL, NULL, NULL);
 }
 
-WM_API int PMPI_Barrier(MPI_Comm comm)
+int wm_impl_MPI_Barrier(MPI_Comm comm)
 {
     static const char fn[] = "MPI_Barrier";
     WM_COMM_CHECK(fn, comm, c);
@@ -196,9 +196,8 @@ WM_API int PMPI_Barrier(MPI_Comm comm)
         return rc;
     return wm_barrier(c);
 }
-WM_ALIAS(MPI_Barrier)
 
-WM_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+int wm_impl_MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     static const char fn[] = "MPI_Ibarrier";
     WM_COMM_CHECK(fn, comm, c);
@@ -210,9 +209,8 @@ WM_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     wm_coll_args_t a = { 0 };
     return wm_coll_run(fn, c, wm_barrier_builder(c), &a, request, NULL, NULL);
 }
-WM_ALIAS(MPI_Ibarrier)
 
-WM_API int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int wm_impl_MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     static const char fn[] = "MPI_Barrier_init";
     WM_COMM_CHECK(fn, comm, c);
@@ -223,4 +221,3 @@ WM_API int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
     wm_coll_args_t a = { .persist = true };
     return wm_coll_run(fn, c, wm_barrier_builder(c), &a, request, NULL, NULL);
 }
-WM_ALIAS(MPI_Barrier_init)

@@ -375,14 +375,13 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
 /* Allgather and Alltoall share their signature: BUILD is the builder, GATHER whether the send
  * block is one block for everyone (allgather) rather than one per peer. */
 #define WM_ALLX_BLOCKS(NAME, BUILD, GATHER, CT, NB, REQP, REQ)                                    \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm REQP)                  \
     {                                                                                            \
         return wm_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_no_vec, wm_no_vec,    \
                        sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm, REQ,  \
                        NB);                                                                      \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 
 #define WM_NOREQ
 #define WM_REQ , MPI_Request *request
@@ -396,15 +395,14 @@ WM_ALLX_BLOCKS(MPI_Alltoall_c, wm_coll_build_alltoall, false, MPI_Count, false, 
 WM_ALLX_BLOCKS(MPI_Ialltoall_c, wm_coll_build_alltoall, false, MPI_Count, true, WM_REQ, request)
 
 #define WM_ALLGATHERV(NAME, CT, CV, DT, DV, NB, REQP, REQ)                                        \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
                        MPI_Comm comm REQP)                                                       \
     {                                                                                            \
         return wm_allx(#NAME, wm_coll_build_allgatherv, true, true, sendbuf, sendcount, wm_no_vec, \
                        wm_no_vec, sendtype, recvbuf, 0, DV(recvcounts), WM_VEC_##DT##_(displs),  \
                        recvtype, comm, REQ, NB);                                                 \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 #define WM_VEC_int_(p) WM_VEC_I(p)
 #define WM_VEC_MPI_Aint_(p) WM_VEC_A(p)
 WM_ALLGATHERV(MPI_Allgatherv, int, int, int, WM_VEC_I, false, WM_NOREQ, NULL)
@@ -413,15 +411,14 @@ WM_ALLGATHERV(MPI_Allgatherv_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, false,
 WM_ALLGATHERV(MPI_Iallgatherv_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, true, WM_REQ, request)
 
 #define WM_ALLTOALLV(NAME, CV, DT, CVEC, NB, REQP, REQ)                                           \
-    WM_API int P##NAME(const void *sendbuf, const CV sendcounts[], const DT sdispls[],           \
+    int wm_impl_##NAME(const void *sendbuf, const CV sendcounts[], const DT sdispls[],           \
                        MPI_Datatype sendtype, void *recvbuf, const CV recvcounts[],              \
                        const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm REQP)            \
     {                                                                                            \
         return wm_allx(#NAME, wm_coll_build_alltoallv, true, false, sendbuf, 0,                 \
                        CVEC(sendcounts), WM_VEC_##DT##_(sdispls), sendtype, recvbuf, 0,          \
                        CVEC(recvcounts), WM_VEC_##DT##_(rdispls), recvtype, comm, REQ, NB);      \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_ALLTOALLV(MPI_Alltoallv, int, int, WM_VEC_I, false, WM_NOREQ, NULL)
 WM_ALLTOALLV(MPI_Ialltoallv, int, int, WM_VEC_I, true, WM_REQ, request)
 WM_ALLTOALLV(MPI_Alltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, false, WM_NOREQ, NULL)
@@ -521,7 +518,7 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
     return rc;
 }
 
-WM_API int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int wm_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
@@ -529,9 +526,8 @@ WM_API int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int
                         sendtypes, recvbuf, WM_VEC_I(recvcounts), WM_VEC_I(rdispls), recvtypes,
                         comm, NULL, false);
 }
-WM_ALIAS(MPI_Alltoallw)
 
-WM_API int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int wm_impl_MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                            MPI_Request *request)
@@ -540,9 +536,8 @@ WM_API int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const in
                         sendtypes, recvbuf, WM_VEC_I(recvcounts), WM_VEC_I(rdispls), recvtypes,
                         comm, request, true);
 }
-WM_ALIAS(MPI_Ialltoallw)
 
-WM_API int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+int wm_impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm)
@@ -551,9 +546,8 @@ WM_API int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                         sendtypes, recvbuf, WM_VEC_C(recvcounts), WM_VEC_A(rdispls), recvtypes,
                         comm, NULL, false);
 }
-WM_ALIAS(MPI_Alltoallw_c)
 
-WM_API int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+int wm_impl_MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
@@ -562,28 +556,26 @@ WM_API int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                         sendtypes, recvbuf, WM_VEC_C(recvcounts), WM_VEC_A(rdispls), recvtypes,
                         comm, request, true);
 }
-WM_ALIAS(MPI_Ialltoallw_c)
 
 /* ---- persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses ---- */
 
 #define WM_INFO_REQ , MPI_Info info, MPI_Request *request
 #define WM_ALLX_BLOCKS_INIT(NAME, BUILD, GATHER, CT)                                              \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm WM_INFO_REQ)           \
     {                                                                                            \
         (void)info;                                                                              \
         return wm_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_no_vec, wm_no_vec,    \
                        sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm,       \
                        request, WM_COLL_PERSISTENT);                                             \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_ALLX_BLOCKS_INIT(MPI_Allgather_init, wm_coll_build_allgather, true, int)
 WM_ALLX_BLOCKS_INIT(MPI_Allgather_init_c, wm_coll_build_allgather, true, MPI_Count)
 WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init, wm_coll_build_alltoall, false, int)
 WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init_c, wm_coll_build_alltoall, false, MPI_Count)
 
 #define WM_ALLGATHERV_INIT(NAME, CT, CV, DT, DV)                                                  \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
                        MPI_Comm comm WM_INFO_REQ)                                                \
     {                                                                                            \
@@ -591,13 +583,12 @@ WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init_c, wm_coll_build_alltoall, false, MPI_Coun
         return wm_allx(#NAME, wm_coll_build_allgatherv, true, true, sendbuf, sendcount, wm_no_vec, \
                        wm_no_vec, sendtype, recvbuf, 0, DV(recvcounts), WM_VEC_##DT##_(displs),  \
                        recvtype, comm, request, WM_COLL_PERSISTENT);                             \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_ALLGATHERV_INIT(MPI_Allgatherv_init, int, int, int, WM_VEC_I)
 WM_ALLGATHERV_INIT(MPI_Allgatherv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C)
 
 #define WM_ALLTOALLV_INIT(NAME, CV, DT, CVEC)                                                     \
-    WM_API int P##NAME(const void *sendbuf, const CV sendcounts[], const DT sdispls[],           \
+    int wm_impl_##NAME(const void *sendbuf, const CV sendcounts[], const DT sdispls[],           \
                        MPI_Datatype sendtype, void *recvbuf, const CV recvcounts[],              \
                        const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm WM_INFO_REQ)     \
     {                                                                                            \
@@ -606,12 +597,11 @@ WM_ALLGATHERV_INIT(MPI_Allgatherv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC
                        CVEC(sendcounts), WM_VEC_##DT##_(sdispls), sendtype, recvbuf, 0,          \
                        CVEC(recvcounts), WM_VEC_##DT##_(rdispls), recvtype, comm, request,       \
                        WM_COLL_PERSISTENT);                                                      \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_ALLTOALLV_INIT(MPI_Alltoallv_init, int, int, WM_VEC_I)
 WM_ALLTOALLV_INIT(MPI_Alltoallv_init_c, MPI_Count, MPI_Aint, WM_VEC_C)
 
-WM_API int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int wm_impl_MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
                                const MPI_Datatype sendtypes[], void *recvbuf,
                                const int recvcounts[], const int rdispls[],
                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
@@ -622,9 +612,8 @@ WM_API int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], cons
                         sendtypes, recvbuf, WM_VEC_I(recvcounts), WM_VEC_I(rdispls), recvtypes,
                         comm, request, WM_COLL_PERSISTENT);
 }
-WM_ALIAS(MPI_Alltoallw_init)
 
-WM_API int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+int wm_impl_MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                  void *recvbuf, const MPI_Count recvcounts[],
                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
@@ -635,4 +624,3 @@ WM_API int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts
                         sendtypes, recvbuf, WM_VEC_C(recvcounts), WM_VEC_A(rdispls), recvtypes,
                         comm, request, WM_COLL_PERSISTENT);
 }
-WM_ALIAS(MPI_Alltoallw_init_c)

@@ -168,14 +168,13 @@ static const wm_coll_vec_t wm_nb_no_vec;
 #define WM_REQ , MPI_Request *request
 
 #define WM_NB_BLOCKS(NAME, BUILD, GATHER, CT, NB, REQP, REQ)                                      \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        CT recvcount, MPI_Datatype recvtype, MPI_Comm comm REQP)                  \
     {                                                                                            \
         return wm_nb_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_nb_no_vec,         \
                           wm_nb_no_vec, sendtype, recvbuf, recvcount, wm_nb_no_vec, wm_nb_no_vec, \
                           recvtype, comm, REQ, NB);                                              \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_NB_BLOCKS(MPI_Neighbor_allgather, wm_coll_build_neighbor_allgather, true, int, false, WM_NOREQ, NULL)
 WM_NB_BLOCKS(MPI_Ineighbor_allgather, wm_coll_build_neighbor_allgather, true, int, true, WM_REQ, request)
 WM_NB_BLOCKS(MPI_Neighbor_allgather_c, wm_coll_build_neighbor_allgather, true, MPI_Count, false, WM_NOREQ, NULL)
@@ -186,30 +185,28 @@ WM_NB_BLOCKS(MPI_Neighbor_alltoall_c, wm_coll_build_neighbor_alltoall, false, MP
 WM_NB_BLOCKS(MPI_Ineighbor_alltoall_c, wm_coll_build_neighbor_alltoall, false, MPI_Count, true, WM_REQ, request)
 
 #define WM_NB_ALLGATHERV(NAME, CT, DT, CVEC, DVEC, NB, REQP, REQ)                                 \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        const CT recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
                        MPI_Comm comm REQP)                                                       \
     {                                                                                            \
         return wm_nb_allx(#NAME, wm_coll_build_neighbor_allgatherv, true, true, sendbuf,         \
                           sendcount, wm_nb_no_vec, wm_nb_no_vec, sendtype, recvbuf, 0,           \
                           CVEC(recvcounts), DVEC(displs), recvtype, comm, REQ, NB);              \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv, int, int, WM_VEC_I, WM_VEC_I, false, WM_NOREQ, NULL)
 WM_NB_ALLGATHERV(MPI_Ineighbor_allgatherv, int, int, WM_VEC_I, WM_VEC_I, true, WM_REQ, request)
 WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, false, WM_NOREQ, NULL)
 WM_NB_ALLGATHERV(MPI_Ineighbor_allgatherv_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, true, WM_REQ, request)
 
 #define WM_NB_ALLTOALLV(NAME, CT, DT, CVEC, DVEC, NB, REQP, REQ)                                  \
-    WM_API int P##NAME(const void *sendbuf, const CT sendcounts[], const DT sdispls[],           \
+    int wm_impl_##NAME(const void *sendbuf, const CT sendcounts[], const DT sdispls[],           \
                        MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],              \
                        const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm REQP)            \
     {                                                                                            \
         return wm_nb_allx(#NAME, wm_coll_build_neighbor_alltoallv, true, false, sendbuf, 0,      \
                           CVEC(sendcounts), DVEC(sdispls), sendtype, recvbuf, 0,                 \
                           CVEC(recvcounts), DVEC(rdispls), recvtype, comm, REQ, NB);             \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv, int, int, WM_VEC_I, WM_VEC_I, false, WM_NOREQ, NULL)
 WM_NB_ALLTOALLV(MPI_Ineighbor_alltoallv, int, int, WM_VEC_I, WM_VEC_I, true, WM_REQ, request)
 WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, false, WM_NOREQ, NULL)
@@ -270,7 +267,7 @@ static int wm_nb_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scoun
 }
 
 #define WM_NB_ALLTOALLW(NAME, CT, CVEC, NB, REQP, REQ)                                            \
-    WM_API int P##NAME(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[],     \
+    int wm_impl_##NAME(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[],     \
                        const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[],     \
                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],                 \
                        MPI_Comm comm REQP)                                                       \
@@ -278,8 +275,7 @@ static int wm_nb_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scoun
         return wm_nb_alltoallw(#NAME, sendbuf, CVEC(sendcounts), WM_VEC_A(sdispls), sendtypes,   \
                                recvbuf, CVEC(recvcounts), WM_VEC_A(rdispls), recvtypes, comm,    \
                                REQ, NB);                                                         \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw, int, WM_VEC_I, false, WM_NOREQ, NULL)
 WM_NB_ALLTOALLW(MPI_Ineighbor_alltoallw, int, WM_VEC_I, true, WM_REQ, request)
 WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw_c, MPI_Count, WM_VEC_C, false, WM_NOREQ, NULL)

@@ -653,20 +653,18 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
 static const wm_coll_vec_t wm_no_vec;
 
 #define WM_REDUCE_FNS(NAME, INAME, CT, KIND, ROOTP, ROOT)                                          \
-    WM_API int P##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,      \
+    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,      \
                        MPI_Op op ROOTP, MPI_Comm comm)                                           \
     {                                                                                            \
         return wm_reduction(#NAME, KIND, sendbuf, recvbuf, count, wm_no_vec, datatype, op, ROOT, \
                             comm, NULL, false);                                                  \
     }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##INAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,     \
+    int wm_impl_##INAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,     \
                         MPI_Op op ROOTP, MPI_Comm comm, MPI_Request *request)                    \
     {                                                                                            \
         return wm_reduction(#INAME, KIND, sendbuf, recvbuf, count, wm_no_vec, datatype, op, ROOT, \
                             comm, request, true);                                                \
-    }                                                                                            \
-    WM_ALIAS(INAME)
+    }
 
 #define WM_NOROOT
 #define WM_ROOTARG , int root
@@ -680,54 +678,49 @@ WM_REDUCE_FNS(MPI_Exscan, MPI_Iexscan, int, WM_R_EXSCAN, WM_NOROOT, 0)
 WM_REDUCE_FNS(MPI_Exscan_c, MPI_Iexscan_c, MPI_Count, WM_R_EXSCAN, WM_NOROOT, 0)
 
 #define WM_RSB_FNS(NAME, INAME, CT)                                                              \
-    WM_API int P##NAME(const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype,  \
+    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype,  \
                        MPI_Op op, MPI_Comm comm)                                                 \
     {                                                                                            \
         return wm_reduction(#NAME, WM_R_RSB, sendbuf, recvbuf, recvcount, wm_no_vec, datatype,   \
                             op, 0, comm, NULL, false);                                           \
     }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##INAME(const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype, \
+    int wm_impl_##INAME(const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype, \
                         MPI_Op op, MPI_Comm comm, MPI_Request *request)                          \
     {                                                                                            \
         return wm_reduction(#INAME, WM_R_RSB, sendbuf, recvbuf, recvcount, wm_no_vec, datatype,  \
                             op, 0, comm, request, true);                                         \
-    }                                                                                            \
-    WM_ALIAS(INAME)
+    }
 WM_RSB_FNS(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, int)
 WM_RSB_FNS(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Count)
 
 #define WM_RS_FNS(NAME, INAME, CT, VEC)                                                          \
-    WM_API int P##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
+    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                          \
     {                                                                                            \
         return wm_reduction(#NAME, WM_R_RS, sendbuf, recvbuf, 0,                                 \
                             (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm, NULL,   \
                             false);                                                              \
     }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##INAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],               \
+    int wm_impl_##INAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],               \
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)   \
     {                                                                                            \
         return wm_reduction(#INAME, WM_R_RS, sendbuf, recvbuf, 0,                                \
                             (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm,         \
                             request, true);                                                      \
-    }                                                                                            \
-    WM_ALIAS(INAME)
+    }
 WM_RS_FNS(MPI_Reduce_scatter, MPI_Ireduce_scatter, int, i)
 WM_RS_FNS(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Count, c)
 
 /* Persistent forms (wm_coll_persist.c): the nonblocking form's checks and schedule, kept. The info
  * argument carries no hint Weft uses. */
 #define WM_REDUCE_INIT(NAME, CT, KIND, ROOTP, ROOT)                                                \
-    WM_API int P##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,      \
+    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,      \
                        MPI_Op op ROOTP, MPI_Comm comm, MPI_Info info, MPI_Request *request)      \
     {                                                                                            \
         (void)info;                                                                              \
         return wm_reduction(#NAME, KIND, sendbuf, recvbuf, count, wm_no_vec, datatype, op, ROOT, \
                             comm, request, WM_COLL_PERSISTENT);                                  \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_REDUCE_INIT(MPI_Reduce_init, int, WM_R_REDUCE, WM_ROOTARG, root)
 WM_REDUCE_INIT(MPI_Reduce_init_c, MPI_Count, WM_R_REDUCE, WM_ROOTARG, root)
 WM_REDUCE_INIT(MPI_Allreduce_init, int, WM_R_ALLREDUCE, WM_NOROOT, 0)
@@ -740,7 +733,7 @@ WM_REDUCE_INIT(MPI_Reduce_scatter_block_init, int, WM_R_RSB, WM_NOROOT, 0)
 WM_REDUCE_INIT(MPI_Reduce_scatter_block_init_c, MPI_Count, WM_R_RSB, WM_NOROOT, 0)
 
 #define WM_RS_INIT(NAME, CT, VEC)                                                                \
-    WM_API int P##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
+    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,           \
                        MPI_Request *request)                                                     \
     {                                                                                            \
@@ -748,7 +741,6 @@ WM_REDUCE_INIT(MPI_Reduce_scatter_block_init_c, MPI_Count, WM_R_RSB, WM_NOROOT, 
         return wm_reduction(#NAME, WM_R_RS, sendbuf, recvbuf, 0,                                 \
                             (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm,         \
                             request, WM_COLL_PERSISTENT);                                        \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_RS_INIT(MPI_Reduce_scatter_init, int, i)
 WM_RS_INIT(MPI_Reduce_scatter_init_c, MPI_Count, c)

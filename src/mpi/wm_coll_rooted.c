@@ -322,32 +322,9 @@ static int wm_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype typ
     return wm_coll_run(fn, c, build, &a, request, wm_type_obj(a.rtype), NULL);
 }
 
-WM_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return wm_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, false);
-}
-WM_ALIAS(MPI_Bcast)
+WM_TWINS_MPI_Bcast(wm_bcast, NULL, false)
 
-WM_API int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                       MPI_Request *request)
-{
-    return wm_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, true);
-}
-WM_ALIAS(MPI_Ibcast)
-
-WM_API int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                        MPI_Comm comm)
-{
-    return wm_bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, NULL, false);
-}
-WM_ALIAS(MPI_Bcast_c)
-
-WM_API int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                         MPI_Comm comm, MPI_Request *request)
-{
-    return wm_bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, request, true);
-}
-WM_ALIAS(MPI_Ibcast_c)
+WM_TWINS_MPI_Ibcast(wm_bcast, true)
 
 /* Gather and scatter: the root's side of the vector forms is `v` (counts, displacements). */
 static int wm_rooted(const char *fn, wm_coll_build_fn_t build, bool gather, bool vec,
@@ -430,24 +407,22 @@ static const wm_coll_vec_t wm_no_vec;
 #define WM_VEC_C(p) ((wm_coll_vec_t){ .c = (p) })
 #define WM_VEC_A(p) ((wm_coll_vec_t){ .a = (p) })
 
-WM_API int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int wm_impl_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return wm_rooted("MPI_Gather", wm_coll_build_gather, true, false, sendbuf, sendcount, sendtype,
                      recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL, false);
 }
-WM_ALIAS(MPI_Gather)
 
-WM_API int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int wm_impl_MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                         MPI_Request *request)
 {
     return wm_rooted("MPI_Igather", wm_coll_build_gather, true, false, sendbuf, sendcount, sendtype,
                      recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, request, true);
 }
-WM_ALIAS(MPI_Igather)
 
-WM_API int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+int wm_impl_MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                          MPI_Comm comm)
 {
@@ -455,9 +430,8 @@ WM_API int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
                      sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
                      false);
 }
-WM_ALIAS(MPI_Gather_c)
 
-WM_API int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+int wm_impl_MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                           MPI_Comm comm, MPI_Request *request)
 {
@@ -465,9 +439,8 @@ WM_API int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
                      sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
                      request, true);
 }
-WM_ALIAS(MPI_Igather_c)
 
-WM_API int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int wm_impl_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                         MPI_Comm comm)
 {
@@ -475,9 +448,8 @@ WM_API int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                      recvbuf, 0, recvtype, WM_VEC_I(recvcounts), WM_VEC_I(displs), root, comm, NULL,
                      false);
 }
-WM_ALIAS(MPI_Gatherv)
 
-WM_API int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int wm_impl_MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -485,9 +457,8 @@ WM_API int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                      sendtype, recvbuf, 0, recvtype, WM_VEC_I(recvcounts), WM_VEC_I(displs), root,
                      comm, request, true);
 }
-WM_ALIAS(MPI_Igatherv)
 
-WM_API int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+int wm_impl_MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                           MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -495,9 +466,8 @@ WM_API int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
                      sendtype, recvbuf, 0, recvtype, WM_VEC_C(recvcounts), WM_VEC_A(displs), root,
                      comm, NULL, false);
 }
-WM_ALIAS(MPI_Gatherv_c)
 
-WM_API int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+int wm_impl_MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                            void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -505,18 +475,16 @@ WM_API int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
                      sendtype, recvbuf, 0, recvtype, WM_VEC_C(recvcounts), WM_VEC_A(displs), root,
                      comm, request, true);
 }
-WM_ALIAS(MPI_Igatherv_c)
 
-WM_API int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int wm_impl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return wm_rooted("MPI_Scatter", wm_coll_build_scatter, false, false, sendbuf, sendcount,
                      sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
                      false);
 }
-WM_ALIAS(MPI_Scatter)
 
-WM_API int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int wm_impl_MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                          MPI_Request *request)
 {
@@ -524,9 +492,8 @@ WM_API int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
                      sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
                      request, true);
 }
-WM_ALIAS(MPI_Iscatter)
 
-WM_API int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+int wm_impl_MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                           MPI_Comm comm)
 {
@@ -534,9 +501,8 @@ WM_API int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
                      sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
                      false);
 }
-WM_ALIAS(MPI_Scatter_c)
 
-WM_API int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+int wm_impl_MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                            MPI_Comm comm, MPI_Request *request)
 {
@@ -544,9 +510,8 @@ WM_API int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
                      sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
                      request, true);
 }
-WM_ALIAS(MPI_Iscatter_c)
 
-WM_API int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+int wm_impl_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                          MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                          int root, MPI_Comm comm)
 {
@@ -554,9 +519,8 @@ WM_API int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int 
                      recvbuf, recvcount, recvtype, WM_VEC_I(sendcounts), WM_VEC_I(displs), root,
                      comm, NULL, false);
 }
-WM_ALIAS(MPI_Scatterv)
 
-WM_API int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+int wm_impl_MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -564,9 +528,8 @@ WM_API int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int
                      recvbuf, recvcount, recvtype, WM_VEC_I(sendcounts), WM_VEC_I(displs), root,
                      comm, request, true);
 }
-WM_ALIAS(MPI_Iscatterv)
 
-WM_API int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+int wm_impl_MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                            const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
                            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -574,9 +537,8 @@ WM_API int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                      recvbuf, recvcount, recvtype, WM_VEC_C(sendcounts), WM_VEC_A(displs), root,
                      comm, NULL, false);
 }
-WM_ALIAS(MPI_Scatterv_c)
 
-WM_API int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+int wm_impl_MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                             const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
                             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                             MPI_Request *request)
@@ -585,23 +547,21 @@ WM_API int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                      recvbuf, recvcount, recvtype, WM_VEC_C(sendcounts), WM_VEC_A(displs), root,
                      comm, request, true);
 }
-WM_ALIAS(MPI_Iscatterv_c)
 
 /* ---- persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses ---- */
 
 #define WM_BCAST_INIT(NAME, CT)                                                                  \
-    WM_API int P##NAME(void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm,   \
+    int wm_impl_##NAME(void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm,   \
                        MPI_Info info, MPI_Request *request)                                      \
     {                                                                                            \
         (void)info;                                                                              \
         return wm_bcast(#NAME, buffer, count, datatype, root, comm, request, WM_COLL_PERSISTENT); \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_BCAST_INIT(MPI_Bcast_init, int)
 WM_BCAST_INIT(MPI_Bcast_init_c, MPI_Count)
 
 #define WM_ROOTED_INIT(NAME, BUILD, GATHER, CT)                                                  \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        CT recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,             \
                        MPI_Info info, MPI_Request *request)                                      \
     {                                                                                            \
@@ -609,15 +569,14 @@ WM_BCAST_INIT(MPI_Bcast_init_c, MPI_Count)
         return wm_rooted(#NAME, BUILD, GATHER, false, sendbuf, sendcount, sendtype, recvbuf,     \
                          recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, request,         \
                          WM_COLL_PERSISTENT);                                                    \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_ROOTED_INIT(MPI_Gather_init, wm_coll_build_gather, true, int)
 WM_ROOTED_INIT(MPI_Gather_init_c, wm_coll_build_gather, true, MPI_Count)
 WM_ROOTED_INIT(MPI_Scatter_init, wm_coll_build_scatter, false, int)
 WM_ROOTED_INIT(MPI_Scatter_init_c, wm_coll_build_scatter, false, MPI_Count)
 
 #define WM_GATHERV_INIT(NAME, CT, CV, DT, VC, VD)                                                \
-    WM_API int P##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
                        int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)             \
     {                                                                                            \
@@ -625,13 +584,12 @@ WM_ROOTED_INIT(MPI_Scatter_init_c, wm_coll_build_scatter, false, MPI_Count)
         return wm_rooted(#NAME, wm_coll_build_gatherv, true, true, sendbuf, sendcount, sendtype, \
                          recvbuf, 0, recvtype, VC(recvcounts), VD(displs), root, comm, request,  \
                          WM_COLL_PERSISTENT);                                                    \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_GATHERV_INIT(MPI_Gatherv_init, int, int, int, WM_VEC_I, WM_VEC_I)
 WM_GATHERV_INIT(MPI_Gatherv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A)
 
 #define WM_SCATTERV_INIT(NAME, CT, CV, DT, VC, VD)                                               \
-    WM_API int P##NAME(const void *sendbuf, const CV sendcounts[], const DT displs[],            \
+    int wm_impl_##NAME(const void *sendbuf, const CV sendcounts[], const DT displs[],            \
                        MPI_Datatype sendtype, void *recvbuf, CT recvcount,                       \
                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,            \
                        MPI_Request *request)                                                     \
@@ -640,7 +598,6 @@ WM_GATHERV_INIT(MPI_Gatherv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, WM
         return wm_rooted(#NAME, wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,       \
                          recvbuf, recvcount, recvtype, VC(sendcounts), VD(displs), root, comm,   \
                          request, WM_COLL_PERSISTENT);                                           \
-    }                                                                                            \
-    WM_ALIAS(NAME)
+    }
 WM_SCATTERV_INIT(MPI_Scatterv_init, int, int, int, WM_VEC_I, WM_VEC_I)
 WM_SCATTERV_INIT(MPI_Scatterv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A)

@@ -330,21 +330,20 @@ uint32_t wm_ctx_agree(wm_comm_t *c)
 
 /* MPI_<NAME>(comm, int *ARG): *ARG = VALUE of the checked communicator c. */
 #define WM_COMM_QUERY(NAME, ARG, VALUE)                                        \
-    WM_API int P##NAME(MPI_Comm comm, int *ARG)                                \
+    int wm_impl_##NAME(MPI_Comm comm, int *ARG)                                \
     {                                                                          \
         WM_COMM_CHECK(#NAME, comm, c);                                         \
         if (!ARG)                                                              \
             return wm_error(c, MPI_ERR_ARG, #NAME, #ARG " is NULL");           \
         *ARG = (VALUE);                                                        \
         return MPI_SUCCESS;                                                    \
-    }                                                                          \
-    WM_ALIAS(NAME)
+    }
 
 WM_COMM_QUERY(MPI_Comm_rank, rank, WU_UNLIKELY(c->tcomm) ? wm_tc_rank(c) : c->rank)
 WM_COMM_QUERY(MPI_Comm_size, size, WU_UNLIKELY(c->tcomm) ? wm_tc_size(c) : c->size)
 WM_COMM_QUERY(MPI_Comm_test_inter, flag, c->inter)
 
-WM_API int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+int wm_impl_MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     static const char fn[] = "MPI_Comm_remote_size";
     WM_COMM_CHECK(fn, comm, c);
@@ -355,9 +354,8 @@ WM_API int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     *size = c->remote_size;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_remote_size)
 
-WM_API int PMPI_Comm_get_parent(MPI_Comm *parent)
+int wm_impl_MPI_Comm_get_parent(MPI_Comm *parent)
 {
     static const char fn[] = "MPI_Comm_get_parent";
     WM_CHECK_INIT(fn);
@@ -366,9 +364,8 @@ WM_API int PMPI_Comm_get_parent(MPI_Comm *parent)
     *parent = wm_dpm_parent();   /* MPI_COMM_NULL unless spawned (wm_dpm.c) */
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_get_parent)
 
-WM_API int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+int wm_impl_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     static const char fn[] = "MPI_Comm_compare";
     WM_CHECK_INIT(fn);
@@ -401,11 +398,10 @@ WM_API int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     *result = res == MPI_IDENT ? MPI_CONGRUENT : res;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_compare)
 
 /* ---- names ---- */
 
-WM_API int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+int wm_impl_MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     static const char fn[] = "MPI_Comm_set_name";
     WM_COMM_CHECK(fn, comm, c);
@@ -415,11 +411,10 @@ WM_API int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     snprintf(c->name, sizeof(c->name), "%s", comm_name);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_set_name)
 
 /* MPI 4.1 (section 7.8, change B.1.2 item 18): MPI_COMM_NULL is a valid argument, named
  * "MPI_COMM_NULL"; any other invalid handle is MPI_ERR_COMM. */
-WM_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+int wm_impl_MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     static const char fn[] = "MPI_Comm_get_name";
     if (comm == MPI_COMM_NULL) {
@@ -439,7 +434,6 @@ WM_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_get_name)
 
 /* ---- info hints ---- */
 
@@ -453,7 +447,7 @@ int wm_comm_info_copy(MPI_Info info, MPI_Info *out)
     return PMPI_Info_dup(info, out);
 }
 
-WM_API int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+int wm_impl_MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char fn[] = "MPI_Comm_set_info";
     WM_COMM_CHECK(fn, comm, c);
@@ -466,9 +460,8 @@ WM_API int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     wm_comm_info_drop(old);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_set_info)
 
-WM_API int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+int wm_impl_MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     static const char fn[] = "MPI_Comm_get_info";
     WM_COMM_CHECK(fn, comm, c);
@@ -479,7 +472,6 @@ WM_API int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
         return wm_error(c, MPI_ERR_INFO, fn, "no info object for the hints");
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_get_info)
 
 /* ---- duplication ---- */
 
@@ -551,17 +543,15 @@ static int wm_comm_dup_common(const char *fn, MPI_Comm comm, MPI_Info info, bool
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+int wm_impl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     return wm_comm_dup_common("MPI_Comm_dup", comm, MPI_INFO_NULL, false, newcomm);
 }
-WM_ALIAS(MPI_Comm_dup)
 
-WM_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+int wm_impl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     return wm_comm_dup_common("MPI_Comm_dup_with_info", comm, info, true, newcomm);
 }
-WM_ALIAS(MPI_Comm_dup_with_info)
 
 /* Comm_idup: the new communicator exists at once; its context id is what the request waits for.
  * A member other than the leader posts a receive of the id straight into the new communicator
@@ -642,18 +632,16 @@ static int wm_comm_idup_common(const char *fn, MPI_Comm comm, MPI_Info info, boo
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+int wm_impl_MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     return wm_comm_idup_common("MPI_Comm_idup", comm, MPI_INFO_NULL, false, newcomm, request);
 }
-WM_ALIAS(MPI_Comm_idup)
 
-WM_API int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+int wm_impl_MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                                     MPI_Request *request)
 {
     return wm_comm_idup_common("MPI_Comm_idup_with_info", comm, info, true, newcomm, request);
 }
-WM_ALIAS(MPI_Comm_idup_with_info)
 
 /* ---- free ---- */
 
@@ -683,7 +671,7 @@ static int wm_comm_user_release(wm_comm_t *c, MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Comm_free(MPI_Comm *comm)
+int wm_impl_MPI_Comm_free(MPI_Comm *comm)
 {
     static const char fn[] = "MPI_Comm_free";
     WM_CHECK_INIT(fn);
@@ -693,7 +681,6 @@ WM_API int PMPI_Comm_free(MPI_Comm *comm)
         return wm_tc_comm_free(fn, c, comm);
     return rc ? rc : wm_comm_user_release(c, comm);
 }
-WM_ALIAS(MPI_Comm_free)
 
 /* ---- disconnect ---- */
 
@@ -707,7 +694,7 @@ static void wm_disc_mark(wm_obj_t *o, void *arg)
 /* Comm_disconnect: every request still naming c (buffered sends, freed requests: the application
  * must have completed its own) completes first, then the members synchronize (so what they sent is
  * matched), then c is freed like Comm_free. */
-WM_API int PMPI_Comm_disconnect(MPI_Comm *comm)
+int wm_impl_MPI_Comm_disconnect(MPI_Comm *comm)
 {
     static const char fn[] = "MPI_Comm_disconnect";
     WM_CHECK_INIT(fn);
@@ -743,4 +730,3 @@ WM_API int PMPI_Comm_disconnect(MPI_Comm *comm)
         return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
     return wm_comm_user_release(c, comm);
 }
-WM_ALIAS(MPI_Comm_disconnect)

@@ -189,7 +189,7 @@ static int wm_split_type_inter(wm_comm_t *c, int split_type, int key, MPI_Info i
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+int wm_impl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_split_type";
     WM_COMM_CHECK(fn, comm, c);
@@ -292,14 +292,13 @@ WM_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info
     *newcomm = d ? wm_comm_handle(d) : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_split_type)
 
 /* MPI 4.1: an info object describing the hardware the calling process runs on at the moment of the
  * call. Key "mpi_hw_resource_type": the values MPI_COMM_TYPE_HW_GUIDED (and RESOURCE_GUIDED) accept
  * for this process now, comma-separated from the largest resource to the smallest: always
  * "mpi_shared_memory", then each hwloc type one of whose objects holds every CPU this process may
  * run on. Callable from any thread. */
-WM_API int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
+int wm_impl_MPI_Get_hw_resource_info(MPI_Info *hw_info)
 {
     static const char fn[] = "MPI_Get_hw_resource_info";
     WM_CHECK_INIT(fn);
@@ -329,4 +328,3 @@ WM_API int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
     *hw_info = in;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Get_hw_resource_info)

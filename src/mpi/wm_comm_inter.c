@@ -38,7 +38,7 @@ wu_status_t wm_inter_swap(wm_comm_t *c, const void *outb, size_t len_out, void *
 
 /* ---- Intercomm_create ---- */
 
-WM_API int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+int wm_impl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                                  int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     static const char fn[] = "MPI_Intercomm_create";
@@ -121,11 +121,10 @@ WM_API int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm
     free(remote);
     return rc;
 }
-WM_ALIAS(MPI_Intercomm_create)
 
 /* ---- Intercomm_merge ---- */
 
-WM_API int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+int wm_impl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     static const char fn[] = "MPI_Intercomm_merge";
     WM_COMM_CHECK(fn, intercomm, c);
@@ -164,7 +163,6 @@ out:
     free(all);
     return rc;
 }
-WM_ALIAS(MPI_Intercomm_merge)
 
 /* ---- Comm_create and Comm_split on an intercommunicator ---- */
 

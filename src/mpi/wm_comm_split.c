@@ -92,7 +92,7 @@ int wm_comm_split(wm_comm_t *c, int color, int key, wm_comm_t **out)
     return c->inter ? wm_comm_split_inter(c, color, key, out) : wm_split_intra(c, color, key, out);
 }
 
-WM_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+int wm_impl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_split";
     WM_COMM_CHECK(fn, comm, c);
@@ -109,7 +109,6 @@ WM_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     *newcomm = d ? wm_comm_handle(d) : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_split)
 
 /* ---- Comm_create ---- */
 
@@ -123,7 +122,7 @@ static int wm_check_subgroup(const char *fn, wm_comm_t *c, const wm_group_t *g)
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+int wm_impl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_create";
     WM_COMM_CHECK(fn, comm, c);
@@ -160,12 +159,11 @@ WM_API int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     *newcomm = d ? wm_comm_handle(d) : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_create)
 
 /* Collective over the group only: its rank 0 allocates the id and sends it to the others on the
  * parent's collective context, with the user's tag (concurrent calls of different threads on one
  * parent are told apart by their tags, as the standard asks of the application). */
-WM_API int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+int wm_impl_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_create_group";
     WM_COMM_CHECK(fn, comm, c);
@@ -212,4 +210,3 @@ WM_API int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_C
     *newcomm = wm_comm_handle(d);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_create_group)

@@ -166,29 +166,27 @@ static bool wm_type_predefined(MPI_Datatype t, const wm_datatype_t *ti)
     if (!(p))                                                                        \
         return wm_error(NULL, MPI_ERR_ARG, fn, "output argument %s is NULL", #p)
 
-WM_API int PMPI_Type_size(MPI_Datatype datatype, int *size)
+int wm_impl_MPI_Type_size(MPI_Datatype datatype, int *size)
 {
     WM_TYPE_ARG("MPI_Type_size", datatype, ti);
     WM_OUT_CHECK("MPI_Type_size", size);
     *size = ti->size_overflow || ti->size > INT_MAX ? MPI_UNDEFINED : (int)ti->size;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_size)
 
 #define WM_SIZE_C(NAME)                                                    \
-    WM_API int P##NAME(MPI_Datatype datatype, MPI_Count *size)             \
+    int wm_impl_##NAME(MPI_Datatype datatype, MPI_Count *size)             \
     {                                                                      \
         WM_TYPE_ARG(#NAME, datatype, ti);                                  \
         WM_OUT_CHECK(#NAME, size);                                         \
         *size = ti->size_overflow ? MPI_UNDEFINED : (MPI_Count)ti->size;   \
         return MPI_SUCCESS;                                                \
-    }                                                                      \
-    WM_ALIAS(NAME)
+    }
 WM_SIZE_C(MPI_Type_size_c)
 WM_SIZE_C(MPI_Type_size_x)
 
 #define WM_EXTENT_FN(NAME, T, LB, EXT)                                   \
-    WM_API int P##NAME(MPI_Datatype datatype, T *lb, T *extent)          \
+    int wm_impl_##NAME(MPI_Datatype datatype, T *lb, T *extent)          \
     {                                                                    \
         WM_TYPE_ARG(#NAME, datatype, ti);                                \
         WM_OUT_CHECK(#NAME, lb);                                         \
@@ -196,8 +194,7 @@ WM_SIZE_C(MPI_Type_size_x)
         *lb = ti->bounds_overflow ? MPI_UNDEFINED : (T)ti->LB;           \
         *extent = ti->bounds_overflow ? MPI_UNDEFINED : (T)ti->EXT;      \
         return MPI_SUCCESS;                                              \
-    }                                                                    \
-    WM_ALIAS(NAME)
+    }
 WM_EXTENT_FN(MPI_Type_get_extent, MPI_Aint, lb, extent)
 WM_EXTENT_FN(MPI_Type_get_extent_c, MPI_Count, lb, extent)
 WM_EXTENT_FN(MPI_Type_get_extent_x, MPI_Count, lb, extent)
@@ -205,15 +202,14 @@ WM_EXTENT_FN(MPI_Type_get_true_extent, MPI_Aint, true_lb, true_extent)
 WM_EXTENT_FN(MPI_Type_get_true_extent_c, MPI_Count, true_lb, true_extent)
 WM_EXTENT_FN(MPI_Type_get_true_extent_x, MPI_Count, true_lb, true_extent)
 
-WM_API int PMPI_Get_address(const void *location, MPI_Aint *address)
+int wm_impl_MPI_Get_address(const void *location, MPI_Aint *address)
 {
     WM_OUT_CHECK("MPI_Get_address", address);
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Get_address)
 
-WM_API int PMPI_Type_commit(MPI_Datatype *datatype)
+int wm_impl_MPI_Type_commit(MPI_Datatype *datatype)
 {
     WM_OUT_CHECK("MPI_Type_commit", datatype);
     WM_TYPE_ARG("MPI_Type_commit", *datatype, ti);
@@ -221,9 +217,8 @@ WM_API int PMPI_Type_commit(MPI_Datatype *datatype)
         ((wm_datatype_t *)ti)->committed = true;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_commit)
 
-WM_API int PMPI_Type_free(MPI_Datatype *datatype)
+int wm_impl_MPI_Type_free(MPI_Datatype *datatype)
 {
     WM_OUT_CHECK("MPI_Type_free", datatype);
     WM_TYPE_ARG("MPI_Type_free", *datatype, ti);
@@ -244,9 +239,8 @@ WM_API int PMPI_Type_free(MPI_Datatype *datatype)
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_free)
 
-WM_API int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+int wm_impl_MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     WM_TYPE_ARG("MPI_Type_dup", oldtype, ti);
     WM_OUT_CHECK("MPI_Type_dup", newtype);
@@ -270,9 +264,8 @@ WM_API int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     *newtype = (MPI_Datatype)t->obj.handle;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_dup)
 
-WM_API int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+int wm_impl_MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     WM_TYPE_ARG("MPI_Type_set_name", datatype, ti);
     if (!type_name)
@@ -283,11 +276,10 @@ WM_API int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     t->name[n] = '\0';
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_set_name)
 
 /* MPI 4.1 (section 5.1.15, change B.1.2 item 18): MPI_DATATYPE_NULL is a valid argument, named
  * "MPI_DATATYPE_NULL"; any other invalid handle is MPI_ERR_TYPE. */
-WM_API int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+int wm_impl_MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     if (datatype == MPI_DATATYPE_NULL) {
         WM_CHECK_INIT("MPI_Type_get_name");
@@ -308,7 +300,6 @@ WM_API int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resul
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_get_name)
 
 /* ---- counts of a status ----------------------------------------------------------------------- */
 
@@ -365,7 +356,7 @@ static int wm_status_count(const char *fn, const MPI_Status *status, MPI_Datatyp
 }
 
 #define WM_COUNT_FN(NAME, CT, ELEMENTS)                                                        \
-    WM_API int P##NAME(const MPI_Status *status, MPI_Datatype datatype, CT *count)             \
+    int wm_impl_##NAME(const MPI_Status *status, MPI_Datatype datatype, CT *count)             \
     {                                                                                           \
         MPI_Count n = 0;                                                                          \
         if (!count)                                                                             \
@@ -377,8 +368,7 @@ static int wm_status_count(const char *fn, const MPI_Status *status, MPI_Datatyp
             n = MPI_UNDEFINED;                                                                  \
         *count = (CT)n;                                                                         \
         return MPI_SUCCESS;                                                                     \
-    }                                                                                           \
-    WM_ALIAS(NAME)
+    }
 
 WM_COUNT_FN(MPI_Get_count, int, false)
 WM_COUNT_FN(MPI_Get_count_c, MPI_Count, false)
@@ -387,7 +377,7 @@ WM_COUNT_FN(MPI_Get_elements_c, MPI_Count, true)
 WM_COUNT_FN(MPI_Get_elements_x, MPI_Count, true)
 
 #define WM_SET_ELEMENTS_FN(NAME, CT)                                                           \
-    WM_API int P##NAME(MPI_Status *status, MPI_Datatype datatype, CT count)                    \
+    int wm_impl_##NAME(MPI_Status *status, MPI_Datatype datatype, CT count)                    \
     {                                                                                           \
         WM_TYPE_ARG(#NAME, datatype, ti);                                                       \
         if (status == MPI_STATUS_IGNORE)                                                        \
@@ -399,32 +389,29 @@ WM_COUNT_FN(MPI_Get_elements_x, MPI_Count, true)
                       (MPI_Count)wm_type_elements_bytes(ti, (uint64_t)count),                   \
                       status->MPI_internal[2]);                                                 \
         return MPI_SUCCESS;                                                                     \
-    }                                                                                           \
-    WM_ALIAS(NAME)
+    }
 
 WM_SET_ELEMENTS_FN(MPI_Status_set_elements, int)
 WM_SET_ELEMENTS_FN(MPI_Status_set_elements_c, MPI_Count)
 WM_SET_ELEMENTS_FN(MPI_Status_set_elements_x, MPI_Count)
 
 #define WM_STATUS_SET(NAME, FIELD)                                          \
-    WM_API int P##NAME(MPI_Status *status, int v)                           \
+    int wm_impl_##NAME(MPI_Status *status, int v)                           \
     {                                                                       \
         if (status == MPI_STATUS_IGNORE)                                    \
             return wm_error(NULL, MPI_ERR_ARG, #NAME, "status is NULL");    \
         status->FIELD = v;                                                  \
         return MPI_SUCCESS;                                                 \
-    }                                                                       \
-    WM_ALIAS(NAME)
+    }
 #define WM_STATUS_GET(NAME, FIELD)                                          \
-    WM_API int P##NAME(const MPI_Status *status, int *v)                    \
+    int wm_impl_##NAME(const MPI_Status *status, int *v)                    \
     {                                                                       \
         if (status == MPI_STATUS_IGNORE || !v)                              \
             return wm_error(NULL, MPI_ERR_ARG, #NAME, "%s is NULL",         \
                             v ? "status" : "the output argument");          \
         *v = status->FIELD;                                                 \
         return MPI_SUCCESS;                                                 \
-    }                                                                       \
-    WM_ALIAS(NAME)
+    }
 
 WM_STATUS_SET(MPI_Status_set_source, MPI_SOURCE)
 WM_STATUS_SET(MPI_Status_set_tag, MPI_TAG)
@@ -435,11 +422,10 @@ WM_STATUS_GET(MPI_Status_get_error, MPI_ERROR)
 
 /* For the query_fn of generalized requests (MPI 4.1 section 13.3): MPI_Test_cancelled then
  * answers flag. */
-WM_API int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+int wm_impl_MPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     if (status == MPI_STATUS_IGNORE)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled", "status is NULL");
     status->MPI_internal[2] = flag != 0;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Status_set_cancelled)

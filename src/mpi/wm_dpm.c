@@ -284,7 +284,7 @@ static int wm_dpm_establish(const char *fn, wm_comm_t *c, int root, int fd, bool
 
 /* ---- ports ---------------------------------------------------------------------------------- */
 
-WM_API int PMPI_Open_port(MPI_Info info, char *port_name)
+int wm_impl_MPI_Open_port(MPI_Info info, char *port_name)
 {
     static const char fn[] = "MPI_Open_port";
     WM_CHECK_INIT(fn);
@@ -306,9 +306,8 @@ WM_API int PMPI_Open_port(MPI_Info info, char *port_name)
     strcpy(port_name, p->name);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Open_port)
 
-WM_API int PMPI_Close_port(const char *port_name)
+int wm_impl_MPI_Close_port(const char *port_name)
 {
     static const char fn[] = "MPI_Close_port";
     WM_CHECK_INIT(fn);
@@ -328,7 +327,6 @@ WM_API int PMPI_Close_port(const char *port_name)
     free(p);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Close_port)
 
 /* The listening socket of an open port, or -1. */
 static int wm_dpm_port_fd(const char *name)
@@ -375,7 +373,7 @@ static int wm_dpm_accept_fd(int lfd, pid_t watch, char *why, size_t len)
     }
 }
 
-WM_API int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+int wm_impl_MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                             MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_accept";
@@ -396,7 +394,6 @@ WM_API int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_
         close(fd);
     return rc;
 }
-WM_ALIAS(MPI_Comm_accept)
 
 static int wm_dpm_connect_fd(const char *port_name, char *why, size_t len)
 {
@@ -418,7 +415,7 @@ static int wm_dpm_connect_fd(const char *port_name, char *why, size_t len)
     return fd;
 }
 
-WM_API int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+int wm_impl_MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                              MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_connect";
@@ -433,13 +430,12 @@ WM_API int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI
         close(fd);
     return rc;
 }
-WM_ALIAS(MPI_Comm_connect)
 
 /* ---- join ----------------------------------------------------------------------------------- */
 
 /* Both ends send their identity over the user's socket; the lower in the order every job agrees
  * on accepts. The socket then carries the roots' exchange; it is left open for the user. */
-WM_API int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+int wm_impl_MPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     static const char fn[] = "MPI_Comm_join";
     WM_CHECK_INIT(fn);
@@ -462,7 +458,6 @@ WM_API int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
         fcntl(fd, F_SETFL, fl);
     return rc;
 }
-WM_ALIAS(MPI_Comm_join)
 
 /* ---- spawn ---------------------------------------------------------------------------------- */
 
@@ -737,7 +732,7 @@ static int wm_spawn_common(const char *fn, int count, char *cmds[], char **argvs
     return rc;
 }
 
-WM_API int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info,
+int wm_impl_MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info,
                            int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
     char *cmds[1] = { (char *)command };
@@ -745,9 +740,8 @@ WM_API int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_
     return wm_spawn_common("MPI_Comm_spawn", 1, cmds, argv == MPI_ARGV_NULL ? NULL : argvs,
                            &maxprocs, &info, root, comm, intercomm, array_of_errcodes);
 }
-WM_ALIAS(MPI_Comm_spawn)
 
-WM_API int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[],
+int wm_impl_MPI_Comm_spawn_multiple(int count, char *array_of_commands[],
                                     char **array_of_argv[], const int array_of_maxprocs[],
                                     const MPI_Info array_of_info[], int root, MPI_Comm comm,
                                     MPI_Comm *intercomm, int array_of_errcodes[])
@@ -757,7 +751,6 @@ WM_API int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[],
                            array_of_maxprocs, array_of_info, root, comm, intercomm,
                            array_of_errcodes);
 }
-WM_ALIAS(MPI_Comm_spawn_multiple)
 
 /* ---- the parent ----------------------------------------------------------------------------- */
 
@@ -829,7 +822,7 @@ static bool wm_name_file(const char *service, char *out, size_t len, bool mkdirs
     return true;
 }
 
-WM_API int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+int wm_impl_MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     static const char fn[] = "MPI_Publish_name";
     WM_CHECK_INIT(fn);
@@ -849,9 +842,8 @@ WM_API int PMPI_Publish_name(const char *service_name, MPI_Info info, const char
     }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Publish_name)
 
-WM_API int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+int wm_impl_MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     static const char fn[] = "MPI_Lookup_name";
     WM_CHECK_INIT(fn);
@@ -867,9 +859,8 @@ WM_API int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_
     port_name[n] = '\0';
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Lookup_name)
 
-WM_API int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+int wm_impl_MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     static const char fn[] = "MPI_Unpublish_name";
     WM_CHECK_INIT(fn);
@@ -882,4 +873,3 @@ WM_API int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const ch
                         service_name);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Unpublish_name)

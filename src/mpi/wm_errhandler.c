@@ -94,39 +94,35 @@ static int wm_errh_create(const char *fn, wm_errh_kind_t kind, void (*f)(void),
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+int wm_impl_MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
                                        MPI_Errhandler *errhandler)
 {
     return wm_errh_create("MPI_Comm_create_errhandler", WM_ERRH_COMM,
                           (void (*)(void))comm_errhandler_fn, errhandler);
 }
-WM_ALIAS(MPI_Comm_create_errhandler)
 
-WM_API int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+int wm_impl_MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
                                       MPI_Errhandler *errhandler)
 {
     return wm_errh_create("MPI_Win_create_errhandler", WM_ERRH_WIN,
                           (void (*)(void))win_errhandler_fn, errhandler);
 }
-WM_ALIAS(MPI_Win_create_errhandler)
 
-WM_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+int wm_impl_MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
                                        MPI_Errhandler *errhandler)
 {
     return wm_errh_create("MPI_File_create_errhandler", WM_ERRH_FILE,
                           (void (*)(void))file_errhandler_fn, errhandler);
 }
-WM_ALIAS(MPI_File_create_errhandler)
 
-WM_API int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+int wm_impl_MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
                                           MPI_Errhandler *errhandler)
 {
     return wm_errh_create("MPI_Session_create_errhandler", WM_ERRH_SESSION,
                           (void (*)(void))session_errhandler_fn, errhandler);
 }
-WM_ALIAS(MPI_Session_create_errhandler)
 
-WM_API int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+int wm_impl_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     static const char fn[] = "MPI_Comm_set_errhandler";
     WM_COMM_CHECK(fn, comm, c);
@@ -146,10 +142,9 @@ WM_API int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     wm_errh_unref(old);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_set_errhandler)
 
 /* The standard: the handle returned is a new reference the user frees with MPI_Errhandler_free. */
-WM_API int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+int wm_impl_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     static const char fn[] = "MPI_Comm_get_errhandler";
     WM_COMM_CHECK(fn, comm, c);
@@ -160,9 +155,8 @@ WM_API int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     *errhandler = eh;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_get_errhandler)
 
-WM_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+int wm_impl_MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char fn[] = "MPI_Errhandler_free";
     /* no WM_CHECK_INIT: a session's handler may be made and freed around MPI_Session_init */
@@ -179,15 +173,13 @@ WM_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Errhandler_free)
 
 /* The standard: returns MPI_SUCCESS once the handler was called and returned (MPI_ERRORS_RETURN
  * does nothing; the fatal handlers end the job). */
-WM_API int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+int wm_impl_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     static const char fn[] = "MPI_Comm_call_errhandler";
     WM_COMM_CHECK(fn, comm, c);
     wm_error_raise(c, errorcode);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Comm_call_errhandler)

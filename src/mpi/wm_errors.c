@@ -303,7 +303,7 @@ int wm_unsupported(const char *func)
 
 /* ---- entry points ---------------------------------------------------------------------------- */
 
-WM_API int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+int wm_impl_MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Error_string", "%s is NULL",
@@ -314,9 +314,8 @@ WM_API int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     *resultlen = (int)strlen(string);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Error_string)
 
-WM_API int PMPI_Error_class(int errorcode, int *errorclass)
+int wm_impl_MPI_Error_class(int errorcode, int *errorclass)
 {
     if (!errorclass)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
@@ -326,7 +325,6 @@ WM_API int PMPI_Error_class(int errorcode, int *errorclass)
     *errorclass = cls;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Error_class)
 
 /* A new entry of the given kind; its value, or -1 when the table is full. Lock held. */
 static int wm_user_err_add_locked(uint8_t kind, int cls)
@@ -355,7 +353,7 @@ static int wm_user_err_add_locked(uint8_t kind, int cls)
     return v;
 }
 
-WM_API int PMPI_Add_error_class(int *errorclass)
+int wm_impl_MPI_Add_error_class(int *errorclass)
 {
     static const char fn[] = "MPI_Add_error_class";
     if (!errorclass)
@@ -368,9 +366,8 @@ WM_API int PMPI_Add_error_class(int *errorclass)
     *errorclass = v;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Add_error_class)
 
-WM_API int PMPI_Add_error_code(int errorclass, int *errorcode)
+int wm_impl_MPI_Add_error_code(int errorclass, int *errorcode)
 {
     static const char fn[] = "MPI_Add_error_code";
     if (!errorcode)
@@ -392,9 +389,8 @@ WM_API int PMPI_Add_error_code(int errorclass, int *errorcode)
     *errorcode = v;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Add_error_code)
 
-WM_API int PMPI_Add_error_string(int errorcode, const char *string)
+int wm_impl_MPI_Add_error_string(int errorcode, const char *string)
 {
     static const char fn[] = "MPI_Add_error_string";
     if (!string)
@@ -416,7 +412,6 @@ WM_API int PMPI_Add_error_string(int errorcode, const char *string)
     }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Add_error_string)
 
 /* MPI 4.1: a class goes after its codes (its own string with it), a code after its string; each
  * must have been added. */
@@ -446,19 +441,17 @@ static int wm_user_err_remove(const char *fn, int v, uint8_t kind)
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Remove_error_class(int errorclass)
+int wm_impl_MPI_Remove_error_class(int errorclass)
 {
     return wm_user_err_remove("MPI_Remove_error_class", errorclass, WM_USER_CLASS);
 }
-WM_ALIAS(MPI_Remove_error_class)
 
-WM_API int PMPI_Remove_error_code(int errorcode)
+int wm_impl_MPI_Remove_error_code(int errorcode)
 {
     return wm_user_err_remove("MPI_Remove_error_code", errorcode, WM_USER_CODE);
 }
-WM_ALIAS(MPI_Remove_error_code)
 
-WM_API int PMPI_Remove_error_string(int errorcode)
+int wm_impl_MPI_Remove_error_string(int errorcode)
 {
     static const char fn[] = "MPI_Remove_error_string";
     pthread_mutex_lock(&wm_err_lock);
@@ -472,4 +465,3 @@ WM_API int PMPI_Remove_error_string(int errorcode)
     free(s);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Remove_error_string)

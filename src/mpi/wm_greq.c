@@ -86,7 +86,7 @@ int wm_greq_cancel(wm_request_t *r)
     return g->cancel_fn ? g->cancel_fn(g->extra_state, complete) : MPI_SUCCESS;
 }
 
-WM_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+int wm_impl_MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                                MPI_Grequest_free_function *free_fn,
                                MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                                MPI_Request *request)
@@ -111,9 +111,8 @@ WM_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
     *request = wm_request_handle(r);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Grequest_start)
 
-WM_API int PMPI_Grequest_complete(MPI_Request request)
+int wm_impl_MPI_Grequest_complete(MPI_Request request)
 {
     static const char fn[] = "MPI_Grequest_complete";
     WM_CHECK_INIT(fn);
@@ -135,4 +134,3 @@ WM_API int PMPI_Grequest_complete(MPI_Request request)
     wc_waiter_wake(old);   /* a thread sleeps in a wait for it */
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Grequest_complete)

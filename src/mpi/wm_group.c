@@ -75,7 +75,7 @@ static int wm_group_out(const char *fn, const int *ranks, int n, MPI_Group *newg
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Group_size(MPI_Group group, int *size)
+int wm_impl_MPI_Group_size(MPI_Group group, int *size)
 {
     static const char fn[] = "MPI_Group_size";
     WM_CHECK_INIT(fn);
@@ -85,9 +85,8 @@ WM_API int PMPI_Group_size(MPI_Group group, int *size)
     *size = g->size;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Group_size)
 
-WM_API int PMPI_Group_rank(MPI_Group group, int *rank)
+int wm_impl_MPI_Group_rank(MPI_Group group, int *rank)
 {
     static const char fn[] = "MPI_Group_rank";
     WM_CHECK_INIT(fn);
@@ -97,9 +96,8 @@ WM_API int PMPI_Group_rank(MPI_Group group, int *rank)
     *rank = g->rank;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Group_rank)
 
-WM_API int PMPI_Group_free(MPI_Group *group)
+int wm_impl_MPI_Group_free(MPI_Group *group)
 {
     static const char fn[] = "MPI_Group_free";
     WM_CHECK_INIT(fn);
@@ -111,7 +109,6 @@ WM_API int PMPI_Group_free(MPI_Group *group)
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Group_free)
 
 /* world rank -> 1 + index in g (0: not a member); NULL: no memory. */
 static int *wm_group_index(const wm_group_t *g)
@@ -123,7 +120,7 @@ static int *wm_group_index(const wm_group_t *g)
     return idx;
 }
 
-WM_API int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+int wm_impl_MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                       int ranks2[])
 {
     static const char fn[] = "MPI_Group_translate_ranks";
@@ -150,7 +147,6 @@ WM_API int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[
     free(idx);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Group_translate_ranks)
 
 /* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two member lists. */
 int wm_ranks_compare(const int *a, int na, const int *b, int nb)
@@ -172,7 +168,7 @@ int wm_ranks_compare(const int *a, int na, const int *b, int nb)
     return res;
 }
 
-WM_API int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+int wm_impl_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     static const char fn[] = "MPI_Group_compare";
     WM_CHECK_INIT(fn);
@@ -183,7 +179,6 @@ WM_API int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     *result = wm_ranks_compare(g1->ranks, g1->size, g2->ranks, g2->size);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Group_compare)
 
 enum { WM_SET_UNION, WM_SET_INTER, WM_SET_DIFF };
 
@@ -223,23 +218,20 @@ static int wm_group_setop(const char *fn, int op, MPI_Group group1, MPI_Group gr
     return rc;
 }
 
-WM_API int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+int wm_impl_MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return wm_group_setop("MPI_Group_union", WM_SET_UNION, group1, group2, newgroup);
 }
-WM_ALIAS(MPI_Group_union)
 
-WM_API int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+int wm_impl_MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return wm_group_setop("MPI_Group_intersection", WM_SET_INTER, group1, group2, newgroup);
 }
-WM_ALIAS(MPI_Group_intersection)
 
-WM_API int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+int wm_impl_MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return wm_group_setop("MPI_Group_difference", WM_SET_DIFF, group1, group2, newgroup);
 }
-WM_ALIAS(MPI_Group_difference)
 
 /* Checks a list of n distinct ranks of g; `seen` (g->size bytes, zeroed) marks them. */
 static int wm_group_check_list(const char *fn, const wm_group_t *g, int n, const int ranks[],
@@ -291,17 +283,15 @@ static int wm_group_inex(const char *fn, bool incl, MPI_Group group, int n, cons
     return rc;
 }
 
-WM_API int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+int wm_impl_MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     return wm_group_inex("MPI_Group_incl", true, group, n, ranks, newgroup);
 }
-WM_ALIAS(MPI_Group_incl)
 
-WM_API int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+int wm_impl_MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     return wm_group_inex("MPI_Group_excl", false, group, n, ranks, newgroup);
 }
-WM_ALIAS(MPI_Group_excl)
 
 /* The ranks named by n (first, last, stride) triplets, in order, into out (at most g->size of them,
  * each once); returns an MPI error code. */
@@ -381,17 +371,15 @@ static int wm_group_range_inex(const char *fn, bool incl, MPI_Group group, int n
     return rc;
 }
 
-WM_API int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+int wm_impl_MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     return wm_group_range_inex("MPI_Group_range_incl", true, group, n, ranges, newgroup);
 }
-WM_ALIAS(MPI_Group_range_incl)
 
-WM_API int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+int wm_impl_MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     return wm_group_range_inex("MPI_Group_range_excl", false, group, n, ranges, newgroup);
 }
-WM_ALIAS(MPI_Group_range_excl)
 
 /* ---- groups of communicators ---- */
 
@@ -405,7 +393,7 @@ static int *wm_comm_ranks_copy(const int *ranks, int n)
     return out;
 }
 
-WM_API int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+int wm_impl_MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char fn[] = "MPI_Comm_group";
     WM_COMM_CHECK(fn, comm, c);
@@ -418,9 +406,8 @@ WM_API int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     free(r);
     return rc;
 }
-WM_ALIAS(MPI_Comm_group)
 
-WM_API int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+int wm_impl_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char fn[] = "MPI_Comm_remote_group";
     WM_COMM_CHECK(fn, comm, c);
@@ -430,4 +417,3 @@ WM_API int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
         return wm_error(c, MPI_ERR_ARG, fn, "group is NULL");
     return wm_group_out(fn, c->remote_world_ranks, c->remote_size, group);
 }
-WM_ALIAS(MPI_Comm_remote_group)

@@ -319,269 +319,225 @@ static uintptr_t wm_hc_fromint(wm_hc_kind_t k, int i)
 
 /* ---- entry points: handles ---- */
 
-WM_API int PMPI_Comm_toint(MPI_Comm comm)
+int wm_impl_MPI_Comm_toint(MPI_Comm comm)
 {
     return wm_hc_toint(WM_HC_COMM, (uintptr_t)comm);
 }
-WM_ALIAS(MPI_Comm_toint)
 
-WM_API MPI_Comm PMPI_Comm_fromint(int comm)
+MPI_Comm wm_impl_MPI_Comm_fromint(int comm)
 {
     return (MPI_Comm)wm_hc_fromint(WM_HC_COMM, comm);
 }
-WM_ALIAS(MPI_Comm_fromint)
 
-WM_API MPI_Fint PMPI_Comm_c2f(MPI_Comm comm)
+MPI_Fint wm_impl_MPI_Comm_c2f(MPI_Comm comm)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_COMM, (uintptr_t)comm);
 }
-WM_ALIAS(MPI_Comm_c2f)
 
-WM_API MPI_Comm PMPI_Comm_f2c(MPI_Fint comm)
+MPI_Comm wm_impl_MPI_Comm_f2c(MPI_Fint comm)
 {
     return (MPI_Comm)wm_hc_fromint(WM_HC_COMM, (int)comm);
 }
-WM_ALIAS(MPI_Comm_f2c)
 
-WM_API int PMPI_Errhandler_toint(MPI_Errhandler errhandler)
+int wm_impl_MPI_Errhandler_toint(MPI_Errhandler errhandler)
 {
     return wm_hc_toint(WM_HC_ERRHANDLER, (uintptr_t)errhandler);
 }
-WM_ALIAS(MPI_Errhandler_toint)
 
-WM_API MPI_Errhandler PMPI_Errhandler_fromint(int errhandler)
+MPI_Errhandler wm_impl_MPI_Errhandler_fromint(int errhandler)
 {
     return (MPI_Errhandler)wm_hc_fromint(WM_HC_ERRHANDLER, errhandler);
 }
-WM_ALIAS(MPI_Errhandler_fromint)
 
-WM_API MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler)
+MPI_Fint wm_impl_MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_ERRHANDLER, (uintptr_t)errhandler);
 }
-WM_ALIAS(MPI_Errhandler_c2f)
 
-WM_API MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
+MPI_Errhandler wm_impl_MPI_Errhandler_f2c(MPI_Fint errhandler)
 {
     return (MPI_Errhandler)wm_hc_fromint(WM_HC_ERRHANDLER, (int)errhandler);
 }
-WM_ALIAS(MPI_Errhandler_f2c)
 
-WM_API int PMPI_File_toint(MPI_File file)
+int wm_impl_MPI_File_toint(MPI_File file)
 {
     return wm_hc_toint(WM_HC_FILE, (uintptr_t)file);
 }
-WM_ALIAS(MPI_File_toint)
 
-WM_API MPI_File PMPI_File_fromint(int file)
+MPI_File wm_impl_MPI_File_fromint(int file)
 {
     return (MPI_File)wm_hc_fromint(WM_HC_FILE, file);
 }
-WM_ALIAS(MPI_File_fromint)
 
-WM_API MPI_Fint PMPI_File_c2f(MPI_File file)
+MPI_Fint wm_impl_MPI_File_c2f(MPI_File file)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_FILE, (uintptr_t)file);
 }
-WM_ALIAS(MPI_File_c2f)
 
-WM_API MPI_File PMPI_File_f2c(MPI_Fint file)
+MPI_File wm_impl_MPI_File_f2c(MPI_Fint file)
 {
     return (MPI_File)wm_hc_fromint(WM_HC_FILE, (int)file);
 }
-WM_ALIAS(MPI_File_f2c)
 
-WM_API int PMPI_Group_toint(MPI_Group group)
+int wm_impl_MPI_Group_toint(MPI_Group group)
 {
     return wm_hc_toint(WM_HC_GROUP, (uintptr_t)group);
 }
-WM_ALIAS(MPI_Group_toint)
 
-WM_API MPI_Group PMPI_Group_fromint(int group)
+MPI_Group wm_impl_MPI_Group_fromint(int group)
 {
     return (MPI_Group)wm_hc_fromint(WM_HC_GROUP, group);
 }
-WM_ALIAS(MPI_Group_fromint)
 
-WM_API MPI_Fint PMPI_Group_c2f(MPI_Group group)
+MPI_Fint wm_impl_MPI_Group_c2f(MPI_Group group)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_GROUP, (uintptr_t)group);
 }
-WM_ALIAS(MPI_Group_c2f)
 
-WM_API MPI_Group PMPI_Group_f2c(MPI_Fint group)
+MPI_Group wm_impl_MPI_Group_f2c(MPI_Fint group)
 {
     return (MPI_Group)wm_hc_fromint(WM_HC_GROUP, (int)group);
 }
-WM_ALIAS(MPI_Group_f2c)
 
-WM_API int PMPI_Info_toint(MPI_Info info)
+int wm_impl_MPI_Info_toint(MPI_Info info)
 {
     return wm_hc_toint(WM_HC_INFO, (uintptr_t)info);
 }
-WM_ALIAS(MPI_Info_toint)
 
-WM_API MPI_Info PMPI_Info_fromint(int info)
+MPI_Info wm_impl_MPI_Info_fromint(int info)
 {
     return (MPI_Info)wm_hc_fromint(WM_HC_INFO, info);
 }
-WM_ALIAS(MPI_Info_fromint)
 
-WM_API MPI_Fint PMPI_Info_c2f(MPI_Info info)
+MPI_Fint wm_impl_MPI_Info_c2f(MPI_Info info)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_INFO, (uintptr_t)info);
 }
-WM_ALIAS(MPI_Info_c2f)
 
-WM_API MPI_Info PMPI_Info_f2c(MPI_Fint info)
+MPI_Info wm_impl_MPI_Info_f2c(MPI_Fint info)
 {
     return (MPI_Info)wm_hc_fromint(WM_HC_INFO, (int)info);
 }
-WM_ALIAS(MPI_Info_f2c)
 
-WM_API int PMPI_Message_toint(MPI_Message message)
+int wm_impl_MPI_Message_toint(MPI_Message message)
 {
     return wm_hc_toint(WM_HC_MESSAGE, (uintptr_t)message);
 }
-WM_ALIAS(MPI_Message_toint)
 
-WM_API MPI_Message PMPI_Message_fromint(int message)
+MPI_Message wm_impl_MPI_Message_fromint(int message)
 {
     return (MPI_Message)wm_hc_fromint(WM_HC_MESSAGE, message);
 }
-WM_ALIAS(MPI_Message_fromint)
 
-WM_API MPI_Fint PMPI_Message_c2f(MPI_Message message)
+MPI_Fint wm_impl_MPI_Message_c2f(MPI_Message message)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_MESSAGE, (uintptr_t)message);
 }
-WM_ALIAS(MPI_Message_c2f)
 
-WM_API MPI_Message PMPI_Message_f2c(MPI_Fint message)
+MPI_Message wm_impl_MPI_Message_f2c(MPI_Fint message)
 {
     return (MPI_Message)wm_hc_fromint(WM_HC_MESSAGE, (int)message);
 }
-WM_ALIAS(MPI_Message_f2c)
 
-WM_API int PMPI_Op_toint(MPI_Op op)
+int wm_impl_MPI_Op_toint(MPI_Op op)
 {
     return wm_hc_toint(WM_HC_OP, (uintptr_t)op);
 }
-WM_ALIAS(MPI_Op_toint)
 
-WM_API MPI_Op PMPI_Op_fromint(int op)
+MPI_Op wm_impl_MPI_Op_fromint(int op)
 {
     return (MPI_Op)wm_hc_fromint(WM_HC_OP, op);
 }
-WM_ALIAS(MPI_Op_fromint)
 
-WM_API MPI_Fint PMPI_Op_c2f(MPI_Op op)
+MPI_Fint wm_impl_MPI_Op_c2f(MPI_Op op)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_OP, (uintptr_t)op);
 }
-WM_ALIAS(MPI_Op_c2f)
 
-WM_API MPI_Op PMPI_Op_f2c(MPI_Fint op)
+MPI_Op wm_impl_MPI_Op_f2c(MPI_Fint op)
 {
     return (MPI_Op)wm_hc_fromint(WM_HC_OP, (int)op);
 }
-WM_ALIAS(MPI_Op_f2c)
 
-WM_API int PMPI_Request_toint(MPI_Request request)
+int wm_impl_MPI_Request_toint(MPI_Request request)
 {
     return wm_hc_toint(WM_HC_REQUEST, (uintptr_t)request);
 }
-WM_ALIAS(MPI_Request_toint)
 
-WM_API MPI_Request PMPI_Request_fromint(int request)
+MPI_Request wm_impl_MPI_Request_fromint(int request)
 {
     return (MPI_Request)wm_hc_fromint(WM_HC_REQUEST, request);
 }
-WM_ALIAS(MPI_Request_fromint)
 
-WM_API MPI_Fint PMPI_Request_c2f(MPI_Request request)
+MPI_Fint wm_impl_MPI_Request_c2f(MPI_Request request)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_REQUEST, (uintptr_t)request);
 }
-WM_ALIAS(MPI_Request_c2f)
 
-WM_API MPI_Request PMPI_Request_f2c(MPI_Fint request)
+MPI_Request wm_impl_MPI_Request_f2c(MPI_Fint request)
 {
     return (MPI_Request)wm_hc_fromint(WM_HC_REQUEST, (int)request);
 }
-WM_ALIAS(MPI_Request_f2c)
 
-WM_API int PMPI_Session_toint(MPI_Session session)
+int wm_impl_MPI_Session_toint(MPI_Session session)
 {
     return wm_hc_toint(WM_HC_SESSION, (uintptr_t)session);
 }
-WM_ALIAS(MPI_Session_toint)
 
-WM_API MPI_Session PMPI_Session_fromint(int session)
+MPI_Session wm_impl_MPI_Session_fromint(int session)
 {
     return (MPI_Session)wm_hc_fromint(WM_HC_SESSION, session);
 }
-WM_ALIAS(MPI_Session_fromint)
 
-WM_API MPI_Fint PMPI_Session_c2f(MPI_Session session)
+MPI_Fint wm_impl_MPI_Session_c2f(MPI_Session session)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_SESSION, (uintptr_t)session);
 }
-WM_ALIAS(MPI_Session_c2f)
 
-WM_API MPI_Session PMPI_Session_f2c(MPI_Fint session)
+MPI_Session wm_impl_MPI_Session_f2c(MPI_Fint session)
 {
     return (MPI_Session)wm_hc_fromint(WM_HC_SESSION, (int)session);
 }
-WM_ALIAS(MPI_Session_f2c)
 
-WM_API int PMPI_Type_toint(MPI_Datatype datatype)
+int wm_impl_MPI_Type_toint(MPI_Datatype datatype)
 {
     return wm_hc_toint(WM_HC_TYPE, (uintptr_t)datatype);
 }
-WM_ALIAS(MPI_Type_toint)
 
-WM_API MPI_Datatype PMPI_Type_fromint(int datatype)
+MPI_Datatype wm_impl_MPI_Type_fromint(int datatype)
 {
     return (MPI_Datatype)wm_hc_fromint(WM_HC_TYPE, datatype);
 }
-WM_ALIAS(MPI_Type_fromint)
 
-WM_API MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype)
+MPI_Fint wm_impl_MPI_Type_c2f(MPI_Datatype datatype)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_TYPE, (uintptr_t)datatype);
 }
-WM_ALIAS(MPI_Type_c2f)
 
-WM_API MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype)
+MPI_Datatype wm_impl_MPI_Type_f2c(MPI_Fint datatype)
 {
     return (MPI_Datatype)wm_hc_fromint(WM_HC_TYPE, (int)datatype);
 }
-WM_ALIAS(MPI_Type_f2c)
 
-WM_API int PMPI_Win_toint(MPI_Win win)
+int wm_impl_MPI_Win_toint(MPI_Win win)
 {
     return wm_hc_toint(WM_HC_WIN, (uintptr_t)win);
 }
-WM_ALIAS(MPI_Win_toint)
 
-WM_API MPI_Win PMPI_Win_fromint(int win)
+MPI_Win wm_impl_MPI_Win_fromint(int win)
 {
     return (MPI_Win)wm_hc_fromint(WM_HC_WIN, win);
 }
-WM_ALIAS(MPI_Win_fromint)
 
-WM_API MPI_Fint PMPI_Win_c2f(MPI_Win win)
+MPI_Fint wm_impl_MPI_Win_c2f(MPI_Win win)
 {
     return (MPI_Fint)wm_hc_toint(WM_HC_WIN, (uintptr_t)win);
 }
-WM_ALIAS(MPI_Win_c2f)
 
-WM_API MPI_Win PMPI_Win_f2c(MPI_Fint win)
+MPI_Win wm_impl_MPI_Win_f2c(MPI_Fint win)
 {
     return (MPI_Win)wm_hc_fromint(WM_HC_WIN, (int)win);
 }
-WM_ALIAS(MPI_Win_f2c)
 
 /* ---- entry points: statuses ----
  * The three forms hold the same eight integers in the same order (MPI_F_STATUS_SIZE: the public
@@ -606,7 +562,7 @@ static int wm_status_args(const char *fn, const void *from, const char *from_nam
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+int wm_impl_MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
     int rc = wm_status_args("MPI_Status_c2f", c_status, "c_status", f_status, "f_status");
     if (rc)
@@ -618,9 +574,8 @@ WM_API int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
         f_status[3 + k] = c_status->MPI_internal[k];
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Status_c2f)
 
-WM_API int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+int wm_impl_MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
     int rc = wm_status_args("MPI_Status_f2c", f_status, "f_status", c_status, "c_status");
     if (rc)
@@ -632,9 +587,8 @@ WM_API int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
         c_status->MPI_internal[k] = f_status[3 + k];
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Status_f2c)
 
-WM_API int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+int wm_impl_MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
 {
     int rc = wm_status_args("MPI_Status_c2f08", c_status, "c_status", f08_status, "f08_status");
     if (rc)
@@ -646,9 +600,8 @@ WM_API int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_sta
         f08_status->MPI_internal[k] = c_status->MPI_internal[k];
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Status_c2f08)
 
-WM_API int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+int wm_impl_MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
 {
     int rc = wm_status_args("MPI_Status_f082c", f08_status, "f08_status", c_status, "c_status");
     if (rc)
@@ -660,9 +613,8 @@ WM_API int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_sta
         c_status->MPI_internal[k] = f08_status->MPI_internal[k];
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Status_f082c)
 
-WM_API int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+int wm_impl_MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
 {
     int rc = wm_status_args("MPI_Status_f082f", f08_status, "f08_status", f_status, "f_status");
     if (rc)
@@ -674,9 +626,8 @@ WM_API int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_statu
         f_status[3 + k] = f08_status->MPI_internal[k];
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Status_f082f)
 
-WM_API int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+int wm_impl_MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
 {
     int rc = wm_status_args("MPI_Status_f2f08", f_status, "f_status", f08_status, "f08_status");
     if (rc)
@@ -688,4 +639,3 @@ WM_API int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_statu
         f08_status->MPI_internal[k] = f_status[3 + k];
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Status_f2f08)

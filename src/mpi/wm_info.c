@@ -229,7 +229,7 @@ static int wm_info_check_writable(const char *fn, const wm_info_t *in)
 
 /* ---- entry points ---------------------------------------------------------------------------- */
 
-WM_API int PMPI_Info_create(MPI_Info *info)
+int wm_impl_MPI_Info_create(MPI_Info *info)
 {
     static const char fn[] = "MPI_Info_create";
     if (!info)
@@ -240,9 +240,8 @@ WM_API int PMPI_Info_create(MPI_Info *info)
     *info = (MPI_Info)in->obj.handle;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_create)
 
-WM_API int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+int wm_impl_MPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     static const char fn[] = "MPI_Info_create_env";
     if (!info)
@@ -274,9 +273,8 @@ WM_API int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     *info = (MPI_Info)in->obj.handle;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_create_env)
 
-WM_API int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
+int wm_impl_MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char fn[] = "MPI_Info_set";
     WM_INFO_CHECK(fn, info, in);
@@ -294,9 +292,8 @@ WM_API int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
         return wm_error(NULL, MPI_ERR_NO_MEM, fn, "no memory for key \"%s\"", key);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_set)
 
-WM_API int PMPI_Info_delete(MPI_Info info, const char *key)
+int wm_impl_MPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char fn[] = "MPI_Info_delete";
     WM_INFO_CHECK(fn, info, in);
@@ -315,12 +312,11 @@ WM_API int PMPI_Info_delete(MPI_Info info, const char *key)
     in->n--;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_delete)
 
 /* MPI 4.0 semantics: *buflen in is the buffer's size, out the size the value needs (with its
  * terminator); the value is truncated to buflen - 1 characters and always terminated when
  * buflen > 0. A missing key leaves value and buflen alone. */
-WM_API int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+int wm_impl_MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
     static const char fn[] = "MPI_Info_get_string";
     WM_INFO_CHECK(fn, info, in);
@@ -348,10 +344,9 @@ WM_API int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, cha
     *flag = 1;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_get_string)
 
 /* Deprecated (MPI 4.0): value receives at most valuelen characters and a terminator. */
-WM_API int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+int wm_impl_MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     static const char fn[] = "MPI_Info_get";
     WM_INFO_CHECK(fn, info, in);
@@ -376,9 +371,8 @@ WM_API int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *val
     *flag = 1;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_get)
 
-WM_API int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+int wm_impl_MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char fn[] = "MPI_Info_get_valuelen";
     WM_INFO_CHECK(fn, info, in);
@@ -393,9 +387,8 @@ WM_API int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
         *valuelen = (int)strlen(in->vals[i]);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_get_valuelen)
 
-WM_API int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+int wm_impl_MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char fn[] = "MPI_Info_get_nkeys";
     WM_INFO_CHECK(fn, info, in);
@@ -404,9 +397,8 @@ WM_API int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
     *nkeys = in->n;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_get_nkeys)
 
-WM_API int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+int wm_impl_MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char fn[] = "MPI_Info_get_nthkey";
     WM_INFO_CHECK(fn, info, in);
@@ -417,9 +409,8 @@ WM_API int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
     strcpy(key, in->keys[n]);   /* shorter than MPI_MAX_INFO_KEY, checked by MPI_Info_set */
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_get_nthkey)
 
-WM_API int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+int wm_impl_MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char fn[] = "MPI_Info_dup";
     WM_INFO_CHECK(fn, info, in);
@@ -441,9 +432,8 @@ WM_API int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     *newinfo = (MPI_Info)d->obj.handle;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_dup)
 
-WM_API int PMPI_Info_free(MPI_Info *info)
+int wm_impl_MPI_Info_free(MPI_Info *info)
 {
     static const char fn[] = "MPI_Info_free";
     if (!info)
@@ -460,4 +450,3 @@ WM_API int PMPI_Info_free(MPI_Info *info)
         wm_gc_collect();
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Info_free)

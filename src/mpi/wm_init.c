@@ -154,13 +154,12 @@ static int wm_init_common(const char *fn, int required, int *provided)
     return rc == MPI_SUCCESS ? wm_dpm_init_parent() : rc;
 }
 
-WM_API int PMPI_Init(int *argc, char ***argv)
+int wm_impl_MPI_Init(int *argc, char ***argv)
 {
     return wm_init_common("MPI_Init", MPI_THREAD_SINGLE, NULL);
 }
-WM_ALIAS(MPI_Init)
 
-WM_API int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+int wm_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (!provided)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Init_thread", "provided is NULL");
@@ -169,9 +168,8 @@ WM_API int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Init_thread", "invalid thread level %d", required);
     return wm_init_common("MPI_Init_thread", required, provided);
 }
-WM_ALIAS(MPI_Init_thread)
 
-WM_API int PMPI_Finalize(void)
+int wm_impl_MPI_Finalize(void)
 {
     static const char fn[] = "MPI_Finalize";
     WM_CHECK_INIT(fn);
@@ -202,36 +200,32 @@ WM_API int PMPI_Finalize(void)
         return wm_error(NULL, MPI_ERR_OTHER, fn, "shutdown failed: %s", wu_status_str(st));
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Finalize)
 
-WM_API int PMPI_Initialized(int *flag)
+int wm_impl_MPI_Initialized(int *flag)
 {
     if (!flag)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
     *flag = wm_state.initialized;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Initialized)
 
-WM_API int PMPI_Finalized(int *flag)
+int wm_impl_MPI_Finalized(int *flag)
 {
     if (!flag)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
     *flag = wm_state.finalized;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Finalized)
 
-WM_API int PMPI_Query_thread(int *provided)
+int wm_impl_MPI_Query_thread(int *provided)
 {
     if (!provided)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Query_thread", "provided is NULL");
     *provided = wm_state.thread_level;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Query_thread)
 
-WM_API int PMPI_Is_thread_main(int *flag)
+int wm_impl_MPI_Is_thread_main(int *flag)
 {
     static const char fn[] = "MPI_Is_thread_main";
     WM_CHECK_INIT(fn);
@@ -240,9 +234,8 @@ WM_API int PMPI_Is_thread_main(int *flag)
     *flag = wt_thread_equal(wt_thread_self(), wm_main_thread);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Is_thread_main)
 
-WM_API int PMPI_Abort(MPI_Comm comm, int errorcode)
+int wm_impl_MPI_Abort(MPI_Comm comm, int errorcode)
 {
     char msg[128];
     snprintf(msg, sizeof(msg), "MPI_Abort called with error code %d", errorcode);
@@ -252,7 +245,6 @@ WM_API int PMPI_Abort(MPI_Comm comm, int errorcode)
     }
     wc_abort(errorcode, msg);
 }
-WM_ALIAS(MPI_Abort)
 
 /* At exit, a core still up after the world model ended or without it: every process of the job
  * comes here (see wm_life_lock), so the barrier matches; sessions still open are the program's

@@ -34,7 +34,7 @@ static size_t wm_mem_alignment(MPI_Info info)
     return a < WM_MEM_ALIGN_MIN ? WM_MEM_ALIGN_MIN : (size_t)a;
 }
 
-WM_API int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+int wm_impl_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char fn[] = "MPI_Alloc_mem";
     if (!baseptr)
@@ -56,11 +56,9 @@ WM_API int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     memcpy(baseptr, &p, sizeof(p));
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Alloc_mem)
 
-WM_API int PMPI_Free_mem(void *base)
+int wm_impl_MPI_Free_mem(void *base)
 {
     free(base);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Free_mem)

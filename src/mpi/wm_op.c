@@ -485,19 +485,17 @@ static int wm_op_create(const char *fn, MPI_User_function *f, MPI_User_function_
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+int wm_impl_MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     return wm_op_create("MPI_Op_create", user_fn, NULL, commute, op);
 }
-WM_ALIAS(MPI_Op_create)
 
-WM_API int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+int wm_impl_MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
     return wm_op_create("MPI_Op_create_c", NULL, user_fn, commute, op);
 }
-WM_ALIAS(MPI_Op_create_c)
 
-WM_API int PMPI_Op_free(MPI_Op *op)
+int wm_impl_MPI_Op_free(MPI_Op *op)
 {
     WM_CHECK_INIT("MPI_Op_free");
     if (!op)
@@ -512,9 +510,8 @@ WM_API int PMPI_Op_free(MPI_Op *op)
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Op_free)
 
-WM_API int PMPI_Op_commutative(MPI_Op op, int *commute)
+int wm_impl_MPI_Op_commutative(MPI_Op op, int *commute)
 {
     WM_CHECK_INIT("MPI_Op_commutative");
     const wm_op_t *o = wm_op_get(op);
@@ -526,7 +523,6 @@ WM_API int PMPI_Op_commutative(MPI_Op op, int *commute)
     *commute = o->commute;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Op_commutative)
 
 static int wm_reduce_local(const char *fn, const void *in, void *inout, MPI_Count count,
                            MPI_Datatype type, MPI_Op op)
@@ -554,16 +550,5 @@ static int wm_reduce_local(const char *fn, const void *in, void *inout, MPI_Coun
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                             MPI_Op op)
-{
-    return wm_reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
-}
-WM_ALIAS(MPI_Reduce_local)
+WM_TWINS_MPI_Reduce_local(wm_reduce_local)
 
-WM_API int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
-                               MPI_Datatype datatype, MPI_Op op)
-{
-    return wm_reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
-}
-WM_ALIAS(MPI_Reduce_local_c)

@@ -336,16 +336,15 @@ static int wm_part_init(const char *fn, bool send, void *buf, int partitions, MP
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype,
+int wm_impl_MPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype,
                            int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;   /* no hint Weft uses */
     return wm_part_init("MPI_Psend_init", true, (void *)buf, partitions, count, datatype, dest, tag,
                         comm, request);
 }
-WM_ALIAS(MPI_Psend_init)
 
-WM_API int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count,
+int wm_impl_MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count,
                              MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                              MPI_Info info, MPI_Request *request)
 {
@@ -353,9 +352,8 @@ WM_API int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count,
     return wm_part_init("MPI_Psend_init_c", true, (void *)buf, partitions, count, datatype, dest,
                         tag, comm, request);
 }
-WM_ALIAS(MPI_Psend_init_c)
 
-WM_API int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype,
+int wm_impl_MPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype,
                            int source, int tag, MPI_Comm comm, MPI_Info info,
                            MPI_Request *request)
 {
@@ -363,9 +361,8 @@ WM_API int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype da
     return wm_part_init("MPI_Precv_init", false, buf, partitions, count, datatype, source, tag,
                         comm, request);
 }
-WM_ALIAS(MPI_Precv_init)
 
-WM_API int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+int wm_impl_MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
                              int source, int tag, MPI_Comm comm, MPI_Info info,
                              MPI_Request *request)
 {
@@ -373,7 +370,6 @@ WM_API int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Dat
     return wm_part_init("MPI_Precv_init_c", false, buf, partitions, count, datatype, source, tag,
                         comm, request);
 }
-WM_ALIAS(MPI_Precv_init_c)
 
 /* ---- ready and arrived ---- */
 
@@ -415,7 +411,7 @@ static int wm_part_ready(const char *fn, wm_part_t *p, int i)
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Pready(int partition, MPI_Request request)
+int wm_impl_MPI_Pready(int partition, MPI_Request request)
 {
     static const char fn[] = "MPI_Pready";
     WM_CHECK_INIT(fn);
@@ -423,9 +419,8 @@ WM_API int PMPI_Pready(int partition, MPI_Request request)
     int rc = wm_part_req(fn, request, true, &p);
     return rc ? rc : wm_part_ready(fn, p, partition);
 }
-WM_ALIAS(MPI_Pready)
 
-WM_API int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+int wm_impl_MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
     static const char fn[] = "MPI_Pready_range";
     WM_CHECK_INIT(fn);
@@ -441,9 +436,8 @@ WM_API int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request 
             return rc;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Pready_range)
 
-WM_API int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
+int wm_impl_MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
     static const char fn[] = "MPI_Pready_list";
     WM_CHECK_INIT(fn);
@@ -459,7 +453,6 @@ WM_API int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Req
             return rc;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Pready_list)
 
 /* Have the send partitions covering receive partition j arrived? */
 static bool wm_part_arrived(wm_part_t *p, int j)
@@ -484,7 +477,7 @@ static bool wm_part_arrived(wm_part_t *p, int j)
     return true;
 }
 
-WM_API int PMPI_Parrived(MPI_Request request, int partition, int *flag)
+int wm_impl_MPI_Parrived(MPI_Request request, int partition, int *flag)
 {
     static const char fn[] = "MPI_Parrived";
     WM_CHECK_INIT(fn);
@@ -511,4 +504,3 @@ WM_API int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     *flag = 1;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Parrived)

@@ -168,37 +168,11 @@ static int wm_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type
     return rc;
 }
 
-#define WM_BLOCKING_SEND(NAME, MODE)                                                             \
-    WM_API int P##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,     \
-                       MPI_Comm comm)                                                            \
-    {                                                                                            \
-        return wm_send(#NAME, buf, count, datatype, dest, tag, comm, MODE);                      \
-    }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
-                           int tag, MPI_Comm comm)                                               \
-    {                                                                                            \
-        return wm_send(#NAME "_c", buf, count, datatype, dest, tag, comm, MODE);                 \
-    }                                                                                            \
-    WM_ALIAS(NAME##_c)
+WM_TWINS_MPI_Send(wm_send, WC_SEND_STANDARD)
+WM_TWINS_MPI_Ssend(wm_send, WC_SEND_SYNC)
+WM_TWINS_MPI_Rsend(wm_send, WC_SEND_READY)
 
-WM_BLOCKING_SEND(MPI_Send, WC_SEND_STANDARD)
-WM_BLOCKING_SEND(MPI_Ssend, WC_SEND_SYNC)
-WM_BLOCKING_SEND(MPI_Rsend, WC_SEND_READY)
-
-WM_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                     MPI_Comm comm, MPI_Status *status)
-{
-    return wm_recv("MPI_Recv", buf, count, datatype, source, tag, comm, status);
-}
-WM_ALIAS(MPI_Recv)
-
-WM_API int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                       MPI_Comm comm, MPI_Status *status)
-{
-    return wm_recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
-}
-WM_ALIAS(MPI_Recv_c)
+WM_TWINS_MPI_Recv(wm_recv)
 
 /* Start a nonblocking send or receive r built by wm_request_make: what wm_request_start does for
  * kinds WM_REQ_SEND and WM_REQ_RECV, with the kind known here (inlined into each entry point). */
@@ -281,49 +255,39 @@ static inline __attribute__((always_inline)) int wm_request_make(const char *fn,
     return MPI_SUCCESS;
 }
 
-#define WM_ISEND(NAME, KIND, MODE, PERSISTENT)                                                   \
-    WM_API int P##NAME(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,     \
-                       MPI_Comm comm, MPI_Request *request)                                      \
-    {                                                                                            \
-        return wm_request_make(#NAME, KIND, (void *)buf, count, datatype, dest, tag, comm, MODE, \
-                               PERSISTENT, request);                                             \
-    }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##NAME##_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,    \
-                           int tag, MPI_Comm comm, MPI_Request *request)                         \
-    {                                                                                            \
-        return wm_request_make(#NAME "_c", KIND, (void *)buf, count, datatype, dest, tag, comm,  \
-                               MODE, PERSISTENT, request);                                       \
-    }                                                                                            \
-    WM_ALIAS(NAME##_c)
+/* The helpers of WM_TWINS_ (src/mpi/gen/wm_entry.h) for the nonblocking and persistent sends and
+ * receives: wm_request_make with the entry point's parameters first. */
+static inline __attribute__((always_inline)) int wm_isend(const char *fn, const void *buf,
+                                                            MPI_Count count, MPI_Datatype datatype,
+                                                            int dest, int tag, MPI_Comm comm,
+                                                            MPI_Request *request,
+                                                            wm_req_kind_t kind,
+                                                            wc_send_mode_t mode, bool persistent)
+{
+    return wm_request_make(fn, kind, (void *)buf, count, datatype, dest, tag, comm, mode,
+                           persistent, request);
+}
 
-WM_ISEND(MPI_Isend, WM_REQ_SEND, WC_SEND_STANDARD, false)
-WM_ISEND(MPI_Issend, WM_REQ_SEND, WC_SEND_SYNC, false)
-WM_ISEND(MPI_Irsend, WM_REQ_SEND, WC_SEND_READY, false)
-WM_ISEND(MPI_Send_init, WM_REQ_SEND, WC_SEND_STANDARD, true)
-WM_ISEND(MPI_Ssend_init, WM_REQ_SEND, WC_SEND_SYNC, true)
-WM_ISEND(MPI_Rsend_init, WM_REQ_SEND, WC_SEND_READY, true)
+static inline __attribute__((always_inline)) int wm_irecv(const char *fn, void *buf,
+                                                            MPI_Count count, MPI_Datatype datatype,
+                                                            int source, int tag, MPI_Comm comm,
+                                                            MPI_Request *request, bool persistent)
+{
+    return wm_request_make(fn, WM_REQ_RECV, buf, count, datatype, source, tag, comm,
+                           WC_SEND_STANDARD, persistent, request);
+}
+
+WM_TWINS_MPI_Isend(wm_isend, WM_REQ_SEND, WC_SEND_STANDARD, false)
+WM_TWINS_MPI_Issend(wm_isend, WM_REQ_SEND, WC_SEND_SYNC, false)
+WM_TWINS_MPI_Irsend(wm_isend, WM_REQ_SEND, WC_SEND_READY, false)
+WM_TWINS_MPI_Send_init(wm_isend, WM_REQ_SEND, WC_SEND_STANDARD, true)
+WM_TWINS_MPI_Ssend_init(wm_isend, WM_REQ_SEND, WC_SEND_SYNC, true)
+WM_TWINS_MPI_Rsend_init(wm_isend, WM_REQ_SEND, WC_SEND_READY, true)
 /* A persistent buffered send is a WM_REQ_DONE request that buffers its data at every start. */
-WM_ISEND(MPI_Bsend_init, WM_REQ_DONE, WC_SEND_STANDARD, true)
+WM_TWINS_MPI_Bsend_init(wm_isend, WM_REQ_DONE, WC_SEND_STANDARD, true)
 
-#define WM_IRECV(NAME, PERSISTENT)                                                               \
-    WM_API int P##NAME(void *buf, int count, MPI_Datatype datatype, int source, int tag,         \
-                       MPI_Comm comm, MPI_Request *request)                                      \
-    {                                                                                            \
-        return wm_request_make(#NAME, WM_REQ_RECV, buf, count, datatype, source, tag, comm,      \
-                               WC_SEND_STANDARD, PERSISTENT, request);                           \
-    }                                                                                            \
-    WM_ALIAS(NAME)                                                                               \
-    WM_API int P##NAME##_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source,        \
-                           int tag, MPI_Comm comm, MPI_Request *request)                         \
-    {                                                                                            \
-        return wm_request_make(#NAME "_c", WM_REQ_RECV, buf, count, datatype, source, tag, comm, \
-                               WC_SEND_STANDARD, PERSISTENT, request);                           \
-    }                                                                                            \
-    WM_ALIAS(NAME##_c)
-
-WM_IRECV(MPI_Irecv, false)
-WM_IRECV(MPI_Recv_init, true)
+WM_TWINS_MPI_Irecv(wm_irecv, false)
+WM_TWINS_MPI_Recv_init(wm_irecv, true)
 
 /* ---- sendrecv ---- */
 
@@ -396,24 +360,7 @@ static int wm_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
                             recvcount, rti, source, recvtag, status);
 }
 
-WM_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                         int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-    return wm_sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                       recvcount, recvtype, source, recvtag, comm, status);
-}
-WM_ALIAS(MPI_Sendrecv)
-
-WM_API int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
-                           MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                           MPI_Status *status)
-{
-    return wm_sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                       recvcount, recvtype, source, recvtag, comm, status);
-}
-WM_ALIAS(MPI_Sendrecv_c)
+WM_TWINS_MPI_Sendrecv(wm_sendrecv)
 
 /* The outgoing data is packed into a temporary (the only copy), sent as bytes, and the incoming
  * message is received straight into buf with the datatype. */
@@ -450,23 +397,7 @@ static int wm_sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_D
     return rc;
 }
 
-WM_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
-                                 int sendtag, int source, int recvtag, MPI_Comm comm,
-                                 MPI_Status *status)
-{
-    return wm_sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag,
-                               source, recvtag, comm, status);
-}
-WM_ALIAS(MPI_Sendrecv_replace)
-
-WM_API int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                                   int sendtag, int source, int recvtag, MPI_Comm comm,
-                                   MPI_Status *status)
-{
-    return wm_sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag,
-                               source, recvtag, comm, status);
-}
-WM_ALIAS(MPI_Sendrecv_replace_c)
+WM_TWINS_MPI_Sendrecv_replace(wm_sendrecv_replace)
 
 /* ---- probes ---- */
 
@@ -526,33 +457,29 @@ static int wm_iprobe(const char *fn, int source, int tag, MPI_Comm comm, bool ta
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+int wm_impl_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     return wm_iprobe("MPI_Iprobe", source, tag, comm, false, flag, NULL, status, false);
 }
-WM_ALIAS(MPI_Iprobe)
 
-WM_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+int wm_impl_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int flag;
     return wm_iprobe("MPI_Probe", source, tag, comm, false, &flag, NULL, status, true);
 }
-WM_ALIAS(MPI_Probe)
 
-WM_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+int wm_impl_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                         MPI_Status *status)
 {
     return wm_iprobe("MPI_Improbe", source, tag, comm, true, flag, message, status, false);
 }
-WM_ALIAS(MPI_Improbe)
 
-WM_API int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+int wm_impl_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
                        MPI_Status *status)
 {
     int flag;
     return wm_iprobe("MPI_Mprobe", source, tag, comm, true, &flag, message, status, true);
 }
-WM_ALIAS(MPI_Mprobe)
 
 static int wm_message_take(const char *fn, MPI_Message *message, wm_message_t **m_p)
 {
@@ -601,19 +528,7 @@ static int wm_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dat
     return rc;
 }
 
-WM_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                      MPI_Status *status)
-{
-    return wm_mrecv("MPI_Mrecv", buf, count, datatype, message, status);
-}
-WM_ALIAS(MPI_Mrecv)
-
-WM_API int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
-                        MPI_Status *status)
-{
-    return wm_mrecv("MPI_Mrecv_c", buf, count, datatype, message, status);
-}
-WM_ALIAS(MPI_Mrecv_c)
+WM_TWINS_MPI_Mrecv(wm_mrecv)
 
 static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Message *message, MPI_Request *request)
@@ -655,19 +570,7 @@ static int wm_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype da
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                       MPI_Request *request)
-{
-    return wm_imrecv("MPI_Imrecv", buf, count, datatype, message, request);
-}
-WM_ALIAS(MPI_Imrecv)
-
-WM_API int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
-                         MPI_Request *request)
-{
-    return wm_imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
-}
-WM_ALIAS(MPI_Imrecv_c)
+WM_TWINS_MPI_Imrecv(wm_imrecv)
 
 /* ---- MPI_Isendrecv, MPI_Isendrecv_replace ----
  *
@@ -840,39 +743,13 @@ static int wm_isendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                          int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                          int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-    return wm_isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                        recvcount, recvtype, source, recvtag, comm, request, false);
-}
-WM_ALIAS(MPI_Isendrecv)
+WM_TWINS_MPI_Isendrecv(wm_isendrecv, false)
 
-WM_API int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                            int dest, int sendtag, void *recvbuf, MPI_Count recvcount,
-                            MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                            MPI_Request *request)
+static int wm_isendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                                MPI_Request *request)
 {
-    return wm_isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                        recvcount, recvtype, source, recvtag, comm, request, false);
+    return wm_isendrecv(fn, NULL, count, datatype, dest, sendtag, buf, count, datatype, source,
+                        recvtag, comm, request, true);
 }
-WM_ALIAS(MPI_Isendrecv_c)
-
-WM_API int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
-                                  int sendtag, int source, int recvtag, MPI_Comm comm,
-                                  MPI_Request *request)
-{
-    return wm_isendrecv("MPI_Isendrecv_replace", NULL, count, datatype, dest, sendtag, buf, count,
-                        datatype, source, recvtag, comm, request, true);
-}
-WM_ALIAS(MPI_Isendrecv_replace)
-
-WM_API int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
-                                    int sendtag, int source, int recvtag, MPI_Comm comm,
-                                    MPI_Request *request)
-{
-    return wm_isendrecv("MPI_Isendrecv_replace_c", NULL, count, datatype, dest, sendtag, buf,
-                        count, datatype, source, recvtag, comm, request, true);
-}
-WM_ALIAS(MPI_Isendrecv_replace_c)
+WM_TWINS_MPI_Isendrecv_replace(wm_isendrecv_replace)

@@ -463,7 +463,7 @@ static int wm_complete_one(const char *fn, wm_request_t *r, MPI_Request *h, MPI_
     return rc;
 }
 
-WM_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+int wm_impl_MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     static const char fn[] = "MPI_Wait";
     WM_CHECK_INIT(fn);
@@ -483,9 +483,8 @@ WM_API int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     rc = wm_complete_one(fn, r, request, status);
     return rc ? wm_error_raise(c, rc) : MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Wait)
 
-WM_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+int wm_impl_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     static const char fn[] = "MPI_Test";
     WM_CHECK_INIT(fn);
@@ -511,7 +510,6 @@ WM_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     rc = wm_complete_one(fn, r, request, status);
     return rc ? wm_error_raise(c, rc) : MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Test)
 
 static int wm_check_array(const char *fn, int count, MPI_Request reqs[])
 {
@@ -574,7 +572,7 @@ static int wm_finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Stat
                                             "a request failed; see the statuses"));
 }
 
-WM_API int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+int wm_impl_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     static const char fn[] = "MPI_Waitall";
     WM_CHECK_INIT(fn);
@@ -588,9 +586,8 @@ WM_API int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status a
     }
     return wm_finish_all(fn, count, array_of_requests, array_of_statuses);
 }
-WM_ALIAS(MPI_Waitall)
 
-WM_API int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+int wm_impl_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
                         MPI_Status array_of_statuses[])
 {
     static const char fn[] = "MPI_Testall";
@@ -611,7 +608,6 @@ WM_API int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     *flag = 1;
     return wm_finish_all(fn, count, array_of_requests, array_of_statuses);
 }
-WM_ALIAS(MPI_Testall)
 
 /* Index of a done active request, -1 if none is done, MPI_UNDEFINED if none is active. */
 static int wm_find_done(int count, MPI_Request reqs[])
@@ -664,20 +660,18 @@ static int wm_any(const char *fn, int count, MPI_Request reqs[], int *index, int
     return rc ? wm_error_raise(c, rc) : MPI_SUCCESS;
 }
 
-WM_API int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+int wm_impl_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
     return wm_any("MPI_Waitany", count, array_of_requests, index, NULL, status, true);
 }
-WM_ALIAS(MPI_Waitany)
 
-WM_API int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+int wm_impl_MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
                         MPI_Status *status)
 {
     if (!flag)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Testany", "flag is NULL");
     return wm_any("MPI_Testany", count, array_of_requests, index, flag, status, false);
 }
-WM_ALIAS(MPI_Testany)
 
 static int wm_peek_one(const char *fn, MPI_Request h, MPI_Status *st);
 
@@ -733,21 +727,19 @@ static int wm_some(const char *fn, int incount, MPI_Request reqs[], int *outcoun
                                             "a request failed; see the statuses"));
 }
 
-WM_API int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+int wm_impl_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                          int array_of_indices[], MPI_Status array_of_statuses[])
 {
     return wm_some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
                    array_of_statuses, true, false);
 }
-WM_ALIAS(MPI_Waitsome)
 
-WM_API int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+int wm_impl_MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                          int array_of_indices[], MPI_Status array_of_statuses[])
 {
     return wm_some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
                    array_of_statuses, false, false);
 }
-WM_ALIAS(MPI_Testsome)
 
 /* ---- MPI_Request_get_status_all / _any / _some (MPI 4.1): the test family without freeing ---- */
 
@@ -762,7 +754,7 @@ static int wm_peek_one(const char *fn, MPI_Request h, MPI_Status *st)
     return rc;
 }
 
-WM_API int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+int wm_impl_MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
                                        MPI_Status array_of_statuses[])
 {
     static const char fn[] = "MPI_Request_get_status_all";
@@ -804,9 +796,8 @@ WM_API int PMPI_Request_get_status_all(int count, const MPI_Request array_of_req
     return wm_error_raise(ec, wm_error_code(MPI_ERR_IN_STATUS, fn,
                                             "a request failed; see the statuses"));
 }
-WM_ALIAS(MPI_Request_get_status_all)
 
-WM_API int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx,
+int wm_impl_MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx,
                                        int *flag, MPI_Status *status)
 {
     static const char fn[] = "MPI_Request_get_status_any";
@@ -838,20 +829,18 @@ WM_API int PMPI_Request_get_status_any(int count, const MPI_Request array_of_req
     rc = wm_peek_one(fn, reqs[i], status);
     return rc ? wm_error_raise(wm_request_ptr(reqs[i])->comm, rc) : MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Request_get_status_any)
 
-WM_API int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
+int wm_impl_MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
                                         int *outcount, int array_of_indices[],
                                         MPI_Status array_of_statuses[])
 {
     return wm_some("MPI_Request_get_status_some", incount, (MPI_Request *)array_of_requests,
                    outcount, array_of_indices, array_of_statuses, false, true);
 }
-WM_ALIAS(MPI_Request_get_status_some)
 
 /* ---- start, free, cancel, status ---- */
 
-WM_API int PMPI_Start(MPI_Request *request)
+int wm_impl_MPI_Start(MPI_Request *request)
 {
     static const char fn[] = "MPI_Start";
     WM_CHECK_INIT(fn);
@@ -865,9 +854,8 @@ WM_API int PMPI_Start(MPI_Request *request)
         return wm_error(r->comm, MPI_ERR_REQUEST, fn, "request is already active");
     return wm_request_start(r, fn);
 }
-WM_ALIAS(MPI_Start)
 
-WM_API int PMPI_Startall(int count, MPI_Request array_of_requests[])
+int wm_impl_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     static const char fn[] = "MPI_Startall";
     WM_CHECK_INIT(fn);
@@ -885,9 +873,8 @@ WM_API int PMPI_Startall(int count, MPI_Request array_of_requests[])
             return rc;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Startall)
 
-WM_API int PMPI_Request_free(MPI_Request *request)
+int wm_impl_MPI_Request_free(MPI_Request *request)
 {
     static const char fn[] = "MPI_Request_free";
     WM_CHECK_INIT(fn);
@@ -913,9 +900,8 @@ WM_API int PMPI_Request_free(MPI_Request *request)
     }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Request_free)
 
-WM_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+int wm_impl_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     static const char fn[] = "MPI_Request_get_status";
     WM_CHECK_INIT(fn);
@@ -945,9 +931,8 @@ WM_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *s
     }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Request_get_status)
 
-WM_API int PMPI_Cancel(MPI_Request *request)
+int wm_impl_MPI_Cancel(MPI_Request *request)
 {
     static const char fn[] = "MPI_Cancel";
     WM_CHECK_INIT(fn);
@@ -969,9 +954,8 @@ WM_API int PMPI_Cancel(MPI_Request *request)
      * cancelled: they complete normally and Test_cancelled says so. */
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Cancel)
 
-WM_API int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+int wm_impl_MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     if (!status || !flag)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "%s is NULL",
@@ -979,4 +963,3 @@ WM_API int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     *flag = status->MPI_internal[2] != 0;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Test_cancelled)

@@ -62,7 +62,7 @@ static int wm_session_error(wm_session_t *s, int cls, const char *fn, const char
 
 /* ---- init and finalize ---- */
 
-WM_API int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+int wm_impl_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
     static const char fn[] = "MPI_Session_init";
     int bad = wm_errh_check(errhandler, WM_ERRH_SESSION);
@@ -99,13 +99,12 @@ WM_API int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Sessi
     *session = (MPI_Session)s->obj.handle;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_init)
 
 /* The standard makes completing every operation of the session's communicators the program's
  * duty before this call, and lets it synchronize; it does not: nothing of the session's is
  * pending in the library once the program has done its part. Groups and communicators still
  * holding the session keep the object (not the handle) alive. */
-WM_API int PMPI_Session_finalize(MPI_Session *session)
+int wm_impl_MPI_Session_finalize(MPI_Session *session)
 {
     static const char fn[] = "MPI_Session_finalize";
     if (!session)
@@ -116,7 +115,6 @@ WM_API int PMPI_Session_finalize(MPI_Session *session)
     wm_life_session_close();
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_finalize)
 
 static const char *wm_level_name(int level)
 {
@@ -130,7 +128,7 @@ static const char *wm_level_name(int level)
 
 /* info_used: the keys given to MPI_Session_init, then "thread_level" as provided (MPI 4.1 11.3.1:
  * the thread support level is reported under that key). */
-WM_API int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
+int wm_impl_MPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
     static const char fn[] = "MPI_Session_get_info";
     WM_SESSION_CHECK(fn, session, s);
@@ -145,7 +143,6 @@ WM_API int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
     *info_used = in;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_get_info)
 
 /* ---- process sets ---- */
 
@@ -201,7 +198,7 @@ static int wm_pset_members(const char *name, int **ranks_p, int *n_p)
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
+int wm_impl_MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
     static const char fn[] = "MPI_Session_get_num_psets";
     WM_SESSION_CHECK(fn, session, s);
@@ -212,11 +209,10 @@ WM_API int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *n
     *npset_names = wm_pset_count();
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_get_num_psets)
 
 /* *pset_len 0: only the length is returned (with the terminating null, MPI 4.1 11.3.2); else up
  * to *pset_len - 1 characters and a null are written, and *pset_len becomes the full length. */
-WM_API int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
+int wm_impl_MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
                                      char *pset_name)
 {
     static const char fn[] = "MPI_Session_get_nth_pset";
@@ -243,9 +239,8 @@ WM_API int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, 
     *pset_len = len + 1;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_get_nth_pset)
 
-WM_API int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
+int wm_impl_MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
     static const char fn[] = "MPI_Session_get_pset_info";
     WM_SESSION_CHECK(fn, session, s);
@@ -268,9 +263,8 @@ WM_API int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name
     *info = in;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_get_pset_info)
 
-WM_API int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
+int wm_impl_MPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
                                         MPI_Group *newgroup)
 {
     static const char fn[] = "MPI_Group_from_session_pset";
@@ -292,11 +286,10 @@ WM_API int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_na
     *newgroup = (MPI_Group)g->obj.handle;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Group_from_session_pset)
 
 /* ---- error handlers ---- */
 
-WM_API int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+int wm_impl_MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
     static const char fn[] = "MPI_Session_set_errhandler";
     WM_SESSION_CHECK(fn, session, s);
@@ -311,10 +304,9 @@ WM_API int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errha
     wm_errh_unref(old);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_set_errhandler)
 
 /* The handle returned is a new reference the user frees with MPI_Errhandler_free. */
-WM_API int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+int wm_impl_MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
     static const char fn[] = "MPI_Session_get_errhandler";
     WM_SESSION_CHECK(fn, session, s);
@@ -324,16 +316,14 @@ WM_API int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errh
     *errhandler = s->errh;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_get_errhandler)
 
-WM_API int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+int wm_impl_MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
     static const char fn[] = "MPI_Session_call_errhandler";
     WM_SESSION_CHECK(fn, session, s);
     wm_error_eh(s->errh, session, errorcode);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Session_call_errhandler)
 
 /* ---- communicators from groups ---- */
 
@@ -434,7 +424,7 @@ static int wm_from_group_finish(const char *fn, wm_comm_t *d, MPI_Info info,
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+int wm_impl_MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
                                        MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Comm_create_from_group";
@@ -462,9 +452,8 @@ WM_API int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, M
         *newcomm = wm_comm_handle(d);
     return rc;
 }
-WM_ALIAS(MPI_Comm_create_from_group)
 
-WM_API int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+int wm_impl_MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
                                              MPI_Group remote_group, int remote_leader,
                                              const char *stringtag, MPI_Info info,
                                              MPI_Errhandler errhandler, MPI_Comm *newintercomm)
@@ -512,4 +501,3 @@ WM_API int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_le
         *newintercomm = wm_comm_handle(d);
     return rc;
 }
-WM_ALIAS(MPI_Intercomm_create_from_groups)

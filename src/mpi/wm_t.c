@@ -158,7 +158,7 @@ int wm_t_check_init(void)
 
 /* Before MPI_Init, after MPI_Finalize, from any thread: the settings come from the environment
  * (read once, as MPI_Init reads them), the counters exist from the first count. */
-WM_API int PMPI_T_init_thread(int required, int *provided)
+int wm_impl_MPI_T_init_thread(int required, int *provided)
 {
     if (!provided)
         return MPI_T_ERR_INVALID;
@@ -173,9 +173,8 @@ WM_API int PMPI_T_init_thread(int required, int *provided)
     *provided = MPI_THREAD_MULTIPLE;   /* every call is safe from any thread */
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_init_thread)
 
-WM_API int PMPI_T_finalize(void)
+int wm_impl_MPI_T_finalize(void)
 {
     pthread_mutex_lock(&wm_t_lock);
     if (wm_t_refs == 0) {
@@ -188,7 +187,6 @@ WM_API int PMPI_T_finalize(void)
     pthread_mutex_unlock(&wm_t_lock);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_finalize)
 
 /* ---- enumerations: one per setting with a list of words -------------------------------------- */
 
@@ -222,7 +220,7 @@ static int wm_t_enum_count(int id)
     return n;
 }
 
-WM_API int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
+int wm_impl_MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
     WM_T_CHECK();
     int id = wm_t_enum_id(enumtype);
@@ -234,9 +232,8 @@ WM_API int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *
     wm_t_str(wm_t_cvar_name(id), name, name_len);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_enum_get_info)
 
-WM_API int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name,
+int wm_impl_MPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name,
                                 int *name_len)
 {
     WM_T_CHECK();
@@ -252,7 +249,6 @@ WM_API int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char 
     wm_t_str(w, name, name_len);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_enum_get_item)
 
 /* ---- control variables ----------------------------------------------------------------------- */
 
@@ -266,7 +262,7 @@ static MPI_Datatype wm_t_cvar_type(int id)
     }
 }
 
-WM_API int PMPI_T_cvar_get_num(int *num_cvar)
+int wm_impl_MPI_T_cvar_get_num(int *num_cvar)
 {
     WM_T_CHECK();
     if (!num_cvar)
@@ -274,9 +270,8 @@ WM_API int PMPI_T_cvar_get_num(int *num_cvar)
     *num_cvar = WU_CONFIG_COUNT;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_cvar_get_num)
 
-WM_API int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,
+int wm_impl_MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,
                                 MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
                                 int *desc_len, int *bind, int *scope)
 {
@@ -299,9 +294,8 @@ WM_API int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *
         *scope = d->scope == WU_CONFIG_RUN ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_cvar_get_info)
 
-WM_API int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
+int wm_impl_MPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
     WM_T_CHECK();
     if (!name || !cvar_index)
@@ -314,7 +308,6 @@ WM_API int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
     }
     return MPI_T_ERR_INVALID_NAME;
 }
-WM_ALIAS(MPI_T_cvar_get_index)
 
 /* Every variable is bound to no object, so a handle needs no state: it is its index, offset so
  * that MPI_T_CVAR_HANDLE_NULL and small integers are never valid. */
@@ -326,7 +319,7 @@ static int wm_t_cvar_of(MPI_T_cvar_handle h)
     return (uintptr_t)h >= WM_T_CVAR_HANDLE_BASE && v < WU_CONFIG_COUNT ? (int)v : -1;
 }
 
-WM_API int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
+int wm_impl_MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
                                     int *count)
 {
     (void)obj_handle;   /* MPI_T_BIND_NO_OBJECT: ignored, as the standard says */
@@ -342,9 +335,8 @@ WM_API int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar
     *handle = (MPI_T_cvar_handle)(WM_T_CVAR_HANDLE_BASE + (uintptr_t)cvar_index);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_cvar_handle_alloc)
 
-WM_API int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
+int wm_impl_MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
     WM_T_CHECK();
     if (!handle)
@@ -354,9 +346,8 @@ WM_API int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
     *handle = MPI_T_CVAR_HANDLE_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_cvar_handle_free)
 
-WM_API int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
+int wm_impl_MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
     WM_T_CHECK();
     int id = wm_t_cvar_of(handle);
@@ -377,7 +368,6 @@ WM_API int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_cvar_read)
 
 /* A new value reaches the layer that uses it; the others read the setting again each time. Before
  * MPI_Init the setting alone changes, and MPI_Init starts with it. */
@@ -401,7 +391,7 @@ static void wm_t_cvar_apply(int id, long v)
     }
 }
 
-WM_API int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
+int wm_impl_MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
     WM_T_CHECK();
     int id = wm_t_cvar_of(handle);
@@ -433,7 +423,6 @@ WM_API int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_cvar_write)
 
 /* ---- categories ------------------------------------------------------------------------------ */
 
@@ -466,7 +455,7 @@ static int wm_t_cat_members(int c, int kind, int len, int idx[])
     return n;
 }
 
-WM_API int PMPI_T_category_get_num(int *num_cat)
+int wm_impl_MPI_T_category_get_num(int *num_cat)
 {
     WM_T_CHECK();
     if (!num_cat)
@@ -474,9 +463,8 @@ WM_API int PMPI_T_category_get_num(int *num_cat)
     *num_cat = WM_T_NCAT;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_category_get_num)
 
-WM_API int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc,
+int wm_impl_MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc,
                                     int *desc_len, int *num_cvars, int *num_pvars,
                                     int *num_categories)
 {
@@ -493,9 +481,8 @@ WM_API int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, ch
         *num_categories = wm_t_cat_members(cat_index, 2, 0, NULL);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_category_get_info)
 
-WM_API int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+int wm_impl_MPI_T_category_get_num_events(int cat_index, int *num_events)
 {
     WM_T_CHECK();
     if (cat_index < 0 || cat_index >= WM_T_NCAT)
@@ -505,9 +492,8 @@ WM_API int PMPI_T_category_get_num_events(int cat_index, int *num_events)
     *num_events = 0;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_category_get_num_events)
 
-WM_API int PMPI_T_category_get_index(const char *name, int *cat_index)
+int wm_impl_MPI_T_category_get_index(const char *name, int *cat_index)
 {
     WM_T_CHECK();
     if (!name || !cat_index)
@@ -520,7 +506,6 @@ WM_API int PMPI_T_category_get_index(const char *name, int *cat_index)
     }
     return MPI_T_ERR_INVALID_NAME;
 }
-WM_ALIAS(MPI_T_category_get_index)
 
 static int wm_t_cat_list(int cat_index, int kind, int len, int indices[])
 {
@@ -533,25 +518,22 @@ static int wm_t_cat_list(int cat_index, int kind, int len, int indices[])
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
+int wm_impl_MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
     return wm_t_cat_list(cat_index, 0, len, indices);
 }
-WM_ALIAS(MPI_T_category_get_cvars)
 
-WM_API int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
+int wm_impl_MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
     return wm_t_cat_list(cat_index, 1, len, indices);
 }
-WM_ALIAS(MPI_T_category_get_pvars)
 
-WM_API int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
+int wm_impl_MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
     return wm_t_cat_list(cat_index, 2, len, indices);
 }
-WM_ALIAS(MPI_T_category_get_categories)
 
-WM_API int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+int wm_impl_MPI_T_category_get_events(int cat_index, int len, int indices[])
 {
     WM_T_CHECK();
     if (cat_index < 0 || cat_index >= WM_T_NCAT)
@@ -560,9 +542,8 @@ WM_API int PMPI_T_category_get_events(int cat_index, int len, int indices[])
     (void)indices;   /* no events */
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_category_get_events)
 
-WM_API int PMPI_T_category_changed(int *update_number)
+int wm_impl_MPI_T_category_changed(int *update_number)
 {
     WM_T_CHECK();
     if (!update_number)
@@ -570,11 +551,10 @@ WM_API int PMPI_T_category_changed(int *update_number)
     *update_number = 0;   /* the variables and categories are fixed when the library is built */
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_category_changed)
 
 /* ---- event sources: one, the monotonic clock in nanoseconds ---------------------------------- */
 
-WM_API int PMPI_T_source_get_num(int *num_sources)
+int wm_impl_MPI_T_source_get_num(int *num_sources)
 {
     WM_T_CHECK();
     if (!num_sources)
@@ -582,9 +562,8 @@ WM_API int PMPI_T_source_get_num(int *num_sources)
     *num_sources = 1;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_source_get_num)
 
-WM_API int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc,
+int wm_impl_MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc,
                                   int *desc_len, MPI_T_source_order *ordering,
                                   MPI_Count *ticks_per_second, MPI_Count *max_ticks,
                                   MPI_Info *info)
@@ -604,9 +583,8 @@ WM_API int PMPI_T_source_get_info(int source_index, char *name, int *name_len, c
         return MPI_T_ERR_MEMORY;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_source_get_info)
 
-WM_API int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
+int wm_impl_MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 {
     WM_T_CHECK();
     if (source_index != 0)
@@ -618,14 +596,13 @@ WM_API int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
     *timestamp = (MPI_Count)ts.tv_sec * 1000000000 + ts.tv_nsec;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_source_get_timestamp)
 
 /* ---- events: Weft defines none -----------------------------------------------------------------
  * With no event type there is no registration (MPI_T_event_handle_alloc has no valid index) and
  * no instance (they exist only inside callbacks), so every call on one is given an invalid handle.
  */
 
-WM_API int PMPI_T_event_get_num(int *num_events)
+int wm_impl_MPI_T_event_get_num(int *num_events)
 {
     WM_T_CHECK();
     if (!num_events)
@@ -633,9 +610,8 @@ WM_API int PMPI_T_event_get_num(int *num_events)
     *num_events = 0;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_event_get_num)
 
-WM_API int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+int wm_impl_MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
                                  MPI_Datatype array_of_datatypes[],
                                  MPI_Aint array_of_displacements[], int *num_elements,
                                  MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len,
@@ -647,25 +623,22 @@ WM_API int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int
     WM_T_CHECK();
     return MPI_T_ERR_INVALID_INDEX;
 }
-WM_ALIAS(MPI_T_event_get_info)
 
-WM_API int PMPI_T_event_get_index(const char *name, int *event_index)
+int wm_impl_MPI_T_event_get_index(const char *name, int *event_index)
 {
     WM_T_CHECK();
     if (!name || !event_index)
         return MPI_T_ERR_INVALID;
     return MPI_T_ERR_INVALID_NAME;
 }
-WM_ALIAS(MPI_T_event_get_index)
 
-WM_API int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+int wm_impl_MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
                                      MPI_T_event_registration *event_registration)
 {
     (void)event_index, (void)obj_handle, (void)info, (void)event_registration;
     WM_T_CHECK();
     return MPI_T_ERR_INVALID_INDEX;
 }
-WM_ALIAS(MPI_T_event_handle_alloc)
 
 #define WM_T_NO_REGISTRATION()                                                                     \
     do {                                                                                           \
@@ -673,87 +646,76 @@ WM_ALIAS(MPI_T_event_handle_alloc)
         return MPI_T_ERR_INVALID_HANDLE;                                                           \
     } while (0)
 
-WM_API int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
+int wm_impl_MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
     (void)event_registration, (void)info;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_handle_set_info)
 
-WM_API int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration,
+int wm_impl_MPI_T_event_handle_get_info(MPI_T_event_registration event_registration,
                                         MPI_Info *info_used)
 {
     (void)event_registration, (void)info_used;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_handle_get_info)
 
-WM_API int PMPI_T_event_register_callback(MPI_T_event_registration event_registration,
+int wm_impl_MPI_T_event_register_callback(MPI_T_event_registration event_registration,
                                           MPI_T_cb_safety cb_safety, MPI_Info info,
                                           void *user_data, MPI_T_event_cb_function event_cb_function)
 {
     (void)event_registration, (void)cb_safety, (void)info, (void)user_data, (void)event_cb_function;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_register_callback)
 
-WM_API int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
+int wm_impl_MPI_T_event_callback_set_info(MPI_T_event_registration event_registration,
                                           MPI_T_cb_safety cb_safety, MPI_Info info)
 {
     (void)event_registration, (void)cb_safety, (void)info;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_callback_set_info)
 
-WM_API int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
+int wm_impl_MPI_T_event_callback_get_info(MPI_T_event_registration event_registration,
                                           MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
     (void)event_registration, (void)cb_safety, (void)info_used;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_callback_get_info)
 
-WM_API int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+int wm_impl_MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
                                     MPI_T_event_free_cb_function free_cb_function)
 {
     (void)event_registration, (void)user_data, (void)free_cb_function;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_handle_free)
 
-WM_API int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+int wm_impl_MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
                                             MPI_T_event_dropped_cb_function dropped_cb_function)
 {
     (void)event_registration, (void)dropped_cb_function;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_set_dropped_handler)
 
-WM_API int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
+int wm_impl_MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
 {
     (void)event_instance, (void)element_index, (void)buffer;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_read)
 
-WM_API int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
+int wm_impl_MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 {
     (void)event_instance, (void)buffer;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_copy)
 
-WM_API int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance,
+int wm_impl_MPI_T_event_get_timestamp(MPI_T_event_instance event_instance,
                                       MPI_Count *event_timestamp)
 {
     (void)event_instance, (void)event_timestamp;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_get_timestamp)
 
-WM_API int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
+int wm_impl_MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
 {
     (void)event_instance, (void)source_index;
     WM_T_NO_REGISTRATION();
 }
-WM_ALIAS(MPI_T_event_get_source)

@@ -31,7 +31,7 @@ struct MPI_T_pvar_session_t {
 
 static struct MPI_T_pvar_session_t *wm_t_sessions;   /* wm_t_lock */
 
-WM_API int PMPI_T_pvar_get_num(int *num_pvar)
+int wm_impl_MPI_T_pvar_get_num(int *num_pvar)
 {
     WM_T_CHECK();
     if (!num_pvar)
@@ -39,9 +39,8 @@ WM_API int PMPI_T_pvar_get_num(int *num_pvar)
     *num_pvar = wm_t_pvar_num();
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_pvar_get_num)
 
-WM_API int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,
+int wm_impl_MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,
                                 int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype,
                                 char *desc, int *desc_len, int *bind, int *readonly,
                                 int *continuous, int *atomic)
@@ -70,9 +69,8 @@ WM_API int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *
         *atomic = 0;   /* MPI_T_pvar_readreset is a read, then a reset */
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_pvar_get_info)
 
-WM_API int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
+int wm_impl_MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
     WM_T_CHECK();
     if (!name || !pvar_index)
@@ -86,7 +84,6 @@ WM_API int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_inde
     }
     return MPI_T_ERR_INVALID_NAME;
 }
-WM_ALIAS(MPI_T_pvar_get_index)
 
 /* ---- sessions ------------------------------------------------------------------------------- */
 
@@ -106,7 +103,7 @@ static bool wm_t_handle_live(MPI_T_pvar_session s, MPI_T_pvar_handle h)
     return false;
 }
 
-WM_API int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
+int wm_impl_MPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
     WM_T_CHECK();
     if (!session)
@@ -121,7 +118,6 @@ WM_API int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
     *session = s;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_pvar_session_create)
 
 /* A counter's handle counts as a watcher of the counters (wu_counters_watch) while it is
  * started: the engine counts only while some handle may see it. */
@@ -147,7 +143,7 @@ static void wm_t_session_destroy(MPI_T_pvar_session s)
     free(s);
 }
 
-WM_API int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
+int wm_impl_MPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
     WM_T_CHECK();
     if (!session)
@@ -167,7 +163,6 @@ WM_API int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
     *session = MPI_T_PVAR_SESSION_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_pvar_session_free)
 
 void wm_t_pvar_release_all(void)
 {
@@ -180,7 +175,7 @@ void wm_t_pvar_release_all(void)
 
 /* ---- handles ------------------------------------------------------------------------------- */
 
-WM_API int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+int wm_impl_MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
                                     MPI_T_pvar_handle *handle, int *count)
 {
     (void)obj_handle;   /* MPI_T_BIND_NO_OBJECT */
@@ -207,9 +202,8 @@ WM_API int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, 
     *count = 1;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_T_pvar_handle_alloc)
 
-WM_API int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
+int wm_impl_MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
     WM_T_CHECK();
     if (!handle)
@@ -234,7 +228,6 @@ WM_API int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle
     pthread_mutex_unlock(&wm_t_lock);
     return rc;
 }
-WM_ALIAS(MPI_T_pvar_handle_free)
 
 /* The value handle h shows now. */
 static uint64_t wm_t_handle_value(MPI_T_pvar_handle h)
@@ -301,23 +294,20 @@ static int wm_t_pvar_op(MPI_T_pvar_session session, MPI_T_pvar_handle handle, wm
     return rc;
 }
 
-WM_API int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+int wm_impl_MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     return wm_t_pvar_op(session, handle, WM_T_START);
 }
-WM_ALIAS(MPI_T_pvar_start)
 
-WM_API int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+int wm_impl_MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     return wm_t_pvar_op(session, handle, WM_T_STOP);
 }
-WM_ALIAS(MPI_T_pvar_stop)
 
-WM_API int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+int wm_impl_MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     return wm_t_pvar_op(session, handle, WM_T_RESET);
 }
-WM_ALIAS(MPI_T_pvar_reset)
 
 /* Read (and with reset, then reset) one handle; MPI_T_PVAR_ALL_HANDLES is not allowed here. */
 static int wm_t_pvar_rw(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *out,
@@ -349,27 +339,24 @@ static int wm_t_pvar_rw(MPI_T_pvar_session session, MPI_T_pvar_handle handle, vo
     return rc;
 }
 
-WM_API int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+int wm_impl_MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     if (!buf)
         return wm_t_check_init() != MPI_SUCCESS ? MPI_T_ERR_NOT_INITIALIZED : MPI_T_ERR_INVALID;
     return wm_t_pvar_rw(session, handle, buf, NULL, false);
 }
-WM_ALIAS(MPI_T_pvar_read)
 
-WM_API int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+int wm_impl_MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
                              const void *buf)
 {
     if (!buf)
         return wm_t_check_init() != MPI_SUCCESS ? MPI_T_ERR_NOT_INITIALIZED : MPI_T_ERR_INVALID;
     return wm_t_pvar_rw(session, handle, NULL, buf, false);
 }
-WM_ALIAS(MPI_T_pvar_write)
 
-WM_API int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+int wm_impl_MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     if (!buf)
         return wm_t_check_init() != MPI_SUCCESS ? MPI_T_ERR_NOT_INITIALIZED : MPI_T_ERR_INVALID;
     return wm_t_pvar_rw(session, handle, buf, NULL, true);
 }
-WM_ALIAS(MPI_T_pvar_readreset)

@@ -103,7 +103,7 @@ int wm_topo_attach(const char *fn, wm_comm_t *c, wm_comm_t *d, wm_topo_t *t, MPI
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Topo_test(MPI_Comm comm, int *status)
+int wm_impl_MPI_Topo_test(MPI_Comm comm, int *status)
 {
     static const char fn[] = "MPI_Topo_test";
     WM_COMM_CHECK(fn, comm, c);
@@ -112,4 +112,3 @@ WM_API int PMPI_Topo_test(MPI_Comm comm, int *status)
     *status = c->topo ? c->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Topo_test)

@@ -101,7 +101,7 @@ static wm_topo_t *wm_cart_topo(int ndims, const int dims[], const int periods[],
 
 /* ---- constructors ---- */
 
-WM_API int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+int wm_impl_MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                             int reorder, MPI_Comm *comm_cart)
 {
     static const char fn[] = "MPI_Cart_create";
@@ -123,9 +123,8 @@ WM_API int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], cons
     }
     return wm_topo_attach(fn, c, d, wm_cart_topo(ndims, dims, periods, d->rank), comm_cart);
 }
-WM_ALIAS(MPI_Cart_create)
 
-WM_API int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+int wm_impl_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Cart_sub";
     WM_COMM_CHECK(fn, comm, c);
@@ -152,9 +151,8 @@ WM_API int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newco
         return rc;
     return wm_topo_attach(fn, c, d, wm_cart_topo(nd, dims, periods, d->rank), newcomm);
 }
-WM_ALIAS(MPI_Cart_sub)
 
-WM_API int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+int wm_impl_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                          int *newrank)
 {
     static const char fn[] = "MPI_Cart_map";
@@ -167,11 +165,10 @@ WM_API int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int p
     *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Cart_map)
 
 /* ---- queries ---- */
 
-WM_API int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+int wm_impl_MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     static const char fn[] = "MPI_Cartdim_get";
     WM_COMM_CHECK(fn, comm, c);
@@ -184,9 +181,8 @@ WM_API int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
     *ndims = t->ndims;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Cartdim_get)
 
-WM_API int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+int wm_impl_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     static const char fn[] = "MPI_Cart_get";
     WM_COMM_CHECK(fn, comm, c);
@@ -207,9 +203,8 @@ WM_API int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], 
     }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Cart_get)
 
-WM_API int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+int wm_impl_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     static const char fn[] = "MPI_Cart_rank";
     WM_COMM_CHECK(fn, comm, c);
@@ -227,9 +222,8 @@ WM_API int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     *rank = wm_cart_rank_of(t, coords);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Cart_rank)
 
-WM_API int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+int wm_impl_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     static const char fn[] = "MPI_Cart_coords";
     WM_COMM_CHECK(fn, comm, c);
@@ -248,9 +242,8 @@ WM_API int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     wm_cart_coords_of(t, rank, coords);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Cart_coords)
 
-WM_API int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
+int wm_impl_MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
                            int *rank_dest)
 {
     static const char fn[] = "MPI_Cart_shift";
@@ -288,7 +281,6 @@ WM_API int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_sou
     *rank_dest = out[1];
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Cart_shift)
 
 /* ---- Dims_create ---- */
 
@@ -373,7 +365,7 @@ static int *wm_dims_divisors(int n, int *count_p)
     return d;
 }
 
-WM_API int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+int wm_impl_MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     static const char fn[] = "MPI_Dims_create";
     WM_CHECK_INIT(fn);
@@ -424,4 +416,3 @@ WM_API int PMPI_Dims_create(int nnodes, int ndims, int dims[])
     free(divs);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Dims_create)

@@ -49,7 +49,7 @@ static wm_topo_t *wm_graph_topo(int nnodes, const int index[], const int edges[]
     return t;
 }
 
-WM_API int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+int wm_impl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                              int reorder, MPI_Comm *comm_graph)
 {
     static const char fn[] = "MPI_Graph_create";
@@ -71,9 +71,8 @@ WM_API int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], c
     }
     return wm_topo_attach(fn, c, d, wm_graph_topo(nnodes, index, edges, d->rank), comm_graph);
 }
-WM_ALIAS(MPI_Graph_create)
 
-WM_API int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+int wm_impl_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                           int *newrank)
 {
     static const char fn[] = "MPI_Graph_map";
@@ -86,9 +85,8 @@ WM_API int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const in
     *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Graph_map)
 
-WM_API int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+int wm_impl_MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     static const char fn[] = "MPI_Graphdims_get";
     WM_COMM_CHECK(fn, comm, c);
@@ -102,9 +100,8 @@ WM_API int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     *nedges = t->nedges;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Graphdims_get)
 
-WM_API int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+int wm_impl_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     static const char fn[] = "MPI_Graph_get";
     WM_COMM_CHECK(fn, comm, c);
@@ -125,7 +122,6 @@ WM_API int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[]
         memcpy(edges, t->edges, sizeof(int) * (size_t)ne);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Graph_get)
 
 /* Graph_neighbors(_count): any node of the graph, not only the caller. */
 static int wm_graph_node(wm_comm_t *c, const char *fn, int rank, const wm_topo_t **t_p,
@@ -144,7 +140,7 @@ static int wm_graph_node(wm_comm_t *c, const char *fn, int rank, const wm_topo_t
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+int wm_impl_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     static const char fn[] = "MPI_Graph_neighbors_count";
     WM_COMM_CHECK(fn, comm, c);
@@ -157,9 +153,8 @@ WM_API int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     *nneighbors = deg;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Graph_neighbors_count)
 
-WM_API int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+int wm_impl_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     static const char fn[] = "MPI_Graph_neighbors";
     WM_COMM_CHECK(fn, comm, c);
@@ -176,7 +171,6 @@ WM_API int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int n
         memcpy(neighbors, t->edges + first, sizeof(int) * (size_t)n);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Graph_neighbors)
 
 /* ---- distributed graph ---- */
 
@@ -202,7 +196,7 @@ static int wm_dist_check_list(wm_comm_t *c, const char *fn, const char *what, in
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+int wm_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                            const int sourceweights[], int outdegree,
                                            const int destinations[], const int destweights[],
                                            MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
@@ -237,7 +231,6 @@ WM_API int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
     }
     return wm_topo_attach(fn, c, d, t, comm_dist_graph);
 }
-WM_ALIAS(MPI_Dist_graph_create_adjacent)
 
 /* Records of Dist_graph_create's exchange: the receiver is the source (OUT: peer is a destination)
  * or the destination (IN: peer is a source) of the edge. */
@@ -327,7 +320,7 @@ out:
     return rc;
 }
 
-WM_API int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+int wm_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                                   const int degrees[], const int destinations[],
                                   const int weights[], MPI_Info info, int reorder,
                                   MPI_Comm *comm_dist_graph)
@@ -368,9 +361,8 @@ WM_API int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     }
     return wm_topo_attach(fn, c, d, t, comm_dist_graph);
 }
-WM_ALIAS(MPI_Dist_graph_create)
 
-WM_API int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
+int wm_impl_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
                                            int *weighted)
 {
     static const char fn[] = "MPI_Dist_graph_neighbors_count";
@@ -387,9 +379,8 @@ WM_API int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *ou
     *weighted = t->weighted;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Dist_graph_neighbors_count)
 
-WM_API int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+int wm_impl_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
                                      int sourceweights[], int maxoutdegree, int destinations[],
                                      int destweights[])
 {
@@ -419,4 +410,3 @@ WM_API int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources
     }
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Dist_graph_neighbors)

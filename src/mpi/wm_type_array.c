@@ -86,7 +86,7 @@ static int wm_subarray_impl(const char *fn, bool large, int ndims, wm_iarr_t siz
                                   newtype);
 }
 
-WM_API int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+int wm_impl_MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                                      const int array_of_subsizes[], const int array_of_starts[],
                                      int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -94,9 +94,8 @@ WM_API int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                             WM_IARR_INT(array_of_subsizes), WM_IARR_INT(array_of_starts), order,
                             oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_create_subarray)
 
-WM_API int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+int wm_impl_MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                        const MPI_Count array_of_subsizes[],
                                        const MPI_Count array_of_starts[], int order,
                                        MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -105,7 +104,6 @@ WM_API int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes
                             WM_IARR_64(array_of_subsizes), WM_IARR_64(array_of_starts), order,
                             oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_create_subarray_c)
 
 static int wm_darray_impl(const char *fn, bool large, int size, int rank, int ndims,
                           wm_iarr_t gsizes, const int distribs[], const int dargs[],
@@ -203,7 +201,7 @@ static int wm_darray_impl(const char *fn, bool large, int size, int rank, int nd
     return wm_type_finish_resized(fn, &cur, 0, ext, old->align, MPI_COMBINER_DARRAY, ct, newtype);
 }
 
-WM_API int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+int wm_impl_MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                                    const int array_of_distribs[], const int array_of_dargs[],
                                    const int array_of_psizes[], int order, MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
@@ -212,9 +210,8 @@ WM_API int PMPI_Type_create_darray(int size, int rank, int ndims, const int arra
                           WM_IARR_INT(array_of_gsizes), array_of_distribs, array_of_dargs,
                           array_of_psizes, order, oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_create_darray)
 
-WM_API int PMPI_Type_create_darray_c(int size, int rank, int ndims,
+int wm_impl_MPI_Type_create_darray_c(int size, int rank, int ndims,
                                      const MPI_Count array_of_gsizes[],
                                      const int array_of_distribs[], const int array_of_dargs[],
                                      const int array_of_psizes[], int order,
@@ -224,4 +221,3 @@ WM_API int PMPI_Type_create_darray_c(int size, int rank, int ndims,
                           WM_IARR_64(array_of_gsizes), array_of_distribs, array_of_dargs,
                           array_of_psizes, order, oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_create_darray_c)

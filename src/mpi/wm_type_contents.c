@@ -43,7 +43,7 @@ static int wm_envelope(const char *fn, MPI_Datatype datatype, bool large, MPI_Co
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+int wm_impl_MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                                   int *num_datatypes, int *combiner)
 {
     if (!num_integers || !num_addresses || !num_datatypes)
@@ -57,9 +57,8 @@ WM_API int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int 
     *num_datatypes = (int)nd;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_get_envelope)
 
-WM_API int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+int wm_impl_MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
                                     MPI_Count *num_addresses, MPI_Count *num_large_counts,
                                     MPI_Count *num_datatypes, int *combiner)
 {
@@ -69,7 +68,6 @@ WM_API int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_intege
     return wm_envelope("MPI_Type_get_envelope_c", datatype, true, num_integers, num_addresses,
                        num_large_counts, num_datatypes, combiner);
 }
-WM_ALIAS(MPI_Type_get_envelope_c)
 
 static int wm_contents(const char *fn, MPI_Datatype datatype, bool large, MPI_Count max_i,
                        MPI_Count max_a, MPI_Count max_l, MPI_Count max_d, int *ints,
@@ -119,7 +117,7 @@ static int wm_contents(const char *fn, MPI_Datatype datatype, bool large, MPI_Co
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+int wm_impl_MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                                   int max_datatypes, int array_of_integers[],
                                   MPI_Aint array_of_addresses[],
                                   MPI_Datatype array_of_datatypes[])
@@ -128,9 +126,8 @@ WM_API int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int m
                        max_datatypes, array_of_integers, array_of_addresses, NULL,
                        array_of_datatypes);
 }
-WM_ALIAS(MPI_Type_get_contents)
 
-WM_API int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+int wm_impl_MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
                                     MPI_Count max_addresses, MPI_Count max_large_counts,
                                     MPI_Count max_datatypes, int array_of_integers[],
                                     MPI_Aint array_of_addresses[],
@@ -141,4 +138,3 @@ WM_API int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integer
                        max_large_counts, max_datatypes, array_of_integers, array_of_addresses,
                        array_of_large_counts, array_of_datatypes);
 }
-WM_ALIAS(MPI_Type_get_contents_c)

@@ -123,51 +123,45 @@ static int wm_vector_impl(const char *fn, int combiner, bool large, int64_t coun
     return wm_ctor_done(fn, &b, &bd, false, combiner, ct, newtype);
 }
 
-WM_API int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int wm_impl_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return wm_vector_impl("MPI_Type_contiguous", MPI_COMBINER_CONTIGUOUS, false, count, 0, 0,
                           oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_contiguous)
 
-WM_API int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int wm_impl_MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return wm_vector_impl("MPI_Type_contiguous_c", MPI_COMBINER_CONTIGUOUS, true, count, 0, 0,
                           oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_contiguous_c)
 
-WM_API int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+int wm_impl_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
     return wm_vector_impl("MPI_Type_vector", MPI_COMBINER_VECTOR, false, count, blocklength,
                           stride, oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_vector)
 
-WM_API int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+int wm_impl_MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                               MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return wm_vector_impl("MPI_Type_vector_c", MPI_COMBINER_VECTOR, true, count, blocklength,
                           stride, oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_vector_c)
 
-WM_API int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+int wm_impl_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return wm_vector_impl("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, false, count,
                           blocklength, stride, oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_create_hvector)
 
-WM_API int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+int wm_impl_MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return wm_vector_impl("MPI_Type_create_hvector_c", MPI_COMBINER_HVECTOR, true, count,
                           blocklength, stride, oldtype, newtype);
 }
-WM_ALIAS(MPI_Type_create_hvector_c)
 
 /* ---- indexed family and struct ---------------------------------------------------------------- */
 
@@ -249,7 +243,7 @@ static int wm_indexed_impl(const char *fn, int combiner, bool large, int64_t cou
     return wm_ctor_done(fn, &b, &bd, types != NULL, combiner, ct, newtype);
 }
 
-WM_API int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+int wm_impl_MPI_Type_indexed(int count, const int array_of_blocklengths[],
                              const int array_of_displacements[], MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
@@ -257,9 +251,8 @@ WM_API int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                            WM_IARR_INT(array_of_blocklengths), WM_IARR_INT(array_of_displacements),
                            oldtype, NULL, newtype);
 }
-WM_ALIAS(MPI_Type_indexed)
 
-WM_API int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+int wm_impl_MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                MPI_Datatype *newtype)
 {
@@ -267,9 +260,8 @@ WM_API int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blockle
                            WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
                            oldtype, NULL, newtype);
 }
-WM_ALIAS(MPI_Type_indexed_c)
 
-WM_API int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+int wm_impl_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                                      const MPI_Aint array_of_displacements[],
                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -277,9 +269,8 @@ WM_API int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[
                            WM_IARR_INT(array_of_blocklengths), WM_IARR_64(array_of_displacements),
                            oldtype, NULL, newtype);
 }
-WM_ALIAS(MPI_Type_create_hindexed)
 
-WM_API int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+int wm_impl_MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                                        const MPI_Count array_of_displacements[],
                                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -287,9 +278,8 @@ WM_API int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of
                            WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
                            oldtype, NULL, newtype);
 }
-WM_ALIAS(MPI_Type_create_hindexed_c)
 
-WM_API int PMPI_Type_create_indexed_block(int count, int blocklength,
+int wm_impl_MPI_Type_create_indexed_block(int count, int blocklength,
                                           const int array_of_displacements[],
                                           MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -297,9 +287,8 @@ WM_API int PMPI_Type_create_indexed_block(int count, int blocklength,
                            count, WM_IARR_ONE(blocklength), WM_IARR_INT(array_of_displacements),
                            oldtype, NULL, newtype);
 }
-WM_ALIAS(MPI_Type_create_indexed_block)
 
-WM_API int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+int wm_impl_MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                             const MPI_Count array_of_displacements[],
                                             MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -307,9 +296,8 @@ WM_API int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blockleng
                            count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
                            oldtype, NULL, newtype);
 }
-WM_ALIAS(MPI_Type_create_indexed_block_c)
 
-WM_API int PMPI_Type_create_hindexed_block(int count, int blocklength,
+int wm_impl_MPI_Type_create_hindexed_block(int count, int blocklength,
                                            const MPI_Aint array_of_displacements[],
                                            MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -317,9 +305,8 @@ WM_API int PMPI_Type_create_hindexed_block(int count, int blocklength,
                            count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
                            oldtype, NULL, newtype);
 }
-WM_ALIAS(MPI_Type_create_hindexed_block)
 
-WM_API int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+int wm_impl_MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                              const MPI_Count array_of_displacements[],
                                              MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -327,9 +314,8 @@ WM_API int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklen
                            count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
                            oldtype, NULL, newtype);
 }
-WM_ALIAS(MPI_Type_create_hindexed_block_c)
 
-WM_API int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+int wm_impl_MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                                    const MPI_Aint array_of_displacements[],
                                    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -340,9 +326,8 @@ WM_API int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            WM_IARR_INT(array_of_blocklengths), WM_IARR_64(array_of_displacements),
                            MPI_DATATYPE_NULL, array_of_types ? array_of_types : none, newtype);
 }
-WM_ALIAS(MPI_Type_create_struct)
 
-WM_API int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+int wm_impl_MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                                      const MPI_Count array_of_displacements[],
                                      const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -353,7 +338,6 @@ WM_API int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_b
                            WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
                            MPI_DATATYPE_NULL, array_of_types ? array_of_types : none, newtype);
 }
-WM_ALIAS(MPI_Type_create_struct_c)
 
 /* ---- resized ---------------------------------------------------------------------------------- */
 
@@ -389,25 +373,23 @@ static int wm_resized_impl(const char *fn, bool large, MPI_Datatype oldtype, int
                                   newtype);
 }
 
-WM_API int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+int wm_impl_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                     MPI_Datatype *newtype)
 {
     return wm_resized_impl("MPI_Type_create_resized", false, oldtype, lb, extent, newtype);
 }
-WM_ALIAS(MPI_Type_create_resized)
 
-WM_API int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+int wm_impl_MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                                       MPI_Datatype *newtype)
 {
     return wm_resized_impl("MPI_Type_create_resized_c", true, oldtype, lb, extent, newtype);
 }
-WM_ALIAS(MPI_Type_create_resized_c)
 
 /* ---- value-index pairs (MINLOC / MAXLOC) ------------------------------------------------------ */
 
 /* The predefined pair type of (value, index) if there is one, else MPI_DATATYPE_NULL (MPI 4.1: the
  * call returns a predefined type "if such a predefined type exists"; MPICH and Open MPI agree). */
-WM_API int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+int wm_impl_MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
                                      MPI_Datatype *pair_type)
 {
     const char *fn = "MPI_Type_get_value_index";
@@ -429,4 +411,3 @@ WM_API int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index
             *pair_type = known[k].pair;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_get_value_index)

@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-WM_API int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+int wm_impl_MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     if (!datatype)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_match_size", "datatype is NULL");
@@ -55,7 +55,6 @@ WM_API int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     *datatype = t;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Type_match_size)
 
 /* ---- the cache of F90 types ------------------------------------------------------------------- */
 
@@ -160,7 +159,7 @@ void wm_type_f90_describe(const wm_datatype_t *t, char *buf, size_t n)
 /* ---- the entry points -------------------------------------------------------------------------- */
 
 /* The smallest integer kind with at least r decimal digits of range. */
-WM_API int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+int wm_impl_MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     if (!newtype)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_integer", "newtype is NULL");
@@ -172,7 +171,6 @@ WM_API int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     return wm_f90_get("MPI_Type_create_f90_integer", t, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED,
                       r, newtype);
 }
-WM_ALIAS(MPI_Type_create_f90_integer)
 
 /* The byte size of the smallest IEEE real with precision p and exponent range r (MPI_UNDEFINED:
  * not given), or 0. */
@@ -189,7 +187,7 @@ static int wm_f90_real_size(int p, int r)
     return p <= 6 && r <= 37 ? 4 : p <= 15 && r <= 307 ? 8 : p <= 33 && r <= 4931 ? 16 : 0;
 }
 
-WM_API int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+int wm_impl_MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     if (!newtype)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_real", "newtype is NULL");
@@ -201,9 +199,8 @@ WM_API int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
                       n == 4 ? MPI_REAL4 : n == 8 ? MPI_REAL8 : MPI_REAL16,
                       MPI_COMBINER_F90_REAL, p, r, newtype);
 }
-WM_ALIAS(MPI_Type_create_f90_real)
 
-WM_API int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+int wm_impl_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     if (!newtype)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_f90_complex", "newtype is NULL");
@@ -215,4 +212,3 @@ WM_API int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
                       n == 4 ? MPI_COMPLEX8 : n == 8 ? MPI_COMPLEX16 : MPI_COMPLEX32,
                       MPI_COMBINER_F90_COMPLEX, p, r, newtype);
 }
-WM_ALIAS(MPI_Type_create_f90_complex)

@@ -94,7 +94,7 @@ static int wm_unpack_impl(const char *fn, const void *inbuf, MPI_Count insize,
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+int wm_impl_MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
                      int outsize, int *position, MPI_Comm comm)
 {
     if (!position)
@@ -105,18 +105,16 @@ WM_API int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void
         *position = (int)pos;
     return rc;
 }
-WM_ALIAS(MPI_Pack)
 
-WM_API int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+int wm_impl_MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
                        MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
     if (!position)
         return wm_error(NULL, MPI_ERR_ARG, "MPI_Pack_c", "position is NULL");
     return wm_pack_impl("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
-WM_ALIAS(MPI_Pack_c)
 
-WM_API int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+int wm_impl_MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                        MPI_Datatype datatype, MPI_Comm comm)
 {
     if (!position)
@@ -127,9 +125,8 @@ WM_API int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbu
         *position = (int)pos;
     return rc;
 }
-WM_ALIAS(MPI_Unpack)
 
-WM_API int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+int wm_impl_MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
                          MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     if (!position)
@@ -137,7 +134,6 @@ WM_API int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *positio
     return wm_unpack_impl("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype,
                           comm);
 }
-WM_ALIAS(MPI_Unpack_c)
 
 static int wm_pack_size_impl(const char *fn, MPI_Count incount, MPI_Datatype datatype,
                              MPI_Comm comm, MPI_Count *size_p)
@@ -155,7 +151,7 @@ static int wm_pack_size_impl(const char *fn, MPI_Count incount, MPI_Datatype dat
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+int wm_impl_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     MPI_Count n = 0;
     int rc = wm_pack_size_impl("MPI_Pack_size", incount, datatype, comm, size ? &n : NULL);
@@ -167,14 +163,12 @@ WM_API int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int
     *size = (int)n;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Pack_size)
 
-WM_API int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+int wm_impl_MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
                             MPI_Count *size)
 {
     return wm_pack_size_impl("MPI_Pack_size_c", incount, datatype, comm, size);
 }
-WM_ALIAS(MPI_Pack_size_c)
 
 /* ---- external32 ------------------------------------------------------------------------------- */
 
@@ -442,7 +436,7 @@ static int wm_unpack_ext_impl(const char *fn, const char *datarep, const void *i
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
+int wm_impl_MPI_Pack_external(const char *datarep, const void *inbuf, int incount,
                               MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
                               MPI_Aint *position)
 {
@@ -453,18 +447,16 @@ WM_API int PMPI_Pack_external(const char *datarep, const void *inbuf, int incoun
         *position = (MPI_Aint)pos;
     return rc;
 }
-WM_ALIAS(MPI_Pack_external)
 
-WM_API int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
+int wm_impl_MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
                                 MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
                                 MPI_Count *position)
 {
     return wm_pack_ext_impl("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf,
                             outsize, position);
 }
-WM_ALIAS(MPI_Pack_external_c)
 
-WM_API int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+int wm_impl_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
                                 MPI_Aint *position, void *outbuf, int outcount,
                                 MPI_Datatype datatype)
 {
@@ -475,16 +467,14 @@ WM_API int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Ain
         *position = (MPI_Aint)pos;
     return rc;
 }
-WM_ALIAS(MPI_Unpack_external)
 
-WM_API int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+int wm_impl_MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
                                   MPI_Count *position, void *outbuf, MPI_Count outcount,
                                   MPI_Datatype datatype)
 {
     return wm_unpack_ext_impl("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf,
                               outcount, datatype);
 }
-WM_ALIAS(MPI_Unpack_external_c)
 
 static int wm_pack_ext_size_impl(const char *fn, const char *datarep, MPI_Count incount,
                                  MPI_Datatype datatype, MPI_Count *size_p)
@@ -503,7 +493,7 @@ static int wm_pack_ext_size_impl(const char *fn, const char *datarep, MPI_Count 
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
+int wm_impl_MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
                                    MPI_Aint *size)
 {
     MPI_Count n = 0;
@@ -513,11 +503,9 @@ WM_API int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatyp
         *size = (MPI_Aint)n;
     return rc;
 }
-WM_ALIAS(MPI_Pack_external_size)
 
-WM_API int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
+int wm_impl_MPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
                                      MPI_Datatype datatype, MPI_Count *size)
 {
     return wm_pack_ext_size_impl("MPI_Pack_external_size_c", datarep, incount, datatype, size);
 }
-WM_ALIAS(MPI_Pack_external_size_c)

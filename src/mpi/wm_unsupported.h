@@ -1,5 +1,6 @@
 /* What a call to an MPI function Weft does not implement does. Every stub generated from
- * src/mpi/abi/unimplemented.txt (gen/src/wm_stubs.c) is one call to this; see docs/abi.md. */
+ * src/mpi/abi/unimplemented.txt (into src/mpi/gen/wm_entry_<family>.c) is one call to this; see
+ * docs/abi.md. */
 #ifndef WM_UNSUPPORTED_H
 #define WM_UNSUPPORTED_H
 

@@ -21,7 +21,7 @@ static const char wm_library_version[] =
 _Static_assert(sizeof(wm_library_version) <= MPI_MAX_LIBRARY_VERSION_STRING,
                "the version string fits the caller's buffer");
 
-WM_API int PMPI_Get_version(int *version, int *subversion)
+int wm_impl_MPI_Get_version(int *version, int *subversion)
 {
     if (!version || !subversion)
         return MPI_ERR_ARG;
@@ -29,10 +29,9 @@ WM_API int PMPI_Get_version(int *version, int *subversion)
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Get_version)
 
 /* version must hold MPI_MAX_LIBRARY_VERSION_STRING characters. */
-WM_API int PMPI_Get_library_version(char *version, int *resultlen)
+int wm_impl_MPI_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen)
         return MPI_ERR_ARG;
@@ -40,10 +39,9 @@ WM_API int PMPI_Get_library_version(char *version, int *resultlen)
     *resultlen = (int)(sizeof(wm_library_version) - 1);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Get_library_version)
 
 /* The host name; name must hold MPI_MAX_PROCESSOR_NAME characters. */
-WM_API int PMPI_Get_processor_name(char *name, int *resultlen)
+int wm_impl_MPI_Get_processor_name(char *name, int *resultlen)
 {
     if (!name || !resultlen)
         return MPI_ERR_ARG;
@@ -56,23 +54,20 @@ WM_API int PMPI_Get_processor_name(char *name, int *resultlen)
     *resultlen = (int)len;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Get_processor_name)
 
 /* Seconds on the monotonic clock: never steps back, not synchronized between hosts
  * (MPI_WTIME_IS_GLOBAL is false). One vDSO call, no system call. */
-WM_API double PMPI_Wtime(void)
+double wm_impl_MPI_Wtime(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-WM_ALIAS(MPI_Wtime)
 
-WM_API double PMPI_Wtick(void)
+double wm_impl_MPI_Wtick(void)
 {
     struct timespec res;
     if (clock_getres(CLOCK_MONOTONIC, &res) != 0 || (res.tv_sec == 0 && res.tv_nsec == 0))
         return 1e-9;
     return (double)res.tv_sec + (double)res.tv_nsec * 1e-9;
 }
-WM_ALIAS(MPI_Wtick)

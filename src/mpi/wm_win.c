@@ -398,15 +398,14 @@ out_dup:
     return wm_error_raise(c, rc);
 }
 
-WM_API int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+int wm_impl_MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                            MPI_Win *win)
 {
     return wm_win_make("MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, size, disp_unit, info, base,
                        NULL, win);
 }
-WM_ALIAS(MPI_Win_create)
 
-WM_API int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+int wm_impl_MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                              MPI_Comm comm, MPI_Win *win)
 {
     if (disp_unit > INT32_MAX)
@@ -415,16 +414,14 @@ WM_API int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_
     return wm_win_make("MPI_Win_create_c", comm, MPI_WIN_FLAVOR_CREATE, size, (int)disp_unit,
                        info, base, NULL, win);
 }
-WM_ALIAS(MPI_Win_create_c)
 
-WM_API int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+int wm_impl_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return wm_win_make("MPI_Win_create_dynamic", comm, MPI_WIN_FLAVOR_DYNAMIC, 0, 1, info, NULL,
                        NULL, win);
 }
-WM_ALIAS(MPI_Win_create_dynamic)
 
-WM_API int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+int wm_impl_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     static const char fn[] = "MPI_Win_attach";
     WM_WIN_ARG(fn, win, w);
@@ -456,9 +453,8 @@ WM_API int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     return wm_win_error(w, MPI_ERR_RMA_ATTACH, fn, "%d regions are attached already, the most "
                         "this version allows", WC_RMA_REGIONS);
 }
-WM_ALIAS(MPI_Win_attach)
 
-WM_API int PMPI_Win_detach(MPI_Win win, const void *base)
+int wm_impl_MPI_Win_detach(MPI_Win win, const void *base)
 {
     static const char fn[] = "MPI_Win_detach";
     WM_WIN_ARG(fn, win, w);
@@ -474,17 +470,15 @@ WM_API int PMPI_Win_detach(MPI_Win win, const void *base)
         }
     return wm_win_error(w, MPI_ERR_ARG, fn, "no region attached at %p", base);
 }
-WM_ALIAS(MPI_Win_detach)
 
-WM_API int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+int wm_impl_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
     return wm_win_make("MPI_Win_allocate", comm, MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info,
                        NULL, (void **)baseptr, win);
 }
-WM_ALIAS(MPI_Win_allocate)
 
-WM_API int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+int wm_impl_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                                void *baseptr, MPI_Win *win)
 {
     if (disp_unit > INT32_MAX)
@@ -493,17 +487,15 @@ WM_API int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
     return wm_win_make("MPI_Win_allocate_c", comm, MPI_WIN_FLAVOR_ALLOCATE, size, (int)disp_unit,
                        info, NULL, (void **)baseptr, win);
 }
-WM_ALIAS(MPI_Win_allocate_c)
 
-WM_API int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+int wm_impl_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                     void *baseptr, MPI_Win *win)
 {
     return wm_win_make("MPI_Win_allocate_shared", comm, MPI_WIN_FLAVOR_SHARED, size, disp_unit,
                        info, NULL, (void **)baseptr, win);
 }
-WM_ALIAS(MPI_Win_allocate_shared)
 
-WM_API int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+int wm_impl_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                                       MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     if (disp_unit > INT32_MAX)
@@ -512,7 +504,6 @@ WM_API int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Inf
     return wm_win_make("MPI_Win_allocate_shared_c", comm, MPI_WIN_FLAVOR_SHARED, size,
                        (int)disp_unit, info, NULL, (void **)baseptr, win);
 }
-WM_ALIAS(MPI_Win_allocate_shared_c)
 
 static int wm_win_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *du,
                         void *baseptr)
@@ -541,7 +532,7 @@ static int wm_win_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, M
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+int wm_impl_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                                  void *baseptr)
 {
     MPI_Aint du = 0;
@@ -551,16 +542,14 @@ WM_API int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *dis
         *disp_unit = (int)du;
     return rc;
 }
-WM_ALIAS(MPI_Win_shared_query)
 
-WM_API int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+int wm_impl_MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                                    void *baseptr)
 {
     return wm_win_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, baseptr);
 }
-WM_ALIAS(MPI_Win_shared_query_c)
 
-WM_API int PMPI_Win_free(MPI_Win *win)
+int wm_impl_MPI_Win_free(MPI_Win *win)
 {
     static const char fn[] = "MPI_Win_free";
     WM_CHECK_INIT(fn);
@@ -584,9 +573,8 @@ WM_API int PMPI_Win_free(MPI_Win *win)
     *win = MPI_WIN_NULL;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_free)
 
-WM_API int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+int wm_impl_MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     static const char fn[] = "MPI_Win_get_group";
     WM_WIN_ARG(fn, win, w);
@@ -598,9 +586,8 @@ WM_API int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
     *group = (MPI_Group)g->obj.handle;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_get_group)
 
-WM_API int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+int wm_impl_MPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     static const char fn[] = "MPI_Win_set_name";
     WM_WIN_ARG(fn, win, w);
@@ -611,9 +598,8 @@ WM_API int PMPI_Win_set_name(MPI_Win win, const char *win_name)
     w->name[n] = '\0';
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_set_name)
 
-WM_API int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+int wm_impl_MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char fn[] = "MPI_Win_get_name";
     if (win == MPI_WIN_NULL) {   /* MPI 4.1: a valid argument, named "MPI_WIN_NULL" */
@@ -632,9 +618,8 @@ WM_API int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_get_name)
 
-WM_API int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+int wm_impl_MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     static const char fn[] = "MPI_Win_set_info";
     WM_WIN_ARG(fn, win, w);
@@ -645,9 +630,8 @@ WM_API int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "could not record the hints");
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_set_info)
 
-WM_API int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+int wm_impl_MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     static const char fn[] = "MPI_Win_get_info";
     WM_WIN_ARG(fn, win, w);
@@ -657,7 +641,6 @@ WM_API int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
         return wm_win_error(w, MPI_ERR_NO_MEM, fn, "no memory for the info object");
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_get_info)
 
 int wm_win_attr_predefined(wm_obj_t *o, int key, void *attribute_val, int *flag)
 {

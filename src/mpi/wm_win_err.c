@@ -40,7 +40,7 @@ int wm_win_error(wm_win_t *w, int cls, const char *func, const char *fmt, ...)
     return wm_win_raise(w, wm_error_code(cls, func, "%s", buf));
 }
 
-WM_API int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+int wm_impl_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     static const char fn[] = "MPI_Win_set_errhandler";
     WM_WIN_ARG(fn, win, w);
@@ -60,9 +60,8 @@ WM_API int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     wm_errh_unref(old);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_set_errhandler)
 
-WM_API int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+int wm_impl_MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     static const char fn[] = "MPI_Win_get_errhandler";
     WM_WIN_ARG(fn, win, w);
@@ -72,13 +71,11 @@ WM_API int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
     *errhandler = w->errh;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_get_errhandler)
 
-WM_API int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+int wm_impl_MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     static const char fn[] = "MPI_Win_call_errhandler";
     WM_WIN_ARG(fn, win, w);
     wm_win_raise(w, errorcode);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_call_errhandler)

@@ -565,7 +565,7 @@ wm_rma_atomic_fast(const void *obuf, const void *cmp, void *rbuf, MPI_Datatype t
     return true;
 }
 
-WM_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+int wm_impl_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -575,9 +575,8 @@ WM_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype orig
     return wm_rma_put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win, false);
 }
-WM_ALIAS(MPI_Put)
 
-WM_API int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
+int wm_impl_MPI_Put_c(const void *origin_addr, MPI_Count origin_count,
                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -587,9 +586,8 @@ WM_API int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
     return wm_rma_put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win, false);
 }
-WM_ALIAS(MPI_Put_c)
 
-WM_API int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+int wm_impl_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -599,9 +597,8 @@ WM_API int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_dat
     return wm_rma_get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win);
 }
-WM_ALIAS(MPI_Get)
 
-WM_API int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+int wm_impl_MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                       MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -611,9 +608,8 @@ WM_API int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype or
     return wm_rma_get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank,
                       target_disp, target_count, target_datatype, win);
 }
-WM_ALIAS(MPI_Get_c)
 
-WM_API int PMPI_Accumulate(const void *origin_addr, int origin_count,
+int wm_impl_MPI_Accumulate(const void *origin_addr, int origin_count,
                            MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                            int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
@@ -625,9 +621,8 @@ WM_API int PMPI_Accumulate(const void *origin_addr, int origin_count,
                       MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
                       op, win, false);
 }
-WM_ALIAS(MPI_Accumulate)
 
-WM_API int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+int wm_impl_MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                              MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                              MPI_Win win)
@@ -640,33 +635,10 @@ WM_API int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
                       MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
                       op, win, false);
 }
-WM_ALIAS(MPI_Accumulate_c)
 
-WM_API int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
-                               MPI_Datatype origin_datatype, void *result_addr, int result_count,
-                               MPI_Datatype result_datatype, int target_rank,
-                               MPI_Aint target_disp, int target_count,
-                               MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    return wm_rma_acc("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
-                      result_addr, result_count, result_datatype, target_rank, target_disp,
-                      target_count, target_datatype, op, win, true);
-}
-WM_ALIAS(MPI_Get_accumulate)
+WM_TWINS_MPI_Get_accumulate(wm_rma_acc, true)
 
-WM_API int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                                 MPI_Datatype origin_datatype, void *result_addr,
-                                 MPI_Count result_count, MPI_Datatype result_datatype,
-                                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    return wm_rma_acc("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype,
-                      result_addr, result_count, result_datatype, target_rank, target_disp,
-                      target_count, target_datatype, op, win, true);
-}
-WM_ALIAS(MPI_Get_accumulate_c)
-
-WM_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+int wm_impl_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                              int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     if (wm_rma_atomic_fast(origin_addr, NULL, result_addr, datatype, target_rank, target_disp, op,
@@ -675,7 +647,6 @@ WM_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Dat
     return wm_rma_acc("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype,
                       target_rank, target_disp, 1, datatype, op, win, true);
 }
-WM_ALIAS(MPI_Fetch_and_op)
 
 static WU_NOINLINE int wm_rma_cas(const void *origin_addr, const void *compare_addr,
                                   void *result_addr, MPI_Datatype datatype, int target_rank,
@@ -727,7 +698,7 @@ static WU_NOINLINE int wm_rma_cas(const void *origin_addr, const void *compare_a
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+int wm_impl_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
                                  void *result_addr, MPI_Datatype datatype, int target_rank,
                                  MPI_Aint target_disp, MPI_Win win)
 {
@@ -737,7 +708,6 @@ WM_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_ad
     return wm_rma_cas(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp,
                       win);
 }
-WM_ALIAS(MPI_Compare_and_swap)
 
 /* ---- request-based operations: the operation is complete when it returns, so the request is
  * born complete (the standard's local and remote completion both hold at once). ---- */
@@ -764,7 +734,7 @@ static int wm_rma_request(const char *fn, int rc, MPI_Win win, MPI_Request *requ
             return wm_win_error(w_, MPI_ERR_ARG, fn, "request is NULL");                        \
     } while (0)
 
-WM_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+int wm_impl_MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                      int target_rank, MPI_Aint target_disp, int target_count,
                      MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -775,9 +745,8 @@ WM_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype ori
                                      true),
                           win, request);
 }
-WM_ALIAS(MPI_Rput)
 
-WM_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
+int wm_impl_MPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
                        MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                        MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
                        MPI_Request *request)
@@ -789,9 +758,8 @@ WM_API int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
                                      true),
                           win, request);
 }
-WM_ALIAS(MPI_Rput_c)
 
-WM_API int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+int wm_impl_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                      int target_rank, MPI_Aint target_disp, int target_count,
                      MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -801,9 +769,8 @@ WM_API int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_da
                                      target_rank, target_disp, target_count, target_datatype, win),
                           win, request);
 }
-WM_ALIAS(MPI_Rget)
 
-WM_API int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+int wm_impl_MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                        int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                        MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -813,9 +780,8 @@ WM_API int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype o
                                      target_rank, target_disp, target_count, target_datatype, win),
                           win, request);
 }
-WM_ALIAS(MPI_Rget_c)
 
-WM_API int PMPI_Raccumulate(const void *origin_addr, int origin_count,
+int wm_impl_MPI_Raccumulate(const void *origin_addr, int origin_count,
                             MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                             int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                             MPI_Request *request)
@@ -827,9 +793,8 @@ WM_API int PMPI_Raccumulate(const void *origin_addr, int origin_count,
                                      target_disp, target_count, target_datatype, op, win, false),
                           win, request);
 }
-WM_ALIAS(MPI_Raccumulate)
 
-WM_API int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+int wm_impl_MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
                               MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                               MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                               MPI_Win win, MPI_Request *request)
@@ -841,9 +806,8 @@ WM_API int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
                                      target_disp, target_count, target_datatype, op, win, false),
                           win, request);
 }
-WM_ALIAS(MPI_Raccumulate_c)
 
-WM_API int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+int wm_impl_MPI_Rget_accumulate(const void *origin_addr, int origin_count,
                                 MPI_Datatype origin_datatype, void *result_addr, int result_count,
                                 MPI_Datatype result_datatype, int target_rank,
                                 MPI_Aint target_disp, int target_count,
@@ -858,9 +822,8 @@ WM_API int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                                      win, true),
                           win, request);
 }
-WM_ALIAS(MPI_Rget_accumulate)
 
-WM_API int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+int wm_impl_MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
                                   MPI_Datatype origin_datatype, void *result_addr,
                                   MPI_Count result_count, MPI_Datatype result_datatype,
                                   int target_rank, MPI_Aint target_disp, MPI_Count target_count,
@@ -875,4 +838,3 @@ WM_API int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_coun
                                      win, true),
                           win, request);
 }
-WM_ALIAS(MPI_Rget_accumulate_c)

@@ -60,7 +60,7 @@ static void wm_win_lock_remote(wm_win_t *w, int t, bool excl)
                 wc_idle_block(&idle, NULL, 0);
 }
 
-WM_API int PMPI_Win_fence(int assert, MPI_Win win)
+int wm_impl_MPI_Win_fence(int assert, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_fence";
     WM_WIN_ARG(fn, win, w);
@@ -86,7 +86,6 @@ WM_API int PMPI_Win_fence(int assert, MPI_Win win)
     atomic_store_explicit(&w->fence, !(assert & MPI_MODE_NOSUCCEED), memory_order_release);
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
-WM_ALIAS(MPI_Win_fence)
 
 static int wm_win_check_rank(const char *fn, wm_win_t *w, int rank)
 {
@@ -96,7 +95,7 @@ static int wm_win_check_rank(const char *fn, wm_win_t *w, int rank)
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+int wm_impl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_lock";
     WM_WIN_ARG(fn, win, w);
@@ -134,9 +133,8 @@ WM_API int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
                           memory_order_release);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_lock)
 
-WM_API int PMPI_Win_unlock(int rank, MPI_Win win)
+int wm_impl_MPI_Win_unlock(int rank, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_unlock";
     WM_WIN_ARG(fn, win, w);
@@ -164,9 +162,8 @@ WM_API int PMPI_Win_unlock(int rank, MPI_Win win)
     atomic_store_explicit(&w->locks[rank], WM_WIN_UNLOCKED, memory_order_release);
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
-WM_ALIAS(MPI_Win_unlock)
 
-WM_API int PMPI_Win_lock_all(int assert, MPI_Win win)
+int wm_impl_MPI_Win_lock_all(int assert, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_lock_all";
     WM_WIN_ARG(fn, win, w);
@@ -191,9 +188,8 @@ WM_API int PMPI_Win_lock_all(int assert, MPI_Win win)
     atomic_store_explicit(&w->lock_all, mode, memory_order_release);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_lock_all)
 
-WM_API int PMPI_Win_unlock_all(MPI_Win win)
+int wm_impl_MPI_Win_unlock_all(MPI_Win win)
 {
     static const char fn[] = "MPI_Win_unlock_all";
     WM_WIN_ARG(fn, win, w);
@@ -212,7 +208,6 @@ WM_API int PMPI_Win_unlock_all(MPI_Win win)
     atomic_store_explicit(&w->lock_all, 0, memory_order_release);
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
-WM_ALIAS(MPI_Win_unlock_all)
 
 /* Flushes: operations on targets of this node are complete at the origin and at the target when
  * they return, so a flush only orders this process's memory accesses (and checks the epoch);
@@ -245,7 +240,7 @@ static int wm_win_flush(const char *fn, MPI_Win win, int rank, bool local)
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 
-WM_API int PMPI_Win_flush(int rank, MPI_Win win)
+int wm_impl_MPI_Win_flush(int rank, MPI_Win win)
 {
     /* the common case first: a lock_all epoch on a window of one node, a valid rank */
     wm_win_t *w = WU_LIKELY(wm_state.up) ? wm_win_get(win) : NULL;
@@ -261,28 +256,24 @@ WM_API int PMPI_Win_flush(int rank, MPI_Win win)
     }
     return wm_win_flush("MPI_Win_flush", win, rank, false);
 }
-WM_ALIAS(MPI_Win_flush)
 
-WM_API int PMPI_Win_flush_local(int rank, MPI_Win win)
+int wm_impl_MPI_Win_flush_local(int rank, MPI_Win win)
 {
     return wm_win_flush("MPI_Win_flush_local", win, rank, true);
 }
-WM_ALIAS(MPI_Win_flush_local)
 
-WM_API int PMPI_Win_flush_all(MPI_Win win)
+int wm_impl_MPI_Win_flush_all(MPI_Win win)
 {
     return wm_win_flush("MPI_Win_flush_all", win, -1, false);
 }
-WM_ALIAS(MPI_Win_flush_all)
 
-WM_API int PMPI_Win_flush_local_all(MPI_Win win)
+int wm_impl_MPI_Win_flush_local_all(MPI_Win win)
 {
     return wm_win_flush("MPI_Win_flush_local_all", win, -1, true);
 }
-WM_ALIAS(MPI_Win_flush_local_all)
 
 /* The unified model: public and private copies are one memory; sync is a full memory barrier. */
-WM_API int PMPI_Win_sync(MPI_Win win)
+int wm_impl_MPI_Win_sync(MPI_Win win)
 {
     static const char fn[] = "MPI_Win_sync";
     WM_WIN_ARG(fn, win, w);
@@ -290,7 +281,6 @@ WM_API int PMPI_Win_sync(MPI_Win win)
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_sync)
 
 /* ---- PSCW: post[o * n + t] counts the posts of t naming o; peers[t].complete the completions t
  * received. Both only grow, and each side keeps how many it has consumed. ---- */
@@ -314,7 +304,7 @@ static int wm_win_group_ranks(const char *fn, wm_win_t *w, MPI_Group group, int 
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+int wm_impl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_post";
     WM_WIN_ARG(fn, win, w);
@@ -347,9 +337,8 @@ WM_API int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     free(ranks);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_post)
 
-WM_API int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+int wm_impl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_start";
     WM_WIN_ARG(fn, win, w);
@@ -376,9 +365,8 @@ WM_API int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     atomic_store_explicit(&w->started, 1, memory_order_release);
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_start)
 
-WM_API int PMPI_Win_complete(MPI_Win win)
+int wm_impl_MPI_Win_complete(MPI_Win win)
 {
     static const char fn[] = "MPI_Win_complete";
     WM_WIN_ARG(fn, win, w);
@@ -397,7 +385,6 @@ WM_API int PMPI_Win_complete(MPI_Win win)
     w->start_n = 0;
     return MPI_SUCCESS;
 }
-WM_ALIAS(MPI_Win_complete)
 
 static int wm_win_wait_test(const char *fn, MPI_Win win, int *flag)
 {
@@ -420,16 +407,14 @@ static int wm_win_wait_test(const char *fn, MPI_Win win, int *flag)
     return MPI_SUCCESS;
 }
 
-WM_API int PMPI_Win_wait(MPI_Win win)
+int wm_impl_MPI_Win_wait(MPI_Win win)
 {
     return wm_win_wait_test("MPI_Win_wait", win, NULL);
 }
-WM_ALIAS(MPI_Win_wait)
 
-WM_API int PMPI_Win_test(MPI_Win win, int *flag)
+int wm_impl_MPI_Win_test(MPI_Win win, int *flag)
 {
     if (!flag)
         return wm_win_error(NULL, MPI_ERR_ARG, "MPI_Win_test", "flag is NULL");
     return wm_win_wait_test("MPI_Win_test", win, flag);
 }
-WM_ALIAS(MPI_Win_test)
