@@ -98,11 +98,16 @@ void wc_rma_wait_ge(_Atomic uint32_t *w, uint32_t v);
 void wc_rma_backoff(unsigned *spins);
 
 /* ---- data movement (wc_rma_io.c) ---- */
+struct wc_rma_defer;
+
 /* Where a target's window memory is, from the origin's side. */
 typedef struct wc_rma_target {
     char    *addr;      /* mapped here (allocated flavors, or the origin itself), or NULL */
     pid_t    pid;       /* addr == NULL: the owner, reached by process_vm_readv/writev */
     uint64_t raddr;     /* addr == NULL: the memory's address in the owner */
+    /* addr == NULL: the copies wc_rma_*_deferred holds for this target, made on first use
+     * (compare-and-swap from NULL); freed by wc_rma_target_fini */
+    struct wc_rma_defer *_Atomic defer;
 } wc_rma_target_t;
 
 /* Moves count elements of layout dt at byte offset off of the target's memory from / to a packed
@@ -114,5 +119,38 @@ wu_status_t wc_rma_read(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t
                         uint64_t count, void *packed);
 /* Whether this process may single-copy from and to pid (probe: a one-byte read of addr). */
 bool wc_rma_cma_ok(pid_t pid, uint64_t addr);
+
+/* Deferred single copies. On memory of another process (Win_create) each process_vm_readv/writev
+ * costs about 1.5 us whatever it moves (the kernel looks the process up and checks that the caller
+ * may trace it, on every call), a sixth of a 64 KiB copy. The variants below let the caller complete
+ * an operation later, at its next synchronization: contiguous copies to or from one target are
+ * held (up to WC_RMA_DEFER_OPS of one direction, WC_RMA_DEFER_MAX bytes) and moved by one system
+ * call of many iovecs when the batch is full, the direction changes, or wc_rma_drain is called.
+ * Copies are applied in the order they were issued. A target mapped here (addr != NULL) and a
+ * layout that is not contiguous are moved at once, after what is held.
+ *
+ * The caller's promise: `packed` (the origin buffer of a write, the result buffer of a read) is
+ * neither changed nor read nor freed until a wc_rma_drain of that target has returned (MPI's rule
+ * for the origin buffer of MPI_Put and MPI_Get until the operation completes).
+ * Concurrency contract: any thread may call any of these on one target at once; a spin-then-yield
+ * lock in the target's wc_rma_defer_t orders them (held across the system call). A drain moves
+ * everything issued before it by any thread. wc_rma_target_fini races with nothing.
+ * Returns: the status of this call's own copy when made at once; WU_ERR_NO_MEMORY if the batch
+ * could not be allocated (nothing was moved: the caller may fall back to wc_rma_write/read);
+ * WU_ERR_IO of a held copy that failed is returned by the next wc_rma_drain (or the call that
+ * made the batch move), once. */
+#define WC_RMA_DEFER_OPS 64
+#define WC_RMA_DEFER_MAX ((size_t)1 << 30)   /* bytes per system call, see wc_rma_io.c */
+wu_status_t wc_rma_write_deferred(wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                                  uint64_t count, const void *packed);
+wu_status_t wc_rma_read_deferred(wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                                 uint64_t count, void *packed);
+/* Moves every copy held for t; when it returns they are complete (WU_OK) or one failed
+ * (WU_ERR_IO, logged). Cheap when nothing is held (one load). */
+wu_status_t wc_rma_drain(wc_rma_target_t *t);
+/* wc_rma_drain of targets[0..n-1]; the first failure. */
+wu_status_t wc_rma_drain_all(wc_rma_target_t *targets, int n);
+/* Frees what wc_rma_*_deferred made for t (after a drain: held copies are dropped). */
+void wc_rma_target_fini(wc_rma_target_t *t);
 
 #endif

@@ -1,12 +1,15 @@
 /* Typed data into and out of a target's window memory: the pack engine on a mapped window, one
- * process_vm_readv/writev per batch of blocks on user memory of another process (see wc_rma.h);
+ * process_vm_readv/writev per batch of blocks on user memory of another process, or per batch of
+ * held operations (the deferred variants; see wc_rma.h);
  * accumulates element by element with CPU atomics on a mapped window (wc_rma_atomic_inl.h). */
 #include "core/wc_rma.h"
 #include "core/wc_rma_atomic_inl.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include "util/wu_compiler.h"
 #include "util/wu_log.h"
 
 #define WC_RMA_IOV 256   /* remote blocks per system call (IOV_MAX is 1024) */
@@ -125,6 +128,152 @@ wu_status_t wc_rma_read(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t
     wc_dtype_cursor_init(&c, dt, t->addr + off, count);
     wc_dtype_pack(&c, packed, bytes);
     return WU_OK;
+}
+
+/* ---- deferred single copies (wc_rma.h) ---- */
+
+_Static_assert(WC_RMA_DEFER_MAX <= WC_RMA_MAX_CALL, "a batch is one system call");
+
+/* The copies held for one target: one direction at a time, local and remote iovecs pairwise. */
+typedef struct wc_rma_defer {
+    _Atomic uint32_t lock;   /* 0 free, 1 held: guards every field below */
+    bool        write;       /* the direction of what is held */
+    int         n;           /* copies held */
+    size_t      bytes;
+    wu_status_t err;         /* a failed batch not yet reported */
+    struct iovec l[WC_RMA_DEFER_OPS], r[WC_RMA_DEFER_OPS];
+} wc_rma_defer_t;
+
+static void wc_rma_defer_lock(wc_rma_defer_t *q)
+{
+    unsigned spins = 0;
+    for (;;) {
+        uint32_t z = 0;
+        if (atomic_compare_exchange_weak_explicit(&q->lock, &z, 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+        while (atomic_load_explicit(&q->lock, memory_order_relaxed))
+            wc_rma_backoff(&spins);
+    }
+}
+
+static void wc_rma_defer_unlock(wc_rma_defer_t *q)
+{
+    atomic_store_explicit(&q->lock, 0, memory_order_release);
+}
+
+/* Under q's lock: moves what is held, one system call. Every copy is settled afterwards: moved,
+ * or counted in q->err. */
+static void wc_rma_defer_move(const wc_rma_target_t *t, wc_rma_defer_t *q)
+{
+    if (!q->n)
+        return;
+    ssize_t got = q->write
+        ? process_vm_writev(t->pid, q->l, (unsigned long)q->n, q->r, (unsigned long)q->n, 0)
+        : process_vm_readv(t->pid, q->l, (unsigned long)q->n, q->r, (unsigned long)q->n, 0);
+    if (got != (ssize_t)q->bytes) {
+        wu_log_error("RMA: single copy of %d operations (%zu bytes) %s process %d failed: %s", q->n,
+                     q->bytes, q->write ? "to" : "from", (int)t->pid,
+                     got < 0 ? strerror(errno) : "short transfer");
+        q->err = WU_ERR_IO;
+    }
+    q->n = 0;
+    q->bytes = 0;
+}
+
+static wc_rma_defer_t *wc_rma_defer_get(wc_rma_target_t *t)
+{
+    wc_rma_defer_t *q = atomic_load_explicit(&t->defer, memory_order_acquire);
+    if (WU_LIKELY(q))
+        return q;
+    wc_rma_defer_t *mine = calloc(1, sizeof(*mine));
+    if (!mine)
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(&t->defer, &q, mine, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return mine;
+    free(mine);   /* another thread's is installed: q */
+    return q;
+}
+
+static wu_status_t wc_rma_defer_take_err(wc_rma_defer_t *q)
+{
+    wu_status_t st = q->err;
+    q->err = WU_OK;
+    return st;
+}
+
+static wu_status_t wc_rma_deferred(wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                                   uint64_t count, char *packed, bool write)
+{
+    uint64_t bytes = count * dt->size;
+    if (!bytes)
+        return WU_OK;
+    if (t->addr)
+        return write ? wc_rma_write(t, off, dt, count, packed) : wc_rma_read(t, off, dt, count, packed);
+    wc_rma_defer_t *q = wc_rma_defer_get(t);
+    if (!q)
+        return WU_ERR_NO_MEMORY;
+    wc_rma_defer_lock(q);
+    if (q->n && (q->write != write || q->n == WC_RMA_DEFER_OPS ||
+                 q->bytes + bytes > WC_RMA_DEFER_MAX || !dt->contig))
+        wc_rma_defer_move(t, q);
+    wu_status_t st = WU_OK;
+    if (dt->contig && bytes <= WC_RMA_DEFER_MAX) {
+        q->write = write;
+        q->l[q->n] = (struct iovec){packed, (size_t)bytes};
+        q->r[q->n] = (struct iovec){(void *)(uintptr_t)(t->raddr + off + (uint64_t)dt->contig_off),
+                                    (size_t)bytes};
+        q->n++;
+        q->bytes += (size_t)bytes;
+    } else {
+        st = wc_rma_cma(t, off, dt, count, packed, write);   /* after what was held */
+    }
+    if (st == WU_OK)
+        st = wc_rma_defer_take_err(q);
+    wc_rma_defer_unlock(q);
+    return st;
+}
+
+wu_status_t wc_rma_write_deferred(wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                                  uint64_t count, const void *packed)
+{
+    return wc_rma_deferred(t, off, dt, count, (char *)packed, true);
+}
+
+wu_status_t wc_rma_read_deferred(wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
+                                 uint64_t count, void *packed)
+{
+    return wc_rma_deferred(t, off, dt, count, packed, false);
+}
+
+wu_status_t wc_rma_drain(wc_rma_target_t *t)
+{
+    wc_rma_defer_t *q = atomic_load_explicit(&t->defer, memory_order_acquire);
+    if (!q)
+        return WU_OK;
+    wc_rma_defer_lock(q);
+    wc_rma_defer_move(t, q);
+    wu_status_t st = wc_rma_defer_take_err(q);
+    wc_rma_defer_unlock(q);
+    return st;
+}
+
+wu_status_t wc_rma_drain_all(wc_rma_target_t *targets, int n)
+{
+    wu_status_t first = WU_OK;
+    for (int r = 0; r < n; r++) {
+        wu_status_t st = wc_rma_drain(&targets[r]);
+        if (first == WU_OK)
+            first = st;
+    }
+    return first;
+}
+
+void wc_rma_target_fini(wc_rma_target_t *t)
+{
+    free(atomic_load_explicit(&t->defer, memory_order_relaxed));
+    atomic_store_explicit(&t->defer, NULL, memory_order_relaxed);
 }
 
 bool wc_rma_cma_ok(pid_t pid, uint64_t addr)
