@@ -27,7 +27,8 @@
  * Concurrency contract (wx_transport.h's): each destination (wx_tcp_tx_t) is guarded by its mutex:
  * its sender (one at a time, the core's peer lock) takes it, progress flushes a backlog under a
  * try-lock and takes it to adopt a connection. The list of connections read (rx) is guarded by
- * rx_mu (a first send adds the connection it opens); each connection's state, epoll's results and
+ * rx_mu (a first send adds the connection it opens), and so are the epoll set's membership and
+ * the lone connection read outside it (solo, read by progress and by a sleeper); each connection's state, epoll's results and
  * the per-source state (peer) are touched by progress only, which the core runs in one thread at a
  * time. The address table and the key are written at create and read-only afterwards. */
 #include "transport/sock/wx_tcp.h"
@@ -470,16 +471,18 @@ static void wx_tcp_accept(wx_tcp_t *s)
 
 static void wx_tcp_rx_close(wx_tcp_t *s, wx_tcp_rx_t *r)
 {
-    epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-    if (!r->shared)
-        close(r->fd);
     if (r->src >= 0 && s->peer[r->src].held == r)
         s->peer[r->src].held = NULL;
+    /* epoll and close under rx_mu: a first send in another thread (wx_tcp_rx_add) would put a solo
+     * r back into the epoll set (wx_tcp_solo_update), after our EPOLL_CTL_DEL or our close */
     wt_mutex_lock_always(&s->rx_mu);
     if (atomic_load_explicit(&s->solo, memory_order_relaxed) == r) {
         atomic_store_explicit(&s->solo_fd, -1, memory_order_relaxed);
         atomic_store_explicit(&s->solo, NULL, memory_order_relaxed);
     }
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);   /* ENOENT for a solo one: not in the set */
+    if (!r->shared)
+        close(r->fd);
     int k = r->slot;
     s->rx[k] = s->rx[--s->nrx];
     s->rx[k]->slot = k;
