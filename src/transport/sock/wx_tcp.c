@@ -27,7 +27,8 @@
  * Concurrency contract (wx_transport.h's): each destination (wx_tcp_tx_t) is guarded by its mutex:
  * its sender (one at a time, the core's peer lock) takes it, progress flushes a backlog under a
  * try-lock and takes it to adopt a connection. The list of connections read (rx) is guarded by
- * rx_mu (a first send adds the connection it opens); each connection's state, epoll's results and
+ * rx_mu (a first send adds the connection it opens), and so are the epoll set's membership and
+ * the lone connection read outside it (solo, read by progress and by a sleeper); each connection's state, epoll's results and
  * the per-source state (peer) are touched by progress only, which the core runs in one thread at a
  * time. The address table and the key are written at create and read-only afterwards. */
 #include "transport/sock/wx_tcp.h"
@@ -69,6 +70,8 @@
 #define WX_TCP_FLUSH_NS   (10ull * 1000000000ull)   /* finalize waits this long for its sends */
 #define WX_TCP_AGG_FRAME  ((size_t)4096)    /* aggregation: frames up to this size ... */
 #define WX_TCP_AGG_BYTES  ((size_t)65536)   /* ... while the queue holds at most this */
+#define WX_TCP_SMALL      ((size_t)256)     /* a frame up to this goes by one send of a stack copy */
+#define WX_TCP_SOLO_EPOLL 16u               /* one connection: epoll once in this many progress calls */
 
 typedef struct wx_tcp_hello {
     uint32_t magic;
@@ -129,6 +132,16 @@ typedef struct wx_tcp {
     wx_tcp_rx_t **rx;                   /* the connections read (for closing them) */
     wx_tcp_peer_t *peer;                /* [size]: progress only */
     int           nrx, rx_cap;
+    /* The only connection read, when there is one (changed under rx_mu by wx_tcp_solo_update, read
+     * by progress): it is then taken OUT of the epoll set, progress recv()s it directly at every call
+     * and asks epoll (the listening socket) once in WX_TCP_SOLO_EPOLL calls. A small message then
+     * costs its reader one recv after it arrived instead of epoll_wait + recv, and its sender's
+     * softirq no epoll callback (docs/tcp.md, "One connection"). Only progress frees a connection,
+     * so the pointer progress reads stays valid while it uses it; a sleeper reads solo_fd instead
+     * (a stale fd costs it a spurious wake-up at worst: every change rings the doorbell). */
+    _Atomic(wx_tcp_rx_t *) solo;
+    _Atomic int   solo_fd;              /* solo's fd, or -1 */
+    unsigned      solo_polls;           /* progress only */
     _Atomic uint64_t dropped;
     _Atomic bool  closing;              /* finalize runs: a failed send is no longer fatal */
 } wx_tcp_t;
@@ -314,12 +327,25 @@ static wu_status_t wx_tcp_send_common(wx_tl_t *tl, int dst, const void *hdr, con
     memcpy(head, pre, WX_TCP_PRE);
     memcpy(head + WX_TCP_PRE, hdr, WX_HDR_SIZE);
     if (!had && !fill) {
-        /* the fast path: one writev, no copy of what the socket takes */
+        /* the fast path: one writev, no copy of what the socket takes; a small frame is copied
+         * into one buffer on the stack and sent with send(), which the kernel serves on a shorter
+         * path than writev's three pieces (no iovec import, no VFS write) */
         struct iovec iov[3] = { { head, sizeof(head) }, { (void *)payload, len },
                                 { (void *)wx_tcp_zeros, WX_TCP_PAD(body) - body } };
         ssize_t r;
-        while ((r = writev(t->fd, iov, 3)) < 0 && errno == EINTR)
-            ;
+        if (total <= WX_TCP_SMALL) {
+            char one[WX_TCP_SMALL] WU_ALIGNED(8);
+            memcpy(one, head, sizeof(head));
+            if (len)
+                memcpy(one + sizeof(head), payload, len);
+            memset(one + sizeof(head) + len, 0, total - sizeof(head) - len);
+            while ((r = send(t->fd, one, total, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0 &&
+                   errno == EINTR)
+                ;
+        } else {
+            while ((r = writev(t->fd, iov, 3)) < 0 && errno == EINTR)
+                ;
+        }
         if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             st = wx_tcp_fail(s, t, dst, errno);
             goto out;
@@ -369,6 +395,28 @@ static wu_status_t wx_tcp_send_fill(wx_tl_t *tl, int dst, const void *hdr, size_
 
 /* ---- receiving --------------------------------------------------------------------------------- */
 
+/* After the list of connections changed (rx_mu held): the only one, if there is one, leaves the
+ * epoll set and becomes solo (wx_tcp_t.solo); a former solo that has company goes back into the
+ * set. A sleeper watching the old state is woken by the doorbell. */
+static void wx_tcp_solo_update(wx_tcp_t *s)
+{
+    wx_tcp_rx_t *old = atomic_load_explicit(&s->solo, memory_order_relaxed);
+    wx_tcp_rx_t *now = s->nrx == 1 ? s->rx[0] : NULL;
+    if (old == now)
+        return;
+    if (old) {   /* still in the list (rx_close clears solo before it removes it) */
+        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = old };
+        if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, old->fd, &ev) < 0)
+            wu_log_fatal("tcp: epoll refused a connection to rank %d: %s", old->src,
+                         strerror(errno));
+    }
+    if (now)
+        epoll_ctl(s->epfd, EPOLL_CTL_DEL, now->fd, NULL);
+    atomic_store_explicit(&s->solo_fd, now ? now->fd : -1, memory_order_relaxed);
+    atomic_store_explicit(&s->solo, now, memory_order_release);
+    wx_tcp_db_ring(&s->tl);
+}
+
 /* Watch fd for what src sends (src -1: an accepted connection, its hello not read yet); shared: fd
  * is a destination's too (wx_tcp_tx_t.fd) and closed with it. Any thread; false when out of memory
  * or refused by epoll (fd left open). */
@@ -395,6 +443,7 @@ static bool wx_tcp_rx_add(wx_tcp_t *s, int fd, int src, bool shared)
         s->nrx--;
     else
         ok = true;
+    wx_tcp_solo_update(s);
 out:
     wt_mutex_unlock_always(&s->rx_mu);
     if (!ok)
@@ -422,15 +471,22 @@ static void wx_tcp_accept(wx_tcp_t *s)
 
 static void wx_tcp_rx_close(wx_tcp_t *s, wx_tcp_rx_t *r)
 {
-    epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-    if (!r->shared)
-        close(r->fd);
     if (r->src >= 0 && s->peer[r->src].held == r)
         s->peer[r->src].held = NULL;
+    /* epoll and close under rx_mu: a first send in another thread (wx_tcp_rx_add) would put a solo
+     * r back into the epoll set (wx_tcp_solo_update), after our EPOLL_CTL_DEL or our close */
     wt_mutex_lock_always(&s->rx_mu);
+    if (atomic_load_explicit(&s->solo, memory_order_relaxed) == r) {
+        atomic_store_explicit(&s->solo_fd, -1, memory_order_relaxed);
+        atomic_store_explicit(&s->solo, NULL, memory_order_relaxed);
+    }
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);   /* ENOENT for a solo one: not in the set */
+    if (!r->shared)
+        close(r->fd);
     int k = r->slot;
     s->rx[k] = s->rx[--s->nrx];
     s->rx[k]->slot = k;
+    wx_tcp_solo_update(s);
     wt_mutex_unlock_always(&s->rx_mu);
     free(r->buf);
     free(r);
@@ -603,9 +659,17 @@ static bool wx_tcp_rx_poll(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, int *did)
 
 static int wx_tcp_poll(wx_tcp_t *s, bool deliver)
 {
+    int did = 0;
+    wx_tcp_rx_t *solo = atomic_load_explicit(&s->solo, memory_order_acquire);
+    if (solo) {
+        /* one connection, outside the epoll set: read it directly (see wx_tcp_t.solo) */
+        if (!wx_tcp_rx_poll(s, solo, deliver, &did))
+            wx_tcp_rx_close(s, solo);
+        if (++s->solo_polls % WX_TCP_SOLO_EPOLL != 0)
+            return did;
+    }
     struct epoll_event ev[WX_TCP_EVENTS];
     int n = epoll_wait(s->epfd, ev, WX_TCP_EVENTS, 0);
-    int did = 0;
     for (int i = 0; i < n; i++) {
         wx_tcp_rx_t *r = ev[i].data.ptr;
         if (!r)
@@ -676,15 +740,18 @@ static void wx_tcp_db_sleep(wx_tl_t *tl, uint32_t seq, uint64_t timeout_ns)
         return;
     struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ull),
                            .tv_nsec = (long)(timeout_ns % 1000000000ull) };
-    struct pollfd pf[2 + WX_TCP_SLEEP_TX] = { { .fd = s->epfd, .events = POLLIN },
+    struct pollfd pf[3 + WX_TCP_SLEEP_TX] = { { .fd = s->epfd, .events = POLLIN },
                                              { .fd = s->bellfd, .events = POLLIN } };
     nfds_t n = 2;
+    int solo_fd = atomic_load_explicit(&s->solo_fd, memory_order_relaxed);
+    if (solo_fd >= 0)   /* outside the epoll set */
+        pf[n++] = (struct pollfd){ .fd = solo_fd, .events = POLLIN };
     if (WU_UNLIKELY(atomic_load_explicit(&s->nbacklog, memory_order_acquire) > 0))
         for (int i = 0; i < s->size; i++) {
             wx_tcp_tx_t *t = &s->tx[i];
             if (!atomic_load_explicit(&t->queued, memory_order_relaxed))
                 continue;
-            if (n == 2 + WX_TCP_SLEEP_TX) {
+            if (n == 3 + WX_TCP_SLEEP_TX) {
                 ts = (struct timespec){ .tv_nsec = 50000 };   /* too many to watch: poll soon */
                 break;
             }
@@ -916,6 +983,8 @@ wu_status_t wx_tcp_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
     atomic_init(&s->closing, false);
     atomic_init(&s->nbacklog, 0);
     atomic_init(&s->dropped, 0);
+    atomic_init(&s->solo, NULL);
+    atomic_init(&s->solo_fd, -1);
     wt_mutex_init(&s->rx_mu);
     s->addr = calloc((size_t)s->size, sizeof(*s->addr));
     s->tx = calloc((size_t)s->size, sizeof(*s->tx));
