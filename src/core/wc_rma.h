@@ -146,8 +146,12 @@ wu_status_t wc_rma_write_deferred(wc_rma_target_t *t, uint64_t off, const wc_dty
 wu_status_t wc_rma_read_deferred(wc_rma_target_t *t, uint64_t off, const wc_dtype_t *dt,
                                  uint64_t count, void *packed);
 /* Moves every copy held for t; when it returns they are complete (WU_OK) or one failed
- * (WU_ERR_IO, logged). Cheap when nothing is held (one load). */
-wu_status_t wc_rma_drain(wc_rma_target_t *t);
+ * (WU_ERR_IO, logged). Inline and one load when t never deferred a copy. */
+wu_status_t wc_rma_drain_held(wc_rma_target_t *t);
+static inline wu_status_t wc_rma_drain(wc_rma_target_t *t)
+{
+    return atomic_load_explicit(&t->defer, memory_order_acquire) ? wc_rma_drain_held(t) : WU_OK;
+}
 /* wc_rma_drain of targets[0..n-1]; the first failure. */
 wu_status_t wc_rma_drain_all(wc_rma_target_t *targets, int n);
 /* Frees what wc_rma_*_deferred made for t (after a drain: held copies are dropped). */

@@ -247,7 +247,7 @@ wu_status_t wc_rma_read_deferred(wc_rma_target_t *t, uint64_t off, const wc_dtyp
     return wc_rma_deferred(t, off, dt, count, packed, false);
 }
 
-wu_status_t wc_rma_drain(wc_rma_target_t *t)
+wu_status_t wc_rma_drain_held(wc_rma_target_t *t)
 {
     wc_rma_defer_t *q = atomic_load_explicit(&t->defer, memory_order_acquire);
     if (!q)

@@ -50,6 +50,9 @@ static void wm_win_destroy(wm_obj_t *o)
     free(w->remote);
     free(w->meta);
     free(w->fast);
+    if (w->targets)
+        for (int r = 0; r < w->size; r++)
+            wc_rma_target_fini(&w->targets[r]);
     wc_rma_seg_detach(&w->seg);
     free(w->targets);
     free(w->world);

@@ -55,6 +55,9 @@ typedef struct wm_win {
     MPI_Errhandler  errh;         /* a reference held (wm_errh_ref) */
     MPI_Info        info;         /* the hints in use, owned */
     bool            no_locks;     /* hint: passive target will not be used */
+    _Atomic bool    deferred;     /* sticky: a Put or Get to this window was held by
+                                     wc_rma_*_deferred once; the epoch ends then drain every
+                                     target (wm_win_drain_all) */
     /* epochs */
     _Atomic int     fence;        /* a fence epoch is open (the last fence had no NOSUCCEED) */
     _Atomic int     lock_all;     /* MPI_Win_lock_all: 0 none, -1 being taken or released, 1 held,
@@ -102,6 +105,23 @@ int wm_win_error(wm_win_t *w, int cls, const char *func, const char *fmt, ...) W
 int wm_win_attr_predefined(wm_obj_t *o, int key, void *attribute_val, int *flag);
 
 /* Whether an access epoch to target is open (fence, lock, lock_all or start). */
+/* A Put or Get to target t is about to be held by wc_rma_*_deferred (t's memory is not mapped:
+ * Win_create or dynamic windows): from now on the window's ends of epoch drain its targets. */
+static inline void wm_win_mark_deferred(wm_win_t *w, const wc_rma_target_t *t)
+{
+    if (!t->addr && !atomic_load_explicit(&w->deferred, memory_order_relaxed))
+        atomic_store_explicit(&w->deferred, true, memory_order_relaxed);
+}
+
+/* Moves every copy held for the window's targets (an epoch ends, or a flush_all): WU_OK or the
+ * first failure. One load for a window that never held one. */
+static inline wu_status_t wm_win_drain_all(wm_win_t *w)
+{
+    return atomic_load_explicit(&w->deferred, memory_order_relaxed)
+               ? wc_rma_drain_all(w->targets, w->size)
+               : WU_OK;
+}
+
 static inline bool wm_win_can_access(wm_win_t *w, int target)
 {
     if (atomic_load_explicit(&w->lock_all, memory_order_acquire) > 0 ||

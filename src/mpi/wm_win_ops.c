@@ -198,15 +198,22 @@ static WU_NOINLINE int wm_rma_put(const char *fn, const void *obuf, MPI_Count oc
         wm_rma_packed_free(&pk);
         return st == WU_OK ? MPI_SUCCESS : wm_rma_msg_error(fn, w, target, st);
     }
-    wu_status_t st = wc_rma_write(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount,
-                                  pk.p);
+    /* a contiguous origin is read at the epoch's end (MPI: unchanged until then); Rput's request
+     * completes at once, so it copies now */
+    wu_status_t st;
+    if (!pk.owned && !req) {
+        wm_win_mark_deferred(w, &w->targets[target]);
+        st = wc_rma_write_deferred(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
+    } else {
+        st = wc_rma_write(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
+    }
     wm_rma_packed_free(&pk);
     return st == WU_OK ? MPI_SUCCESS : wm_rma_io_error(fn, w, target);
 }
 
 static WU_NOINLINE int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, MPI_Datatype otype,
                                   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                                  MPI_Win win)
+                                  MPI_Win win, bool req)
 {
     wm_rma_ordered = false;
     WM_WIN_ARG(fn, win, w);
@@ -240,7 +247,13 @@ static WU_NOINLINE int wm_rma_get(const char *fn, void *obuf, MPI_Count ocount, 
         if (st == WU_ERR_AGAIN)
             st = wc_rma_msg_get(w->cw, target, &at, &tdt->layout, (uint64_t)tcount, pk.p);
     } else {
-        st = wc_rma_read(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
+        if (odt->layout.contig && !req) {   /* lands by the epoch's end, as MPI allows */
+            wm_win_mark_deferred(w, &w->targets[target]);
+            st = wc_rma_read_deferred(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount,
+                                      pk.p);
+        } else {
+            st = wc_rma_read(&w->targets[target], at.off, &tdt->layout, (uint64_t)tcount, pk.p);
+        }
     }
     if (st == WU_OK && !odt->layout.contig)
         wm_rma_unpack(obuf, ocount, odt, pk.p);
@@ -372,10 +385,10 @@ static WU_NOINLINE int wm_rma_acc(const char *fn, const void *obuf, MPI_Count oc
         wm_rma_packed_free(&in);
         return MPI_SUCCESS;
     }
-    wu_status_t st = WU_OK;
+    wu_status_t st = wc_rma_drain((wc_rma_target_t *)t);   /* this process's Puts before */
     bool mem = true;
     wc_rma_acc_lock(p);
-    if (fetch || (!noop && oph != MPI_REPLACE))
+    if (st == WU_OK && (fetch || (!noop && oph != MPI_REPLACE)))
         st = wc_rma_read(t, off, &tdt->layout, (uint64_t)tcount, cur.p);
     if (st == WU_OK && fetch)
         wm_rma_unpack(rbuf, rcount, rdt, cur.p);
@@ -595,7 +608,7 @@ int wm_impl_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_dat
                         target_count, target_datatype, win))
         return MPI_SUCCESS;
     return wm_rma_get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win);
+                      target_disp, target_count, target_datatype, win, false);
 }
 
 int wm_impl_MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
@@ -606,7 +619,7 @@ int wm_impl_MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype or
                         target_count, target_datatype, win))
         return MPI_SUCCESS;
     return wm_rma_get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win);
+                      target_disp, target_count, target_datatype, win, false);
 }
 
 int wm_impl_MPI_Accumulate(const void *origin_addr, int origin_count,
@@ -688,7 +701,9 @@ static WU_NOINLINE int wm_rma_cas(const void *origin_addr, const void *compare_a
         return MPI_SUCCESS;
     }
     wc_rma_acc_lock(p);
-    wu_status_t st = wc_rma_read(t, off, &dt->layout, 1, cur);
+    wu_status_t st = wc_rma_drain((wc_rma_target_t *)t);
+    if (st == WU_OK)
+        st = wc_rma_read(t, off, &dt->layout, 1, cur);
     if (st == WU_OK && memcmp(cur, compare_addr, n) == 0)
         st = wc_rma_write(t, off, &dt->layout, 1, origin_addr);
     wc_rma_acc_unlock(p);
@@ -766,7 +781,8 @@ int wm_impl_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_da
     WM_RMA_REQ_CHECK("MPI_Rget", win, request);
     return wm_rma_request("MPI_Rget",
                           wm_rma_get("MPI_Rget", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win),
+                                     target_rank, target_disp, target_count, target_datatype, win,
+                                     true),
                           win, request);
 }
 
@@ -777,7 +793,8 @@ int wm_impl_MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype o
     WM_RMA_REQ_CHECK("MPI_Rget_c", win, request);
     return wm_rma_request("MPI_Rget_c",
                           wm_rma_get("MPI_Rget_c", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win),
+                                     target_rank, target_disp, target_count, target_datatype, win,
+                                     true),
                           win, request);
 }
 

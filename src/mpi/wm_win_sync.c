@@ -24,6 +24,13 @@ static bool wm_win_passive_open(wm_win_t *w)
 
 /* A target of another node reported that an operation sent and forgotten (Put, Accumulate) fell
  * outside its memory: raised by the flush, unlock or fence that learns it. */
+/* A copy held for a target of this node (wc_rma_*_deferred) failed when the epoch's end moved it. */
+static int wm_win_drain_error(const char *fn, wm_win_t *w)
+{
+    return wm_win_error(w, MPI_ERR_OTHER, fn, "moving the data of an earlier MPI_Put or MPI_Get to "
+                        "or from a target of this node failed (see the log)");
+}
+
 static int wm_win_remote_error(const char *fn, wm_win_t *w, wu_status_t st)
 {
     if (st == WU_ERR_INVALID)
@@ -71,6 +78,7 @@ int wm_impl_MPI_Win_fence(int assert, MPI_Win win)
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn,
                             "a lock, lock_all, start or post epoch is open on the window");
     /* targets of other nodes have applied this process's operations before the barrier */
+    wu_status_t held = wm_win_drain_all(w);   /* copies held for targets of this node */
     wu_status_t st = w->cw ? wc_rma_msg_flush_all(w->cw, w->remote) : WU_OK;
     atomic_thread_fence(memory_order_seq_cst);
     /* NOPRECEDE: no operation of this process precedes, but others' may: the barrier stays (it
@@ -84,6 +92,8 @@ int wm_impl_MPI_Win_fence(int assert, MPI_Win win)
             return wm_win_error(w, MPI_ERR_OTHER, fn, "the fence's barrier failed");
     }
     atomic_store_explicit(&w->fence, !(assert & MPI_MODE_NOSUCCEED), memory_order_release);
+    if (held != WU_OK)
+        return wm_win_drain_error(fn, w);
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 
@@ -148,6 +158,7 @@ int wm_impl_MPI_Win_unlock(int rank, MPI_Win win)
         !atomic_compare_exchange_strong(&w->locks[rank], &s, WM_WIN_LOCKING))
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "target %d is not locked by this process",
                             rank);
+    wu_status_t held = wc_rma_drain(&w->targets[rank]);
     atomic_thread_fence(memory_order_seq_cst);   /* the epoch's stores before the release */
     wu_status_t st = WU_OK;
     if (w->remote[rank]) {
@@ -160,6 +171,8 @@ int wm_impl_MPI_Win_unlock(int rank, MPI_Win win)
     }
     atomic_fetch_sub(&w->nlocks, 1);
     atomic_store_explicit(&w->locks[rank], WM_WIN_UNLOCKED, memory_order_release);
+    if (held != WU_OK)
+        return wm_win_drain_error(fn, w);
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 
@@ -196,6 +209,7 @@ int wm_impl_MPI_Win_unlock_all(MPI_Win win)
     int mode = atomic_load(&w->lock_all);
     if (mode <= 0 || !atomic_compare_exchange_strong(&w->lock_all, &mode, -1))
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "MPI_Win_lock_all is not in effect");
+    wu_status_t held = wm_win_drain_all(w);
     atomic_thread_fence(memory_order_seq_cst);
     if (mode == 1)
         for (int r = 0; r < w->size; r++) {
@@ -206,6 +220,8 @@ int wm_impl_MPI_Win_unlock_all(MPI_Win win)
         }
     wu_status_t st = w->cw ? wc_rma_msg_flush_all(w->cw, w->remote) : WU_OK;
     atomic_store_explicit(&w->lock_all, 0, memory_order_release);
+    if (held != WU_OK)
+        return wm_win_drain_error(fn, w);
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 
@@ -230,6 +246,8 @@ static int wm_win_flush(const char *fn, MPI_Win win, int rank, bool local)
     if (!ok)
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "no passive-target epoch is open%s",
                             rank == -1 ? "" : " to that target");
+    wu_status_t held = rank == -1 ? wm_win_drain_all(w)
+                     : rank != MPI_PROC_NULL ? wc_rma_drain(&w->targets[rank]) : WU_OK;
     wu_status_t st = WU_OK;
     if (w->cw && !local)
         st = rank == -1 ? wc_rma_msg_flush_all(w->cw, w->remote)
@@ -237,6 +255,8 @@ static int wm_win_flush(const char *fn, MPI_Win win, int rank, bool local)
     else if (w->cw && rank != MPI_PROC_NULL && (rank == -1 || w->remote[rank]))
         st = wc_rma_msg_flush_local(w->cw, rank);   /* fabric Puts use the origin's buffer */
     atomic_thread_fence(memory_order_seq_cst);
+    if (held != WU_OK)
+        return wm_win_drain_error(fn, w);
     return st == WU_OK ? MPI_SUCCESS : wm_win_remote_error(fn, w, st);
 }
 
@@ -252,7 +272,9 @@ int wm_impl_MPI_Win_flush(int rank, MPI_Win win)
             wm_rma_ordered = true;   /* until this thread's next RMA store */
 #endif
         }
-        return MPI_SUCCESS;
+        if (WU_LIKELY(wc_rma_drain(&w->targets[rank]) == WU_OK))
+            return MPI_SUCCESS;
+        return wm_win_drain_error("MPI_Win_flush", w);
     }
     return wm_win_flush("MPI_Win_flush", win, rank, false);
 }
@@ -373,6 +395,7 @@ int wm_impl_MPI_Win_complete(MPI_Win win)
     int one = 1;
     if (!atomic_compare_exchange_strong(&w->started, &one, 0))
         return wm_win_error(w, MPI_ERR_RMA_SYNC, fn, "no MPI_Win_start epoch is open");
+    wu_status_t held = wm_win_drain_all(w);
     atomic_thread_fence(memory_order_seq_cst);   /* the epoch's stores before the completion */
     for (int i = 0; i < w->start_n; i++) {
         int t = w->start_list[i];
@@ -383,7 +406,7 @@ int wm_impl_MPI_Win_complete(MPI_Win win)
             atomic_fetch_add_explicit(&w->seg.peers[t].complete, 1, memory_order_release);
     }
     w->start_n = 0;
-    return MPI_SUCCESS;
+    return held == WU_OK ? MPI_SUCCESS : wm_win_drain_error(fn, w);
 }
 
 static int wm_win_wait_test(const char *fn, MPI_Win win, int *flag)
