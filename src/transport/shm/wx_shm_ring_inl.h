@@ -177,9 +177,9 @@ static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *
     if (WU_UNLIKELY(!rec))
         return false;
     if (len > WX_SHM_REC_LINE0_PAYLOAD) {
-        memcpy(rec->payload + WX_SHM_REC_LINE0_PAYLOAD,
-               (const unsigned char *)payload + WX_SHM_REC_LINE0_PAYLOAD,
-               len - WX_SHM_REC_LINE0_PAYLOAD);
+        wu_copy(rec->payload + WX_SHM_REC_LINE0_PAYLOAD,
+                (const unsigned char *)payload + WX_SHM_REC_LINE0_PAYLOAD,
+                len - WX_SHM_REC_LINE0_PAYLOAD);
         memcpy(rec->payload, payload, WX_SHM_REC_LINE0_PAYLOAD);
     } else {
         wu_copy(rec->payload, payload, len);
