@@ -141,17 +141,22 @@ static inline wx_shm_rec_t *wx_shm_tx_reserve(wx_shm_tx_t *tx, uint32_t len)
         tx->tail += pad;
         tx->off = 0;
     }
+    /* The next record's stamp word is cleared now, before the payload: the line it lies on may
+     * have to be fetched, and that store must not sit between the stores to this record's first
+     * line (the one the consumer polls), see wx_shm_tx_push. */
+    uint32_t next = tx->off + rec_bytes;
+    wx_shm_stamp_clear(tx->data, next == tx->size ? 0 : next);
     return (wx_shm_rec_t *)(tx->data + tx->off);
 }
 
-/* Publish the record reserved by wx_shm_tx_reserve, its header and payload written. */
+/* Publish the record reserved by wx_shm_tx_reserve (which cleared the next stamp), its payload
+ * written. */
 static inline void wx_shm_tx_commit(wx_shm_tx_t *tx, wx_shm_rec_t *rec, const void *hdr, uint32_t len)
 {
     uint32_t rec_bytes = (uint32_t)WX_SHM_REC_BYTES(len);
     uint32_t next = tx->off + rec_bytes;
     if (next == tx->size)
         next = 0;
-    wx_shm_stamp_clear(tx->data, next);
     rec->len = len;
     memcpy(rec->hdr, hdr, WX_HDR_SIZE);
     wx_shm_stamp_release(rec, tx->tail);
@@ -159,13 +164,26 @@ static inline void wx_shm_tx_commit(wx_shm_tx_t *tx, wx_shm_rec_t *rec, const vo
     tx->off = next;
 }
 
-/* Copy one packet into the ring. false: not enough free space, nothing written. */
+/* Copy one packet into the ring. false: not enough free space, nothing written.
+ * Store order: the next stamp (wx_shm_tx_reserve), the payload beyond the record's first line,
+ * then everything on the first line (the first WX_SHM_REC_LINE0_PAYLOAD payload bytes, len, hdr,
+ * stamp) in one burst. The consumer polls that line: once this side owns it, its stores complete
+ * together, with no store to another, possibly missing, line in between during which the
+ * consumer's next poll would take the line back (one more transfer of it per message). */
+#define WX_SHM_REC_LINE0_PAYLOAD (WU_CACHELINE - WX_SHM_REC_OVERHEAD)   /* 8 */
 static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *payload, uint32_t len)
 {
     wx_shm_rec_t *rec = wx_shm_tx_reserve(tx, len);
     if (WU_UNLIKELY(!rec))
         return false;
-    wu_copy(rec->payload, payload, len);
+    if (len > WX_SHM_REC_LINE0_PAYLOAD) {
+        wu_copy(rec->payload + WX_SHM_REC_LINE0_PAYLOAD,
+                (const unsigned char *)payload + WX_SHM_REC_LINE0_PAYLOAD,
+                len - WX_SHM_REC_LINE0_PAYLOAD);
+        memcpy(rec->payload, payload, WX_SHM_REC_LINE0_PAYLOAD);
+    } else {
+        wu_copy(rec->payload, payload, len);
+    }
     wx_shm_tx_commit(tx, rec, hdr, len);
     return true;
 }
@@ -188,9 +206,15 @@ static inline wx_shm_rec_t *wx_shm_rx_peek(wx_shm_rx_t *rx)
         wx_shm_rec_t *rec = (wx_shm_rec_t *)(rx->data + rx->off);
         if (__atomic_load_n(&rec->stamp, __ATOMIC_ACQUIRE) != rx->head + 1)
             return NULL;
-        if (WU_LIKELY(rec->len != WX_SHM_REC_SKIP)) {
-            if (WU_UNLIKELY(!wx_shm_rec_fits(rx, rx->off, rec->len)))
+        uint32_t len = rec->len;
+        if (WU_LIKELY(len != WX_SHM_REC_SKIP)) {
+            if (WU_UNLIKELY(!wx_shm_rec_fits(rx, rx->off, len)))
                 wx_shm_rx_corrupt(rx, rec);
+            /* The payload's second line (a record of more than one line): ask for it now, so
+             * that its transfer from the producer's cache overlaps the delivery's work on the
+             * header (matching) instead of starting when the copy reaches it. */
+            if (len > WX_SHM_REC_LINE0_PAYLOAD)
+                __builtin_prefetch((const char *)rec + WU_CACHELINE);
             return rec;
         }
         rx->head += rx->size - rx->off;
