@@ -627,6 +627,11 @@ static bool wx_tcp_rx_poll(wx_tcp_t *s, wx_tcp_rx_t *r, bool deliver, int *did)
     size_t want = 0;
     for (int k = 0; k < WX_TCP_RX_READS && !r->held; k++) {
         size_t need = want > WX_TCP_RX_CHUNK ? want : WX_TCP_RX_CHUNK;
+        /* A full buffer holds the start of a frame larger than it (whole frames were delivered),
+         * whose size an earlier call learnt: grow, or recv into no room returns 0, which reads as
+         * the peer's close and dropped the connection with data in flight (mt_tags across hosts) */
+        if (r->len == r->cap && need <= r->cap)
+            need = 2 * r->cap;
         if (r->cap < need) {
             char *b = realloc(r->buf, need);
             if (!b)
