@@ -31,10 +31,9 @@ static void *fop_thread(void *arg)
 static void *put_thread(void *arg)
 {
     int t = (int)(intptr_t)arg;
-    for (int r = 0; r < mt_size; r++) {
-        long v = mt_rank * 1000 + t;
+    long v = mt_rank * 1000 + t;   /* the origin buffer lives until the flush completes the Puts */
+    for (int r = 0; r < mt_size; r++)
         MT_CALL(MPI_Put(&v, 1, MPI_LONG, r, SLOTS + mt_rank * T + t, 1, MPI_LONG, win));
-    }
     MT_CALL(MPI_Win_flush_all(win));
     return NULL;
 }
