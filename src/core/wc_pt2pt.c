@@ -400,8 +400,8 @@ int wc_pt2pt_pending_drain(wc_ep_t *ep)
  * A FRAG chunk is finished when its packet is in the ring (the sender's buffer is free of it).
  * Whoever finishes the last chunk ends the message: the sender sends COOP_FIN (after its FRAGs,
  * in order) and completes its send; the receiver completes its receive and answers FIN, but only
- * once it copied every FRAG out (coop_consumed == fsent; else the last FRAG ends it, coop_defer), and
- * whichever of the two gets there first ends it (coop_ended).
+ * once it copied every FRAG out (coop_consumed == fsent; else the last FRAG ends it, seeing
+ * WC_COOP_DEFER in the same word), and whichever of the two gets there first ends it (coop_ended).
  *
  * ep->coop lists the requests whose chunks this process may still copy (coop_lock). A receive
  * enters it as MATCHING (found by COOP_FIN and its FRAGs, not copied yet) before its COOP_MATCH
@@ -415,6 +415,7 @@ _Atomic int wc_coop_active;
 #define WC_COOP_INFLIGHT 4        /* FRAG chunks of a message not yet copied out, at most */
 #define WC_COOP_RUN 8             /* chunks one get or put copies when the peer is away */
 #define WC_COOP_QUIET_NS 30000u   /* no sign of the peer for this long: it is away */
+#define WC_COOP_DEFER (1u << 31)  /* in a receive's coop_consumed: its chunks are finished */
 
 static inline uint32_t wc_coop_chunks(size_t len, size_t chunk)
 {
@@ -492,11 +493,13 @@ static void wc_coop_recv_end(wc_ep_t *ep, wc_request_t *rreq, bool failed, bool 
 static void wc_coop_recv_finished(wc_ep_t *ep, wc_request_t *rreq, wx_tl_t *tl, bool failed)
 {
     int src = rreq->st_source;
+    uint64_t tok = rreq->coop_tok;
     if (failed)
         rreq->error = WU_ERR_IO;
-    atomic_store(&rreq->coop_defer, 1);
-    if (atomic_load(&rreq->coop_consumed) ==
-        tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_FSENT, 0))
+    /* Every FRAG is counted in fsent by now (pushed before its chunk finished). A FRAG copied out
+     * after this sees the flag and may end the request at once: only locals from here on. */
+    uint32_t consumed = atomic_fetch_or(&rreq->coop_consumed, WC_COOP_DEFER);
+    if (consumed == tl->ops->coop_count(tl, src, tok, WX_COOP_FSENT, 0))
         wc_coop_recv_end(ep, rreq, failed, true);
 }
 
@@ -677,7 +680,7 @@ static bool wc_coop_offer(wc_request_t *req, const wc_peer_t *p, size_t len)
 {
     wx_tl_t *tl = p->tl;
     if (!(tl->attr.caps & WX_CAP_COOP) || len < tl->attr.coop_min ||
-        len / tl->attr.coop_chunk >= UINT32_MAX)
+        len / tl->attr.coop_chunk >= WC_COOP_DEFER)
         return false;
     if (tl->ops->coop_open(tl, &req->coop_tok) != WU_OK)
         return false;   /* every slot is in use: the plain rendezvous */
@@ -700,7 +703,6 @@ static void wc_coop_recv_start(wc_ep_t *ep, wc_request_t *rreq, int src, const w
     rreq->coop_n = wc_coop_chunks(n, tl->attr.coop_chunk);
     atomic_store_explicit(&rreq->coop_seen, 0, memory_order_relaxed);
     atomic_store_explicit(&rreq->coop_seen_ns, wc_now_ns(), memory_order_relaxed);
-    atomic_store_explicit(&rreq->coop_defer, 0, memory_order_relaxed);
     atomic_store_explicit(&rreq->coop_consumed, 0, memory_order_relaxed);
     atomic_store_explicit(&rreq->coop_ended, 0, memory_order_relaxed);
     rreq->leave_gen = wc_leave_gen_now();
@@ -737,10 +739,13 @@ static void wc_coop_recv_frag(wc_ep_t *ep, wc_request_t *rreq, int src, const wc
         wc_proto_error(ep, src, hdr, "cooperative FRAG of %zu bytes at offset %zu (field sreq) is "
                        "no chunk of its %zu bytes", len, off, rreq->coop_len);
     memcpy((char *)rreq->buf + off, payload, len);
-    tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_CONSUMED, 1);   /* paces the sender */
+    uint64_t tok = rreq->coop_tok;
+    tl->ops->coop_count(tl, src, tok, WX_COOP_CONSUMED, 1);   /* paces the sender */
+    /* Before the flag, the finisher ends the request once it sees this count, and it may be
+     * reused at once: without the flag, rreq is not touched again here. */
     uint32_t consumed = atomic_fetch_add(&rreq->coop_consumed, 1) + 1;
-    if (atomic_load(&rreq->coop_defer) &&
-        consumed == tl->ops->coop_count(tl, src, rreq->coop_tok, WX_COOP_FSENT, 0))
+    if ((consumed & WC_COOP_DEFER) &&
+        (consumed & ~WC_COOP_DEFER) == tl->ops->coop_count(tl, src, tok, WX_COOP_FSENT, 0))
         wc_coop_recv_end(ep, rreq, rreq->error == WU_ERR_IO, true);
 }
 

@@ -95,9 +95,10 @@ typedef struct wc_request {
     _Atomic uint32_t  coop_seen;     /* the peer's last seen progress (receive: the next chunk;
                                       * send: chunks consumed from the ring) ... */
     _Atomic uint64_t  coop_seen_ns;  /* ... and when it last moved (wc_now_ns) */
-    _Atomic uint32_t  coop_consumed; /* receive: its FRAGs copied out */
-    _Atomic uint8_t   coop_defer;    /* receive: its reads finished the chunks before every FRAG
-                                      * was copied out: the last FRAG ends it */
+    _Atomic uint32_t  coop_consumed; /* receive: its FRAGs copied out, plus WC_COOP_DEFER once
+                                      * its chunks are finished (one word: the last of the FRAGs
+                                      * and the finish ends it, and the other no longer reads the
+                                      * request, which may be reused at once) */
     _Atomic uint8_t   coop_ended;    /* receive: set once by whoever ends it */
     wu_list_t         coop_link;     /* in ep->coop while MATCHING or ACTIVE */
     /* Typed data: dt non-NULL when buf holds a non-contiguous layout; len is then packed bytes
