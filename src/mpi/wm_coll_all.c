@@ -372,28 +372,39 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
                        wm_type_obj(a.rtype));
 }
 
-/* Allgather and Alltoall share their signature: BUILD is the builder, GATHER whether the send
+/* Allgather and Alltoall share their signature, and each helper serves an int form and its _c
+ * twin (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h): build is the builder, gather whether the send
  * block is one block for everyone (allgather) rather than one per peer. */
-#define WM_ALLX_BLOCKS(NAME, BUILD, GATHER, CT, NB, REQP, REQ)                                    \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       CT recvcount, MPI_Datatype recvtype, MPI_Comm comm REQP)                  \
-    {                                                                                            \
-        return wm_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_no_vec, wm_no_vec,    \
-                       sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm, REQ,  \
-                       NB);                                                                      \
-    }
+static inline int wm_allx_blocks(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
+                                 wm_coll_build_fn_t build, bool gather, int nb)
+{
+    return wm_allx(fn, build, false, gather, sendbuf, sendcount, wm_no_vec, wm_no_vec, sendtype,
+                   recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm, request, nb);
+}
+
+/* The persistent forms; the info argument carries no hint Weft uses. */
+static inline int wm_allx_blocks_init(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request, wm_coll_build_fn_t build, bool gather)
+{
+    (void)info;
+    return wm_allx(fn, build, false, gather, sendbuf, sendcount, wm_no_vec, wm_no_vec, sendtype,
+                   recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm, request,
+                   WM_COLL_PERSISTENT);
+}
+
+WM_TWINS_MPI_Allgather(wm_allx_blocks, NULL, wm_coll_build_allgather, true, false)
+WM_TWINS_MPI_Iallgather(wm_allx_blocks, wm_coll_build_allgather, true, true)
+WM_TWINS_MPI_Allgather_init(wm_allx_blocks_init, wm_coll_build_allgather, true)
+WM_TWINS_MPI_Alltoall(wm_allx_blocks, NULL, wm_coll_build_alltoall, false, false)
+WM_TWINS_MPI_Ialltoall(wm_allx_blocks, wm_coll_build_alltoall, false, true)
+WM_TWINS_MPI_Alltoall_init(wm_allx_blocks_init, wm_coll_build_alltoall, false)
 
 #define WM_NOREQ
 #define WM_REQ , MPI_Request *request
-WM_ALLX_BLOCKS(MPI_Allgather, wm_coll_build_allgather, true, int, false, WM_NOREQ, NULL)
-WM_ALLX_BLOCKS(MPI_Iallgather, wm_coll_build_allgather, true, int, true, WM_REQ, request)
-WM_ALLX_BLOCKS(MPI_Allgather_c, wm_coll_build_allgather, true, MPI_Count, false, WM_NOREQ, NULL)
-WM_ALLX_BLOCKS(MPI_Iallgather_c, wm_coll_build_allgather, true, MPI_Count, true, WM_REQ, request)
-WM_ALLX_BLOCKS(MPI_Alltoall, wm_coll_build_alltoall, false, int, false, WM_NOREQ, NULL)
-WM_ALLX_BLOCKS(MPI_Ialltoall, wm_coll_build_alltoall, false, int, true, WM_REQ, request)
-WM_ALLX_BLOCKS(MPI_Alltoall_c, wm_coll_build_alltoall, false, MPI_Count, false, WM_NOREQ, NULL)
-WM_ALLX_BLOCKS(MPI_Ialltoall_c, wm_coll_build_alltoall, false, MPI_Count, true, WM_REQ, request)
-
 #define WM_ALLGATHERV(NAME, CT, CV, DT, DV, NB, REQP, REQ)                                        \
     int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
@@ -560,20 +571,6 @@ int wm_impl_MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 /* ---- persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses ---- */
 
 #define WM_INFO_REQ , MPI_Info info, MPI_Request *request
-#define WM_ALLX_BLOCKS_INIT(NAME, BUILD, GATHER, CT)                                              \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       CT recvcount, MPI_Datatype recvtype, MPI_Comm comm WM_INFO_REQ)           \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_no_vec, wm_no_vec,    \
-                       sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm,       \
-                       request, WM_COLL_PERSISTENT);                                             \
-    }
-WM_ALLX_BLOCKS_INIT(MPI_Allgather_init, wm_coll_build_allgather, true, int)
-WM_ALLX_BLOCKS_INIT(MPI_Allgather_init_c, wm_coll_build_allgather, true, MPI_Count)
-WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init, wm_coll_build_alltoall, false, int)
-WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init_c, wm_coll_build_alltoall, false, MPI_Count)
-
 #define WM_ALLGATHERV_INIT(NAME, CT, CV, DT, DV)                                                  \
     int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
                        const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \

@@ -167,22 +167,35 @@ static const wm_coll_vec_t wm_nb_no_vec;
 #define WM_NOREQ
 #define WM_REQ , MPI_Request *request
 
-#define WM_NB_BLOCKS(NAME, BUILD, GATHER, CT, NB, REQP, REQ)                                      \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       CT recvcount, MPI_Datatype recvtype, MPI_Comm comm REQP)                  \
-    {                                                                                            \
-        return wm_nb_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_nb_no_vec,         \
-                          wm_nb_no_vec, sendtype, recvbuf, recvcount, wm_nb_no_vec, wm_nb_no_vec, \
-                          recvtype, comm, REQ, NB);                                              \
-    }
-WM_NB_BLOCKS(MPI_Neighbor_allgather, wm_coll_build_neighbor_allgather, true, int, false, WM_NOREQ, NULL)
-WM_NB_BLOCKS(MPI_Ineighbor_allgather, wm_coll_build_neighbor_allgather, true, int, true, WM_REQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_allgather_c, wm_coll_build_neighbor_allgather, true, MPI_Count, false, WM_NOREQ, NULL)
-WM_NB_BLOCKS(MPI_Ineighbor_allgather_c, wm_coll_build_neighbor_allgather, true, MPI_Count, true, WM_REQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_alltoall, wm_coll_build_neighbor_alltoall, false, int, false, WM_NOREQ, NULL)
-WM_NB_BLOCKS(MPI_Ineighbor_alltoall, wm_coll_build_neighbor_alltoall, false, int, true, WM_REQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_alltoall_c, wm_coll_build_neighbor_alltoall, false, MPI_Count, false, WM_NOREQ, NULL)
-WM_NB_BLOCKS(MPI_Ineighbor_alltoall_c, wm_coll_build_neighbor_alltoall, false, MPI_Count, true, WM_REQ, request)
+/* Neighbor_allgather and Neighbor_alltoall: each helper serves an int form and its _c twin
+ * (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h). */
+static inline int wm_nb_blocks(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
+                               wm_coll_build_fn_t build, bool gather, int nb)
+{
+    return wm_nb_allx(fn, build, false, gather, sendbuf, sendcount, wm_nb_no_vec, wm_nb_no_vec,
+                      sendtype, recvbuf, recvcount, wm_nb_no_vec, wm_nb_no_vec, recvtype, comm,
+                      request, nb);
+}
+
+/* The persistent forms; the info argument carries no hint Weft uses. */
+static inline int wm_nb_blocks_init(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request, wm_coll_build_fn_t build, bool gather)
+{
+    (void)info;
+    return wm_nb_blocks(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        request, build, gather, WM_COLL_PERSISTENT);
+}
+
+WM_TWINS_MPI_Neighbor_allgather(wm_nb_blocks, NULL, wm_coll_build_neighbor_allgather, true, false)
+WM_TWINS_MPI_Ineighbor_allgather(wm_nb_blocks, wm_coll_build_neighbor_allgather, true, true)
+WM_TWINS_MPI_Neighbor_allgather_init(wm_nb_blocks_init, wm_coll_build_neighbor_allgather, true)
+WM_TWINS_MPI_Neighbor_alltoall(wm_nb_blocks, NULL, wm_coll_build_neighbor_alltoall, false, false)
+WM_TWINS_MPI_Ineighbor_alltoall(wm_nb_blocks, wm_coll_build_neighbor_alltoall, false, true)
+WM_TWINS_MPI_Neighbor_alltoall_init(wm_nb_blocks_init, wm_coll_build_neighbor_alltoall, false)
 
 #define WM_NB_ALLGATHERV(NAME, CT, DT, CVEC, DVEC, NB, REQP, REQ)                                 \
     int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
@@ -283,10 +296,6 @@ WM_NB_ALLTOALLW(MPI_Ineighbor_alltoallw_c, MPI_Count, WM_VEC_C, true, WM_REQ, re
 
 /* Persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses. */
 #define WM_INFOREQ , MPI_Info info WU_UNUSED, MPI_Request *request
-WM_NB_BLOCKS(MPI_Neighbor_allgather_init, wm_coll_build_neighbor_allgather, true, int, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_allgather_init_c, wm_coll_build_neighbor_allgather, true, MPI_Count, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_alltoall_init, wm_coll_build_neighbor_alltoall, false, int, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_alltoall_init_c, wm_coll_build_neighbor_alltoall, false, MPI_Count, WM_COLL_PERSISTENT, WM_INFOREQ, request)
 WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv_init, int, int, WM_VEC_I, WM_VEC_I, WM_COLL_PERSISTENT, WM_INFOREQ, request)
 WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv_init_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, WM_COLL_PERSISTENT, WM_INFOREQ, request)
 WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv_init, int, int, WM_VEC_I, WM_VEC_I, WM_COLL_PERSISTENT, WM_INFOREQ, request)

@@ -123,45 +123,26 @@ static int wm_vector_impl(const char *fn, int combiner, bool large, int64_t coun
     return wm_ctor_done(fn, &b, &bd, false, combiner, ct, newtype);
 }
 
-int wm_impl_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* Contiguous, vector and hvector, each helper serving an int form and its _c twin
+ * (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h); the _c form records large counts. */
+static inline int wm_contiguous(const char *fn, MPI_Count count, MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
 {
-    return wm_vector_impl("MPI_Type_contiguous", MPI_COMBINER_CONTIGUOUS, false, count, 0, 0,
-                          oldtype, newtype);
+    return wm_vector_impl(fn, MPI_COMBINER_CONTIGUOUS, wm_twin_is_c(fn), count, 0, 0, oldtype,
+                          newtype);
 }
 
-int wm_impl_MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+static inline int wm_vector(const char *fn, MPI_Count count, MPI_Count blocklength,
+                            MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype,
+                            int combiner)
 {
-    return wm_vector_impl("MPI_Type_contiguous_c", MPI_COMBINER_CONTIGUOUS, true, count, 0, 0,
-                          oldtype, newtype);
+    return wm_vector_impl(fn, combiner, wm_twin_is_c(fn), count, blocklength, stride, oldtype,
+                          newtype);
 }
 
-int wm_impl_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
-{
-    return wm_vector_impl("MPI_Type_vector", MPI_COMBINER_VECTOR, false, count, blocklength,
-                          stride, oldtype, newtype);
-}
-
-int wm_impl_MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                              MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_vector_impl("MPI_Type_vector_c", MPI_COMBINER_VECTOR, true, count, blocklength,
-                          stride, oldtype, newtype);
-}
-
-int wm_impl_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
-                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_vector_impl("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, false, count,
-                          blocklength, stride, oldtype, newtype);
-}
-
-int wm_impl_MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_vector_impl("MPI_Type_create_hvector_c", MPI_COMBINER_HVECTOR, true, count,
-                          blocklength, stride, oldtype, newtype);
-}
+WM_TWINS_MPI_Type_contiguous(wm_contiguous)
+WM_TWINS_MPI_Type_vector(wm_vector, MPI_COMBINER_VECTOR)
+WM_TWINS_MPI_Type_create_hvector(wm_vector, MPI_COMBINER_HVECTOR)
 
 /* ---- indexed family and struct ---------------------------------------------------------------- */
 
@@ -373,17 +354,13 @@ static int wm_resized_impl(const char *fn, bool large, MPI_Datatype oldtype, int
                                   newtype);
 }
 
-int wm_impl_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                                    MPI_Datatype *newtype)
+static inline int wm_resized(const char *fn, MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                             MPI_Datatype *newtype)
 {
-    return wm_resized_impl("MPI_Type_create_resized", false, oldtype, lb, extent, newtype);
+    return wm_resized_impl(fn, wm_twin_is_c(fn), oldtype, lb, extent, newtype);
 }
 
-int wm_impl_MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
-                                      MPI_Datatype *newtype)
-{
-    return wm_resized_impl("MPI_Type_create_resized_c", true, oldtype, lb, extent, newtype);
-}
+WM_TWINS_MPI_Type_create_resized(wm_resized)
 
 /* ---- value-index pairs (MINLOC / MAXLOC) ------------------------------------------------------ */
 

@@ -96,6 +96,8 @@ def emit_header(families, unimplemented):
            "#ifndef WM_ENTRY_H",
            "#define WM_ENTRY_H",
            "",
+           "#include <stdbool.h>",
+           "#include <stddef.h>",
            "#include <mpi.h>",
            "",
            "/* The implementation of each implemented MPI function: hidden, called only by its",
@@ -112,7 +114,15 @@ def emit_header(families, unimplemented):
             " * passed by value to MPI_Count: a source file defines both implementations with",
             " *     WM_TWINS_MPI_X(helper, extra arguments...)",
             " * where helper (usually static inline) takes the MPI name of the call, the _c form's",
-            " * parameters, then the extra arguments. See docs/abi.md. */"]
+            " * parameters, then the extra arguments. See docs/abi.md. */",
+            "",
+            "/* In such a helper: whether fn, the MPI name it was given, is that of the _c form (a",
+            " * constant once the helper is inlined into the twins). */",
+            "static inline bool wm_twin_is_c(const char *fn)",
+            "{",
+            "    size_t n = __builtin_strlen(fn);",
+            "    return n > 2 && fn[n - 2] == '_' && fn[n - 1] == 'c';",
+            "}"]
     for f, c in scalar_twins(G.all_functions(families), unimplemented):
         out += [""] + emit_twins(f, c)
     out += ["", "#endif"]

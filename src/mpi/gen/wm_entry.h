@@ -5,6 +5,8 @@
 #ifndef WM_ENTRY_H
 #define WM_ENTRY_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <mpi.h>
 
 /* The implementation of each implemented MPI function: hidden, called only by its
@@ -659,6 +661,14 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
  *     WM_TWINS_MPI_X(helper, extra arguments...)
  * where helper (usually static inline) takes the MPI name of the call, the _c form's
  * parameters, then the extra arguments. See docs/abi.md. */
+
+/* In such a helper: whether fn, the MPI name it was given, is that of the _c form (a
+ * constant once the helper is inlined into the twins). */
+static inline bool wm_twin_is_c(const char *fn)
+{
+    size_t n = __builtin_strlen(fn);
+    return n > 2 && fn[n - 2] == '_' && fn[n - 1] == 'c';
+}
 
 /* MPI_Send and MPI_Send_c: helper(fn, buf, count, datatype, dest, tag, comm, ...) */
 #define WM_TWINS_MPI_Send(helper, ...)                                                                                \
