@@ -706,34 +706,24 @@ WM_TWINS_MPI_Reduce_scatter_block(wm_reduce_all, NULL, WM_R_RSB, false)
 WM_TWINS_MPI_Ireduce_scatter_block(wm_reduce_all, WM_R_RSB, true)
 WM_TWINS_MPI_Reduce_scatter_block_init(wm_reduce_all_init, WM_R_RSB)
 
-#define WM_RS_FNS(NAME, INAME, CT, VEC)                                                          \
-    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                          \
-    {                                                                                            \
-        return wm_reduction(#NAME, WM_R_RS, sendbuf, recvbuf, 0,                                 \
-                            (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm, NULL,   \
-                            false);                                                              \
-    }                                                                                            \
-    int wm_impl_##INAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],               \
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)   \
-    {                                                                                            \
-        return wm_reduction(#INAME, WM_R_RS, sendbuf, recvbuf, 0,                                \
-                            (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm,         \
-                            request, true);                                                      \
-    }
-WM_RS_FNS(MPI_Reduce_scatter, MPI_Ireduce_scatter, int, i)
-WM_RS_FNS(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Count, c)
+/* Reduce_scatter, whose counts differ in type between the int and _c forms. */
+static inline int wm_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
+                                    wm_ints_t recvcounts, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, MPI_Request *request, int nb)
+{
+    return wm_reduction(fn, WM_R_RS, sendbuf, recvbuf, 0, wm_coll_counts(recvcounts), datatype,
+                        op, 0, comm, request, nb);
+}
 
-/* Persistent forms (wm_coll_persist.c): the nonblocking form's checks and schedule, kept. */
-#define WM_RS_INIT(NAME, CT, VEC)                                                                \
-    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,           \
-                       MPI_Request *request)                                                     \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_reduction(#NAME, WM_R_RS, sendbuf, recvbuf, 0,                                 \
-                            (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm,         \
-                            request, WM_COLL_PERSISTENT);                                        \
-    }
-WM_RS_INIT(MPI_Reduce_scatter_init, int, i)
-WM_RS_INIT(MPI_Reduce_scatter_init_c, MPI_Count, c)
+static inline int wm_reduce_scatter_init(const char *fn, const void *sendbuf, void *recvbuf,
+                                         wm_ints_t recvcounts, MPI_Datatype datatype, MPI_Op op,
+                                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return wm_reduce_scatter(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm, request,
+                             WM_COLL_PERSISTENT);
+}
+
+WM_TWINS_MPI_Reduce_scatter(wm_reduce_scatter, NULL, false)
+WM_TWINS_MPI_Ireduce_scatter(wm_reduce_scatter, true)
+WM_TWINS_MPI_Reduce_scatter_init(wm_reduce_scatter_init)

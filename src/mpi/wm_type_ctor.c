@@ -224,101 +224,42 @@ static int wm_indexed_impl(const char *fn, int combiner, bool large, int64_t cou
     return wm_ctor_done(fn, &b, &bd, types != NULL, combiner, ct, newtype);
 }
 
-int wm_impl_MPI_Type_indexed(int count, const int array_of_blocklengths[],
-                             const int array_of_displacements[], MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
+/* The indexed family and struct, each helper serving an int form and its _c twin (WM_TWINS_MPI_X
+ * of src/mpi/gen/wm_entry.h); the _c form records large counts. */
+static inline int wm_indexed(const char *fn, MPI_Count count, wm_ints_t array_of_blocklengths,
+                             wm_ints_t array_of_displacements, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype, int combiner)
 {
-    return wm_indexed_impl("MPI_Type_indexed", MPI_COMBINER_INDEXED, false, count,
-                           WM_IARR_INT(array_of_blocklengths), WM_IARR_INT(array_of_displacements),
+    return wm_indexed_impl(fn, combiner, wm_twin_is_c(fn), count,
+                           wm_iarr_of(array_of_blocklengths), wm_iarr_of(array_of_displacements),
                            oldtype, NULL, newtype);
 }
 
-int wm_impl_MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                               const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                               MPI_Datatype *newtype)
+static inline int wm_indexed_block(const char *fn, MPI_Count count, MPI_Count blocklength,
+                                   wm_ints_t array_of_displacements, MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype, int combiner)
 {
-    return wm_indexed_impl("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, true, count,
-                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
+    return wm_indexed_impl(fn, combiner, wm_twin_is_c(fn), count, WM_IARR_ONE(blocklength),
+                           wm_iarr_of(array_of_displacements), oldtype, NULL, newtype);
 }
 
-int wm_impl_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                                     const MPI_Aint array_of_displacements[],
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, false, count,
-                           WM_IARR_INT(array_of_blocklengths), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                       const MPI_Count array_of_displacements[],
-                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, true, count,
-                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_indexed_block(int count, int blocklength,
-                                          const int array_of_displacements[],
-                                          MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, false,
-                           count, WM_IARR_ONE(blocklength), WM_IARR_INT(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                            const MPI_Count array_of_displacements[],
-                                            MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, true,
-                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_hindexed_block(int count, int blocklength,
-                                           const MPI_Aint array_of_displacements[],
-                                           MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, false,
-                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                             const MPI_Count array_of_displacements[],
-                                             MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK, true,
-                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                                   const MPI_Aint array_of_displacements[],
-                                   const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+static inline int wm_struct(const char *fn, MPI_Count count, wm_ints_t array_of_blocklengths,
+                            wm_ints_t array_of_displacements, const MPI_Datatype array_of_types[],
+                            MPI_Datatype *newtype)
 {
     if (count > 0 && !array_of_types)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "array_of_types is NULL");
+        return wm_error(NULL, MPI_ERR_ARG, fn, "array_of_types is NULL");
     static const MPI_Datatype none[1] = { MPI_DATATYPE_NULL };
-    return wm_indexed_impl("MPI_Type_create_struct", MPI_COMBINER_STRUCT, false, count,
-                           WM_IARR_INT(array_of_blocklengths), WM_IARR_64(array_of_displacements),
+    return wm_indexed_impl(fn, MPI_COMBINER_STRUCT, wm_twin_is_c(fn), count,
+                           wm_iarr_of(array_of_blocklengths), wm_iarr_of(array_of_displacements),
                            MPI_DATATYPE_NULL, array_of_types ? array_of_types : none, newtype);
 }
 
-int wm_impl_MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                     const MPI_Count array_of_displacements[],
-                                     const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    if (count > 0 && !array_of_types)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct_c", "array_of_types is NULL");
-    static const MPI_Datatype none[1] = { MPI_DATATYPE_NULL };
-    return wm_indexed_impl("MPI_Type_create_struct_c", MPI_COMBINER_STRUCT, true, count,
-                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
-                           MPI_DATATYPE_NULL, array_of_types ? array_of_types : none, newtype);
-}
+WM_TWINS_MPI_Type_indexed(wm_indexed, MPI_COMBINER_INDEXED)
+WM_TWINS_MPI_Type_create_hindexed(wm_indexed, MPI_COMBINER_HINDEXED)
+WM_TWINS_MPI_Type_create_indexed_block(wm_indexed_block, MPI_COMBINER_INDEXED_BLOCK)
+WM_TWINS_MPI_Type_create_hindexed_block(wm_indexed_block, MPI_COMBINER_HINDEXED_BLOCK)
+WM_TWINS_MPI_Type_create_struct(wm_struct)
 
 /* ---- resized ---------------------------------------------------------------------------------- */
 

@@ -514,22 +514,19 @@ static int wm_win_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, M
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
-                                 void *baseptr)
+/* Win_shared_query and its _c twin (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h): disp_unit is an
+ * int or an MPI_Aint. */
+static inline int wm_win_shared_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size,
+                                      wm_ints_out_t disp_unit, void *baseptr)
 {
     MPI_Aint du = 0;
-    int rc = wm_win_query("MPI_Win_shared_query", win, rank, size, disp_unit ? &du : NULL,
-                          baseptr);
+    int rc = wm_win_query(fn, win, rank, size, disp_unit.p ? &du : NULL, baseptr);
     if (rc == MPI_SUCCESS)
-        *disp_unit = (int)du;
+        wm_ints_set(disp_unit, 0, du);   /* an int: the window was made with one */
     return rc;
 }
 
-int wm_impl_MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
-                                   void *baseptr)
-{
-    return wm_win_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, baseptr);
-}
+WM_TWINS_MPI_Win_shared_query(wm_win_shared_query)
 
 int wm_impl_MPI_Win_free(MPI_Win *win)
 {
