@@ -492,5 +492,3 @@ WM_TWINS_MPI_Scatterv(wm_scatterv, NULL, false)
 WM_TWINS_MPI_Iscatterv(wm_scatterv, true)
 WM_TWINS_MPI_Scatterv_init(wm_scatterv_init)
 
-/* ---- persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses ---- */
-
