@@ -379,19 +379,18 @@ static int wm_buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Buffer_detach(void *buffer_addr, int *size)
+/* Buffer_detach, serving the int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h). */
+static inline int wm_buffer_detach_twins(const char *fn, void *buffer_addr, wm_ints_out_t size)
 {
     MPI_Count n = 0;
-    int rc = wm_buffer_detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL);
+    int rc = wm_buffer_detach(fn, buffer_addr, size.p ? &n : NULL);
     if (rc == MPI_SUCCESS)
-        *size = (int)n;
+        wm_ints_set(size, 0, n);
     return rc;
 }
 
-int wm_impl_MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    return wm_buffer_detach("MPI_Buffer_detach_c", buffer_addr, size);
-}
+WM_TWINS_MPI_Buffer_detach(wm_buffer_detach_twins)
 
 int wm_impl_MPI_Buffer_flush(void)
 {
@@ -447,19 +446,19 @@ static int wm_comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr, MPI_
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+/* Comm_detach_buffer, serving the int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h). */
+static inline int wm_comm_detach_twins(const char *fn, MPI_Comm comm, void *buffer_addr,
+                                       wm_ints_out_t size)
 {
     MPI_Count n = 0;
-    int rc = wm_comm_detach("MPI_Comm_detach_buffer", comm, buffer_addr, size ? &n : NULL);
+    int rc = wm_comm_detach(fn, comm, buffer_addr, size.p ? &n : NULL);
     if (rc == MPI_SUCCESS)
-        *size = (int)n;
+        wm_ints_set(size, 0, n);
     return rc;
 }
 
-int wm_impl_MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
-{
-    return wm_comm_detach("MPI_Comm_detach_buffer_c", comm, buffer_addr, size);
-}
+WM_TWINS_MPI_Comm_detach_buffer(wm_comm_detach_twins)
 
 int wm_impl_MPI_Comm_flush_buffer(MPI_Comm comm)
 {
@@ -558,19 +557,19 @@ static int wm_session_detach(const char *fn, MPI_Session session, void *buffer_a
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+/* Session_detach_buffer, serving the int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h). */
+static inline int wm_session_detach_twins(const char *fn, MPI_Session session,
+                                          void *buffer_addr, wm_ints_out_t size)
 {
     MPI_Count n = 0;
-    int rc = wm_session_detach("MPI_Session_detach_buffer", session, buffer_addr, size ? &n : NULL);
+    int rc = wm_session_detach(fn, session, buffer_addr, size.p ? &n : NULL);
     if (rc == MPI_SUCCESS)
-        *size = (int)n;
+        wm_ints_set(size, 0, n);
     return rc;
 }
 
-int wm_impl_MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
-{
-    return wm_session_detach("MPI_Session_detach_buffer_c", session, buffer_addr, size);
-}
+WM_TWINS_MPI_Session_detach_buffer(wm_session_detach_twins)
 
 int wm_impl_MPI_Session_flush_buffer(MPI_Session session)
 {

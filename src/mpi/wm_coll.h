@@ -36,6 +36,18 @@ static inline int64_t wm_coll_vec_at(const wm_coll_vec_t *v, int k)
     return (int64_t)v->a[k];
 }
 
+/* The counts or displacements a WM_TWINS_ helper received as a descriptor (src/mpi/gen/
+ * wm_entry.h): int elements from an int form, MPI_Count or MPI_Aint ones from its _c twin. */
+static inline wm_coll_vec_t wm_coll_counts(wm_ints_t v)
+{
+    return v.width == sizeof(int) ? (wm_coll_vec_t){ .i = v.p } : (wm_coll_vec_t){ .c = v.p };
+}
+
+static inline wm_coll_vec_t wm_coll_displs(wm_ints_t v)
+{
+    return v.width == sizeof(int) ? (wm_coll_vec_t){ .i = v.p } : (wm_coll_vec_t){ .a = v.p };
+}
+
 /* A collective's checked arguments. Buffers are the user's; MPI_IN_PLACE stays as given. */
 typedef struct wm_coll_args {
     const void *sbuf;

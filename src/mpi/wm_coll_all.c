@@ -314,9 +314,6 @@ static inline wm_obj_t *wm_type_obj(const wm_datatype_t *ti)
     return ti && !ti->obj.predefined ? (wm_obj_t *)&ti->obj : NULL;
 }
 
-#define WM_VEC_I(p) ((wm_coll_vec_t){ .i = (p) })
-#define WM_VEC_C(p) ((wm_coll_vec_t){ .c = (p) })
-#define WM_VEC_A(p) ((wm_coll_vec_t){ .a = (p) })
 static const wm_coll_vec_t wm_no_vec;
 
 /* Allgather, allgatherv, alltoall, alltoallv. vec: the counts/displacements of the v forms. */
@@ -372,57 +369,86 @@ static int wm_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool gath
                        wm_type_obj(a.rtype));
 }
 
-/* Allgather and Alltoall share their signature: BUILD is the builder, GATHER whether the send
+/* Allgather and Alltoall share their signature, and each helper serves an int form and its _c
+ * twin (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h): build is the builder, gather whether the send
  * block is one block for everyone (allgather) rather than one per peer. */
-#define WM_ALLX_BLOCKS(NAME, BUILD, GATHER, CT, NB, REQP, REQ)                                    \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       CT recvcount, MPI_Datatype recvtype, MPI_Comm comm REQP)                  \
-    {                                                                                            \
-        return wm_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_no_vec, wm_no_vec,    \
-                       sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm, REQ,  \
-                       NB);                                                                      \
-    }
+static inline int wm_allx_blocks(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
+                                 wm_coll_build_fn_t build, bool gather, int nb)
+{
+    return wm_allx(fn, build, false, gather, sendbuf, sendcount, wm_no_vec, wm_no_vec, sendtype,
+                   recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm, request, nb);
+}
 
-#define WM_NOREQ
-#define WM_REQ , MPI_Request *request
-WM_ALLX_BLOCKS(MPI_Allgather, wm_coll_build_allgather, true, int, false, WM_NOREQ, NULL)
-WM_ALLX_BLOCKS(MPI_Iallgather, wm_coll_build_allgather, true, int, true, WM_REQ, request)
-WM_ALLX_BLOCKS(MPI_Allgather_c, wm_coll_build_allgather, true, MPI_Count, false, WM_NOREQ, NULL)
-WM_ALLX_BLOCKS(MPI_Iallgather_c, wm_coll_build_allgather, true, MPI_Count, true, WM_REQ, request)
-WM_ALLX_BLOCKS(MPI_Alltoall, wm_coll_build_alltoall, false, int, false, WM_NOREQ, NULL)
-WM_ALLX_BLOCKS(MPI_Ialltoall, wm_coll_build_alltoall, false, int, true, WM_REQ, request)
-WM_ALLX_BLOCKS(MPI_Alltoall_c, wm_coll_build_alltoall, false, MPI_Count, false, WM_NOREQ, NULL)
-WM_ALLX_BLOCKS(MPI_Ialltoall_c, wm_coll_build_alltoall, false, MPI_Count, true, WM_REQ, request)
+/* The persistent forms; the info argument carries no hint Weft uses. */
+static inline int wm_allx_blocks_init(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request, wm_coll_build_fn_t build, bool gather)
+{
+    (void)info;
+    return wm_allx(fn, build, false, gather, sendbuf, sendcount, wm_no_vec, wm_no_vec, sendtype,
+                   recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm, request,
+                   WM_COLL_PERSISTENT);
+}
 
-#define WM_ALLGATHERV(NAME, CT, CV, DT, DV, NB, REQP, REQ)                                        \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
-                       MPI_Comm comm REQP)                                                       \
-    {                                                                                            \
-        return wm_allx(#NAME, wm_coll_build_allgatherv, true, true, sendbuf, sendcount, wm_no_vec, \
-                       wm_no_vec, sendtype, recvbuf, 0, DV(recvcounts), WM_VEC_##DT##_(displs),  \
-                       recvtype, comm, REQ, NB);                                                 \
-    }
-#define WM_VEC_int_(p) WM_VEC_I(p)
-#define WM_VEC_MPI_Aint_(p) WM_VEC_A(p)
-WM_ALLGATHERV(MPI_Allgatherv, int, int, int, WM_VEC_I, false, WM_NOREQ, NULL)
-WM_ALLGATHERV(MPI_Iallgatherv, int, int, int, WM_VEC_I, true, WM_REQ, request)
-WM_ALLGATHERV(MPI_Allgatherv_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, false, WM_NOREQ, NULL)
-WM_ALLGATHERV(MPI_Iallgatherv_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, true, WM_REQ, request)
+WM_TWINS_MPI_Allgather(wm_allx_blocks, NULL, wm_coll_build_allgather, true, false)
+WM_TWINS_MPI_Iallgather(wm_allx_blocks, wm_coll_build_allgather, true, true)
+WM_TWINS_MPI_Allgather_init(wm_allx_blocks_init, wm_coll_build_allgather, true)
+WM_TWINS_MPI_Alltoall(wm_allx_blocks, NULL, wm_coll_build_alltoall, false, false)
+WM_TWINS_MPI_Ialltoall(wm_allx_blocks, wm_coll_build_alltoall, false, true)
+WM_TWINS_MPI_Alltoall_init(wm_allx_blocks_init, wm_coll_build_alltoall, false)
 
-#define WM_ALLTOALLV(NAME, CV, DT, CVEC, NB, REQP, REQ)                                           \
-    int wm_impl_##NAME(const void *sendbuf, const CV sendcounts[], const DT sdispls[],           \
-                       MPI_Datatype sendtype, void *recvbuf, const CV recvcounts[],              \
-                       const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm REQP)            \
-    {                                                                                            \
-        return wm_allx(#NAME, wm_coll_build_alltoallv, true, false, sendbuf, 0,                 \
-                       CVEC(sendcounts), WM_VEC_##DT##_(sdispls), sendtype, recvbuf, 0,          \
-                       CVEC(recvcounts), WM_VEC_##DT##_(rdispls), recvtype, comm, REQ, NB);      \
-    }
-WM_ALLTOALLV(MPI_Alltoallv, int, int, WM_VEC_I, false, WM_NOREQ, NULL)
-WM_ALLTOALLV(MPI_Ialltoallv, int, int, WM_VEC_I, true, WM_REQ, request)
-WM_ALLTOALLV(MPI_Alltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, false, WM_NOREQ, NULL)
-WM_ALLTOALLV(MPI_Ialltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, true, WM_REQ, request)
+/* Allgatherv and Alltoallv, each helper serving an int form and its _c twin. */
+static inline int wm_allgatherv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, wm_ints_t recvcounts,
+                                wm_ints_t displs, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request, int nb)
+{
+    return wm_allx(fn, wm_coll_build_allgatherv, true, true, sendbuf, sendcount, wm_no_vec,
+                   wm_no_vec, sendtype, recvbuf, 0, wm_coll_counts(recvcounts),
+                   wm_coll_displs(displs), recvtype, comm, request, nb);
+}
+
+static inline int wm_allgatherv_init(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf, wm_ints_t recvcounts,
+                                     wm_ints_t displs, MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return wm_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         comm, request, WM_COLL_PERSISTENT);
+}
+
+static inline int wm_alltoallv(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                               wm_ints_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+                               wm_ints_t recvcounts, wm_ints_t rdispls, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request, int nb)
+{
+    return wm_allx(fn, wm_coll_build_alltoallv, true, false, sendbuf, 0,
+                   wm_coll_counts(sendcounts), wm_coll_displs(sdispls), sendtype, recvbuf, 0,
+                   wm_coll_counts(recvcounts), wm_coll_displs(rdispls), recvtype, comm, request,
+                   nb);
+}
+
+static inline int wm_alltoallv_init(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                                    wm_ints_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                    wm_ints_t recvcounts, wm_ints_t rdispls,
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request)
+{
+    (void)info;
+    return wm_alltoallv(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, request, WM_COLL_PERSISTENT);
+}
+
+WM_TWINS_MPI_Allgatherv(wm_allgatherv, NULL, false)
+WM_TWINS_MPI_Iallgatherv(wm_allgatherv, true)
+WM_TWINS_MPI_Allgatherv_init(wm_allgatherv_init)
+WM_TWINS_MPI_Alltoallv(wm_alltoallv, NULL, false)
+WM_TWINS_MPI_Ialltoallv(wm_alltoallv, true)
+WM_TWINS_MPI_Alltoallv_init(wm_alltoallv_init)
 
 /* Alltoallw: per-peer datatypes, byte displacements. The types are looked up into a temporary
  * array. A request names at most three objects (wm_request_t.objs), so the call holds structural
@@ -518,109 +544,29 @@ static int wm_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
     return rc;
 }
 
-int wm_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                          const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static inline int wm_alltoallw_twins(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                                     wm_ints_t sdispls, const MPI_Datatype sendtypes[],
+                                     void *recvbuf, wm_ints_t recvcounts, wm_ints_t rdispls,
+                                     const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Request *request, int nb)
 {
-    return wm_alltoallw("MPI_Alltoallw", sendbuf, WM_VEC_I(sendcounts), WM_VEC_I(sdispls),
-                        sendtypes, recvbuf, WM_VEC_I(recvcounts), WM_VEC_I(rdispls), recvtypes,
-                        comm, NULL, false);
+    return wm_alltoallw(fn, sendbuf, wm_coll_counts(sendcounts), wm_coll_displs(sdispls),
+                        sendtypes, recvbuf, wm_coll_counts(recvcounts), wm_coll_displs(rdispls),
+                        recvtypes, comm, request, nb);
 }
 
-int wm_impl_MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                           MPI_Request *request)
-{
-    return wm_alltoallw("MPI_Ialltoallw", sendbuf, WM_VEC_I(sendcounts), WM_VEC_I(sdispls),
-                        sendtypes, recvbuf, WM_VEC_I(recvcounts), WM_VEC_I(rdispls), recvtypes,
-                        comm, request, true);
-}
-
-int wm_impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                            const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return wm_alltoallw("MPI_Alltoallw_c", sendbuf, WM_VEC_C(sendcounts), WM_VEC_A(sdispls),
-                        sendtypes, recvbuf, WM_VEC_C(recvcounts), WM_VEC_A(rdispls), recvtypes,
-                        comm, NULL, false);
-}
-
-int wm_impl_MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                             const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
-{
-    return wm_alltoallw("MPI_Ialltoallw_c", sendbuf, WM_VEC_C(sendcounts), WM_VEC_A(sdispls),
-                        sendtypes, recvbuf, WM_VEC_C(recvcounts), WM_VEC_A(rdispls), recvtypes,
-                        comm, request, true);
-}
-
-/* ---- persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses ---- */
-
-#define WM_INFO_REQ , MPI_Info info, MPI_Request *request
-#define WM_ALLX_BLOCKS_INIT(NAME, BUILD, GATHER, CT)                                              \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       CT recvcount, MPI_Datatype recvtype, MPI_Comm comm WM_INFO_REQ)           \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_no_vec, wm_no_vec,    \
-                       sendtype, recvbuf, recvcount, wm_no_vec, wm_no_vec, recvtype, comm,       \
-                       request, WM_COLL_PERSISTENT);                                             \
-    }
-WM_ALLX_BLOCKS_INIT(MPI_Allgather_init, wm_coll_build_allgather, true, int)
-WM_ALLX_BLOCKS_INIT(MPI_Allgather_init_c, wm_coll_build_allgather, true, MPI_Count)
-WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init, wm_coll_build_alltoall, false, int)
-WM_ALLX_BLOCKS_INIT(MPI_Alltoall_init_c, wm_coll_build_alltoall, false, MPI_Count)
-
-#define WM_ALLGATHERV_INIT(NAME, CT, CV, DT, DV)                                                  \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
-                       MPI_Comm comm WM_INFO_REQ)                                                \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_allx(#NAME, wm_coll_build_allgatherv, true, true, sendbuf, sendcount, wm_no_vec, \
-                       wm_no_vec, sendtype, recvbuf, 0, DV(recvcounts), WM_VEC_##DT##_(displs),  \
-                       recvtype, comm, request, WM_COLL_PERSISTENT);                             \
-    }
-WM_ALLGATHERV_INIT(MPI_Allgatherv_init, int, int, int, WM_VEC_I)
-WM_ALLGATHERV_INIT(MPI_Allgatherv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C)
-
-#define WM_ALLTOALLV_INIT(NAME, CV, DT, CVEC)                                                     \
-    int wm_impl_##NAME(const void *sendbuf, const CV sendcounts[], const DT sdispls[],           \
-                       MPI_Datatype sendtype, void *recvbuf, const CV recvcounts[],              \
-                       const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm WM_INFO_REQ)     \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_allx(#NAME, wm_coll_build_alltoallv, true, false, sendbuf, 0,                 \
-                       CVEC(sendcounts), WM_VEC_##DT##_(sdispls), sendtype, recvbuf, 0,          \
-                       CVEC(recvcounts), WM_VEC_##DT##_(rdispls), recvtype, comm, request,       \
-                       WM_COLL_PERSISTENT);                                                      \
-    }
-WM_ALLTOALLV_INIT(MPI_Alltoallv_init, int, int, WM_VEC_I)
-WM_ALLTOALLV_INIT(MPI_Alltoallv_init_c, MPI_Count, MPI_Aint, WM_VEC_C)
-
-int wm_impl_MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                               const MPI_Datatype sendtypes[], void *recvbuf,
-                               const int recvcounts[], const int rdispls[],
-                               const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-                               MPI_Request *request)
+static inline int wm_alltoallw_init(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                                    wm_ints_t sdispls, const MPI_Datatype sendtypes[],
+                                    void *recvbuf, wm_ints_t recvcounts, wm_ints_t rdispls,
+                                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request)
 {
     (void)info;
-    return wm_alltoallw("MPI_Alltoallw_init", sendbuf, WM_VEC_I(sendcounts), WM_VEC_I(sdispls),
-                        sendtypes, recvbuf, WM_VEC_I(recvcounts), WM_VEC_I(rdispls), recvtypes,
-                        comm, request, WM_COLL_PERSISTENT);
+    return wm_alltoallw_twins(fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                              rdispls, recvtypes, comm, request, WM_COLL_PERSISTENT);
 }
 
-int wm_impl_MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                 void *recvbuf, const MPI_Count recvcounts[],
-                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;
-    return wm_alltoallw("MPI_Alltoallw_init_c", sendbuf, WM_VEC_C(sendcounts), WM_VEC_A(sdispls),
-                        sendtypes, recvbuf, WM_VEC_C(recvcounts), WM_VEC_A(rdispls), recvtypes,
-                        comm, request, WM_COLL_PERSISTENT);
-}
+WM_TWINS_MPI_Alltoallw(wm_alltoallw_twins, NULL, false)
+WM_TWINS_MPI_Ialltoallw(wm_alltoallw_twins, true)
+WM_TWINS_MPI_Alltoallw_init(wm_alltoallw_init)
+

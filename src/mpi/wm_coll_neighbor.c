@@ -160,57 +160,90 @@ static int wm_nb_allx(const char *fn, wm_coll_build_fn_t build, bool vec, bool g
                        wm_nb_type_obj(a.rtype));
 }
 
-#define WM_VEC_I(p) ((wm_coll_vec_t){ .i = (p) })
-#define WM_VEC_C(p) ((wm_coll_vec_t){ .c = (p) })
 #define WM_VEC_A(p) ((wm_coll_vec_t){ .a = (p) })
 static const wm_coll_vec_t wm_nb_no_vec;
-#define WM_NOREQ
-#define WM_REQ , MPI_Request *request
 
-#define WM_NB_BLOCKS(NAME, BUILD, GATHER, CT, NB, REQP, REQ)                                      \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       CT recvcount, MPI_Datatype recvtype, MPI_Comm comm REQP)                  \
-    {                                                                                            \
-        return wm_nb_allx(#NAME, BUILD, false, GATHER, sendbuf, sendcount, wm_nb_no_vec,         \
-                          wm_nb_no_vec, sendtype, recvbuf, recvcount, wm_nb_no_vec, wm_nb_no_vec, \
-                          recvtype, comm, REQ, NB);                                              \
-    }
-WM_NB_BLOCKS(MPI_Neighbor_allgather, wm_coll_build_neighbor_allgather, true, int, false, WM_NOREQ, NULL)
-WM_NB_BLOCKS(MPI_Ineighbor_allgather, wm_coll_build_neighbor_allgather, true, int, true, WM_REQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_allgather_c, wm_coll_build_neighbor_allgather, true, MPI_Count, false, WM_NOREQ, NULL)
-WM_NB_BLOCKS(MPI_Ineighbor_allgather_c, wm_coll_build_neighbor_allgather, true, MPI_Count, true, WM_REQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_alltoall, wm_coll_build_neighbor_alltoall, false, int, false, WM_NOREQ, NULL)
-WM_NB_BLOCKS(MPI_Ineighbor_alltoall, wm_coll_build_neighbor_alltoall, false, int, true, WM_REQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_alltoall_c, wm_coll_build_neighbor_alltoall, false, MPI_Count, false, WM_NOREQ, NULL)
-WM_NB_BLOCKS(MPI_Ineighbor_alltoall_c, wm_coll_build_neighbor_alltoall, false, MPI_Count, true, WM_REQ, request)
+/* Neighbor_allgather and Neighbor_alltoall: each helper serves an int form and its _c twin
+ * (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h). */
+static inline int wm_nb_blocks(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
+                               wm_coll_build_fn_t build, bool gather, int nb)
+{
+    return wm_nb_allx(fn, build, false, gather, sendbuf, sendcount, wm_nb_no_vec, wm_nb_no_vec,
+                      sendtype, recvbuf, recvcount, wm_nb_no_vec, wm_nb_no_vec, recvtype, comm,
+                      request, nb);
+}
 
-#define WM_NB_ALLGATHERV(NAME, CT, DT, CVEC, DVEC, NB, REQP, REQ)                                 \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       const CT recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
-                       MPI_Comm comm REQP)                                                       \
-    {                                                                                            \
-        return wm_nb_allx(#NAME, wm_coll_build_neighbor_allgatherv, true, true, sendbuf,         \
-                          sendcount, wm_nb_no_vec, wm_nb_no_vec, sendtype, recvbuf, 0,           \
-                          CVEC(recvcounts), DVEC(displs), recvtype, comm, REQ, NB);              \
-    }
-WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv, int, int, WM_VEC_I, WM_VEC_I, false, WM_NOREQ, NULL)
-WM_NB_ALLGATHERV(MPI_Ineighbor_allgatherv, int, int, WM_VEC_I, WM_VEC_I, true, WM_REQ, request)
-WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, false, WM_NOREQ, NULL)
-WM_NB_ALLGATHERV(MPI_Ineighbor_allgatherv_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, true, WM_REQ, request)
+/* The persistent forms; the info argument carries no hint Weft uses. */
+static inline int wm_nb_blocks_init(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request, wm_coll_build_fn_t build, bool gather)
+{
+    (void)info;
+    return wm_nb_blocks(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        request, build, gather, WM_COLL_PERSISTENT);
+}
 
-#define WM_NB_ALLTOALLV(NAME, CT, DT, CVEC, DVEC, NB, REQP, REQ)                                  \
-    int wm_impl_##NAME(const void *sendbuf, const CT sendcounts[], const DT sdispls[],           \
-                       MPI_Datatype sendtype, void *recvbuf, const CT recvcounts[],              \
-                       const DT rdispls[], MPI_Datatype recvtype, MPI_Comm comm REQP)            \
-    {                                                                                            \
-        return wm_nb_allx(#NAME, wm_coll_build_neighbor_alltoallv, true, false, sendbuf, 0,      \
-                          CVEC(sendcounts), DVEC(sdispls), sendtype, recvbuf, 0,                 \
-                          CVEC(recvcounts), DVEC(rdispls), recvtype, comm, REQ, NB);             \
-    }
-WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv, int, int, WM_VEC_I, WM_VEC_I, false, WM_NOREQ, NULL)
-WM_NB_ALLTOALLV(MPI_Ineighbor_alltoallv, int, int, WM_VEC_I, WM_VEC_I, true, WM_REQ, request)
-WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, false, WM_NOREQ, NULL)
-WM_NB_ALLTOALLV(MPI_Ineighbor_alltoallv_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, true, WM_REQ, request)
+WM_TWINS_MPI_Neighbor_allgather(wm_nb_blocks, NULL, wm_coll_build_neighbor_allgather, true, false)
+WM_TWINS_MPI_Ineighbor_allgather(wm_nb_blocks, wm_coll_build_neighbor_allgather, true, true)
+WM_TWINS_MPI_Neighbor_allgather_init(wm_nb_blocks_init, wm_coll_build_neighbor_allgather, true)
+WM_TWINS_MPI_Neighbor_alltoall(wm_nb_blocks, NULL, wm_coll_build_neighbor_alltoall, false, false)
+WM_TWINS_MPI_Ineighbor_alltoall(wm_nb_blocks, wm_coll_build_neighbor_alltoall, false, true)
+WM_TWINS_MPI_Neighbor_alltoall_init(wm_nb_blocks_init, wm_coll_build_neighbor_alltoall, false)
+
+/* Neighbor_allgatherv and Neighbor_alltoallv, each helper serving an int form and its _c twin. */
+static inline int wm_nb_allgatherv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf, wm_ints_t recvcounts,
+                                   wm_ints_t displs, MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Request *request, int nb)
+{
+    return wm_nb_allx(fn, wm_coll_build_neighbor_allgatherv, true, true, sendbuf, sendcount,
+                      wm_nb_no_vec, wm_nb_no_vec, sendtype, recvbuf, 0,
+                      wm_coll_counts(recvcounts), wm_coll_displs(displs), recvtype, comm, request,
+                      nb);
+}
+
+static inline int wm_nb_allgatherv_init(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                        MPI_Datatype sendtype, void *recvbuf,
+                                        wm_ints_t recvcounts, wm_ints_t displs,
+                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request *request)
+{
+    (void)info;
+    return wm_nb_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                            recvtype, comm, request, WM_COLL_PERSISTENT);
+}
+
+static inline int wm_nb_alltoallv(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                                  wm_ints_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                  wm_ints_t recvcounts, wm_ints_t rdispls, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Request *request, int nb)
+{
+    return wm_nb_allx(fn, wm_coll_build_neighbor_alltoallv, true, false, sendbuf, 0,
+                      wm_coll_counts(sendcounts), wm_coll_displs(sdispls), sendtype, recvbuf, 0,
+                      wm_coll_counts(recvcounts), wm_coll_displs(rdispls), recvtype, comm,
+                      request, nb);
+}
+
+static inline int wm_nb_alltoallv_init(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                                       wm_ints_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                       wm_ints_t recvcounts, wm_ints_t rdispls,
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request *request)
+{
+    (void)info;
+    return wm_nb_alltoallv(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                           rdispls, recvtype, comm, request, WM_COLL_PERSISTENT);
+}
+
+WM_TWINS_MPI_Neighbor_allgatherv(wm_nb_allgatherv, NULL, false)
+WM_TWINS_MPI_Ineighbor_allgatherv(wm_nb_allgatherv, true)
+WM_TWINS_MPI_Neighbor_allgatherv_init(wm_nb_allgatherv_init)
+WM_TWINS_MPI_Neighbor_alltoallv(wm_nb_alltoallv, NULL, false)
+WM_TWINS_MPI_Ineighbor_alltoallv(wm_nb_alltoallv, true)
+WM_TWINS_MPI_Neighbor_alltoallv_init(wm_nb_alltoallv_init)
 
 /* Neighbor_alltoallw: a datatype per neighbour, held like Alltoallw's (wm_alltoallw_hold). */
 static int wm_nb_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scounts,
@@ -266,30 +299,30 @@ static int wm_nb_alltoallw(const char *fn, const void *sbuf, wm_coll_vec_t scoun
     return rc;
 }
 
-#define WM_NB_ALLTOALLW(NAME, CT, CVEC, NB, REQP, REQ)                                            \
-    int wm_impl_##NAME(const void *sendbuf, const CT sendcounts[], const MPI_Aint sdispls[],     \
-                       const MPI_Datatype sendtypes[], void *recvbuf, const CT recvcounts[],     \
-                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],                 \
-                       MPI_Comm comm REQP)                                                       \
-    {                                                                                            \
-        return wm_nb_alltoallw(#NAME, sendbuf, CVEC(sendcounts), WM_VEC_A(sdispls), sendtypes,   \
-                               recvbuf, CVEC(recvcounts), WM_VEC_A(rdispls), recvtypes, comm,    \
-                               REQ, NB);                                                         \
-    }
-WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw, int, WM_VEC_I, false, WM_NOREQ, NULL)
-WM_NB_ALLTOALLW(MPI_Ineighbor_alltoallw, int, WM_VEC_I, true, WM_REQ, request)
-WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw_c, MPI_Count, WM_VEC_C, false, WM_NOREQ, NULL)
-WM_NB_ALLTOALLW(MPI_Ineighbor_alltoallw_c, MPI_Count, WM_VEC_C, true, WM_REQ, request)
+/* Neighbor_alltoallw: its displacements are MPI_Aint in both forms, its counts differ. */
+static inline int wm_nb_alltoallw_twins(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                                        const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                        void *recvbuf, wm_ints_t recvcounts,
+                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                        MPI_Comm comm, MPI_Request *request, int nb)
+{
+    return wm_nb_alltoallw(fn, sendbuf, wm_coll_counts(sendcounts), WM_VEC_A(sdispls), sendtypes,
+                           recvbuf, wm_coll_counts(recvcounts), WM_VEC_A(rdispls), recvtypes,
+                           comm, request, nb);
+}
 
-/* Persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses. */
-#define WM_INFOREQ , MPI_Info info WU_UNUSED, MPI_Request *request
-WM_NB_BLOCKS(MPI_Neighbor_allgather_init, wm_coll_build_neighbor_allgather, true, int, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_allgather_init_c, wm_coll_build_neighbor_allgather, true, MPI_Count, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_alltoall_init, wm_coll_build_neighbor_alltoall, false, int, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_BLOCKS(MPI_Neighbor_alltoall_init_c, wm_coll_build_neighbor_alltoall, false, MPI_Count, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv_init, int, int, WM_VEC_I, WM_VEC_I, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_ALLGATHERV(MPI_Neighbor_allgatherv_init_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv_init, int, int, WM_VEC_I, WM_VEC_I, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_ALLTOALLV(MPI_Neighbor_alltoallv_init_c, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw_init, int, WM_VEC_I, WM_COLL_PERSISTENT, WM_INFOREQ, request)
-WM_NB_ALLTOALLW(MPI_Neighbor_alltoallw_init_c, MPI_Count, WM_VEC_C, WM_COLL_PERSISTENT, WM_INFOREQ, request)
+static inline int wm_nb_alltoallw_init(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                       void *recvbuf, wm_ints_t recvcounts,
+                                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return wm_nb_alltoallw_twins(fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                 recvcounts, rdispls, recvtypes, comm, request,
+                                 WM_COLL_PERSISTENT);
+}
+
+WM_TWINS_MPI_Neighbor_alltoallw(wm_nb_alltoallw_twins, NULL, false)
+WM_TWINS_MPI_Ineighbor_alltoallw(wm_nb_alltoallw_twins, true)
+WM_TWINS_MPI_Neighbor_alltoallw_init(wm_nb_alltoallw_init)

@@ -652,95 +652,78 @@ static int wm_reduction(const char *fn, int kind, const void *sbuf, void *rbuf, 
 
 static const wm_coll_vec_t wm_no_vec;
 
-#define WM_REDUCE_FNS(NAME, INAME, CT, KIND, ROOTP, ROOT)                                          \
-    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,      \
-                       MPI_Op op ROOTP, MPI_Comm comm)                                           \
-    {                                                                                            \
-        return wm_reduction(#NAME, KIND, sendbuf, recvbuf, count, wm_no_vec, datatype, op, ROOT, \
-                            comm, NULL, false);                                                  \
-    }                                                                                            \
-    int wm_impl_##INAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,     \
-                        MPI_Op op ROOTP, MPI_Comm comm, MPI_Request *request)                    \
-    {                                                                                            \
-        return wm_reduction(#INAME, KIND, sendbuf, recvbuf, count, wm_no_vec, datatype, op, ROOT, \
-                            comm, request, true);                                                \
-    }
+/* The entry points' helpers, each serving an int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h): Reduce's with a root, the others' without, the persistent forms' with
+ * the info argument, which carries no hint Weft uses. */
+static inline int wm_reduce_rooted(const char *fn, const void *sendbuf, void *recvbuf,
+                                   MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                                   MPI_Comm comm, MPI_Request *request, int nb)
+{
+    return wm_reduction(fn, WM_R_REDUCE, sendbuf, recvbuf, count, wm_no_vec, datatype, op, root,
+                        comm, request, nb);
+}
 
-#define WM_NOROOT
-#define WM_ROOTARG , int root
-WM_REDUCE_FNS(MPI_Reduce, MPI_Ireduce, int, WM_R_REDUCE, WM_ROOTARG, root)
-WM_REDUCE_FNS(MPI_Reduce_c, MPI_Ireduce_c, MPI_Count, WM_R_REDUCE, WM_ROOTARG, root)
-WM_REDUCE_FNS(MPI_Allreduce, MPI_Iallreduce, int, WM_R_ALLREDUCE, WM_NOROOT, 0)
-WM_REDUCE_FNS(MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Count, WM_R_ALLREDUCE, WM_NOROOT, 0)
-WM_REDUCE_FNS(MPI_Scan, MPI_Iscan, int, WM_R_SCAN, WM_NOROOT, 0)
-WM_REDUCE_FNS(MPI_Scan_c, MPI_Iscan_c, MPI_Count, WM_R_SCAN, WM_NOROOT, 0)
-WM_REDUCE_FNS(MPI_Exscan, MPI_Iexscan, int, WM_R_EXSCAN, WM_NOROOT, 0)
-WM_REDUCE_FNS(MPI_Exscan_c, MPI_Iexscan_c, MPI_Count, WM_R_EXSCAN, WM_NOROOT, 0)
+static inline int wm_reduce_rooted_init(const char *fn, const void *sendbuf, void *recvbuf,
+                                        MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                        int root, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request *request)
+{
+    (void)info;
+    return wm_reduction(fn, WM_R_REDUCE, sendbuf, recvbuf, count, wm_no_vec, datatype, op, root,
+                        comm, request, WM_COLL_PERSISTENT);
+}
 
-#define WM_RSB_FNS(NAME, INAME, CT)                                                              \
-    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype,  \
-                       MPI_Op op, MPI_Comm comm)                                                 \
-    {                                                                                            \
-        return wm_reduction(#NAME, WM_R_RSB, sendbuf, recvbuf, recvcount, wm_no_vec, datatype,   \
-                            op, 0, comm, NULL, false);                                           \
-    }                                                                                            \
-    int wm_impl_##INAME(const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype, \
-                        MPI_Op op, MPI_Comm comm, MPI_Request *request)                          \
-    {                                                                                            \
-        return wm_reduction(#INAME, WM_R_RSB, sendbuf, recvbuf, recvcount, wm_no_vec, datatype,  \
-                            op, 0, comm, request, true);                                         \
-    }
-WM_RSB_FNS(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, int)
-WM_RSB_FNS(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, MPI_Count)
+static inline int wm_reduce_all(const char *fn, const void *sendbuf, void *recvbuf,
+                                MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request, int kind, int nb)
+{
+    return wm_reduction(fn, kind, sendbuf, recvbuf, count, wm_no_vec, datatype, op, 0, comm,
+                        request, nb);
+}
 
-#define WM_RS_FNS(NAME, INAME, CT, VEC)                                                          \
-    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                          \
-    {                                                                                            \
-        return wm_reduction(#NAME, WM_R_RS, sendbuf, recvbuf, 0,                                 \
-                            (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm, NULL,   \
-                            false);                                                              \
-    }                                                                                            \
-    int wm_impl_##INAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],               \
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)   \
-    {                                                                                            \
-        return wm_reduction(#INAME, WM_R_RS, sendbuf, recvbuf, 0,                                \
-                            (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm,         \
-                            request, true);                                                      \
-    }
-WM_RS_FNS(MPI_Reduce_scatter, MPI_Ireduce_scatter, int, i)
-WM_RS_FNS(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Count, c)
+static inline int wm_reduce_all_init(const char *fn, const void *sendbuf, void *recvbuf,
+                                     MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                     MPI_Comm comm, MPI_Info info, MPI_Request *request, int kind)
+{
+    (void)info;
+    return wm_reduction(fn, kind, sendbuf, recvbuf, count, wm_no_vec, datatype, op, 0, comm,
+                        request, WM_COLL_PERSISTENT);
+}
 
-/* Persistent forms (wm_coll_persist.c): the nonblocking form's checks and schedule, kept. The info
- * argument carries no hint Weft uses. */
-#define WM_REDUCE_INIT(NAME, CT, KIND, ROOTP, ROOT)                                                \
-    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,      \
-                       MPI_Op op ROOTP, MPI_Comm comm, MPI_Info info, MPI_Request *request)      \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_reduction(#NAME, KIND, sendbuf, recvbuf, count, wm_no_vec, datatype, op, ROOT, \
-                            comm, request, WM_COLL_PERSISTENT);                                  \
-    }
-WM_REDUCE_INIT(MPI_Reduce_init, int, WM_R_REDUCE, WM_ROOTARG, root)
-WM_REDUCE_INIT(MPI_Reduce_init_c, MPI_Count, WM_R_REDUCE, WM_ROOTARG, root)
-WM_REDUCE_INIT(MPI_Allreduce_init, int, WM_R_ALLREDUCE, WM_NOROOT, 0)
-WM_REDUCE_INIT(MPI_Allreduce_init_c, MPI_Count, WM_R_ALLREDUCE, WM_NOROOT, 0)
-WM_REDUCE_INIT(MPI_Scan_init, int, WM_R_SCAN, WM_NOROOT, 0)
-WM_REDUCE_INIT(MPI_Scan_init_c, MPI_Count, WM_R_SCAN, WM_NOROOT, 0)
-WM_REDUCE_INIT(MPI_Exscan_init, int, WM_R_EXSCAN, WM_NOROOT, 0)
-WM_REDUCE_INIT(MPI_Exscan_init_c, MPI_Count, WM_R_EXSCAN, WM_NOROOT, 0)
-WM_REDUCE_INIT(MPI_Reduce_scatter_block_init, int, WM_R_RSB, WM_NOROOT, 0)
-WM_REDUCE_INIT(MPI_Reduce_scatter_block_init_c, MPI_Count, WM_R_RSB, WM_NOROOT, 0)
+WM_TWINS_MPI_Reduce(wm_reduce_rooted, NULL, false)
+WM_TWINS_MPI_Ireduce(wm_reduce_rooted, true)
+WM_TWINS_MPI_Reduce_init(wm_reduce_rooted_init)
+WM_TWINS_MPI_Allreduce(wm_reduce_all, NULL, WM_R_ALLREDUCE, false)
+WM_TWINS_MPI_Iallreduce(wm_reduce_all, WM_R_ALLREDUCE, true)
+WM_TWINS_MPI_Allreduce_init(wm_reduce_all_init, WM_R_ALLREDUCE)
+WM_TWINS_MPI_Scan(wm_reduce_all, NULL, WM_R_SCAN, false)
+WM_TWINS_MPI_Iscan(wm_reduce_all, WM_R_SCAN, true)
+WM_TWINS_MPI_Scan_init(wm_reduce_all_init, WM_R_SCAN)
+WM_TWINS_MPI_Exscan(wm_reduce_all, NULL, WM_R_EXSCAN, false)
+WM_TWINS_MPI_Iexscan(wm_reduce_all, WM_R_EXSCAN, true)
+WM_TWINS_MPI_Exscan_init(wm_reduce_all_init, WM_R_EXSCAN)
+WM_TWINS_MPI_Reduce_scatter_block(wm_reduce_all, NULL, WM_R_RSB, false)
+WM_TWINS_MPI_Ireduce_scatter_block(wm_reduce_all, WM_R_RSB, true)
+WM_TWINS_MPI_Reduce_scatter_block_init(wm_reduce_all_init, WM_R_RSB)
 
-#define WM_RS_INIT(NAME, CT, VEC)                                                                \
-    int wm_impl_##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],                \
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,           \
-                       MPI_Request *request)                                                     \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_reduction(#NAME, WM_R_RS, sendbuf, recvbuf, 0,                                 \
-                            (wm_coll_vec_t){ .VEC = recvcounts }, datatype, op, 0, comm,         \
-                            request, WM_COLL_PERSISTENT);                                        \
-    }
-WM_RS_INIT(MPI_Reduce_scatter_init, int, i)
-WM_RS_INIT(MPI_Reduce_scatter_init_c, MPI_Count, c)
+/* Reduce_scatter, whose counts differ in type between the int and _c forms. */
+static inline int wm_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
+                                    wm_ints_t recvcounts, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, MPI_Request *request, int nb)
+{
+    return wm_reduction(fn, WM_R_RS, sendbuf, recvbuf, 0, wm_coll_counts(recvcounts), datatype,
+                        op, 0, comm, request, nb);
+}
+
+static inline int wm_reduce_scatter_init(const char *fn, const void *sendbuf, void *recvbuf,
+                                         wm_ints_t recvcounts, MPI_Datatype datatype, MPI_Op op,
+                                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return wm_reduce_scatter(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm, request,
+                             WM_COLL_PERSISTENT);
+}
+
+WM_TWINS_MPI_Reduce_scatter(wm_reduce_scatter, NULL, false)
+WM_TWINS_MPI_Ireduce_scatter(wm_reduce_scatter, true)
+WM_TWINS_MPI_Reduce_scatter_init(wm_reduce_scatter_init)

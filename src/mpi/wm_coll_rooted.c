@@ -403,201 +403,92 @@ static int wm_rooted(const char *fn, wm_coll_build_fn_t build, bool gather, bool
 
 static const wm_coll_vec_t wm_no_vec;
 
-#define WM_VEC_I(p) ((wm_coll_vec_t){ .i = (p) })
-#define WM_VEC_C(p) ((wm_coll_vec_t){ .c = (p) })
-#define WM_VEC_A(p) ((wm_coll_vec_t){ .a = (p) })
 
-int wm_impl_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+/* Gather and Scatter: each helper serves an int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h); build is the builder, gather whether the root receives. */
+static inline int wm_rooted_blocks(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                   MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                   MPI_Request *request, wm_coll_build_fn_t build, bool gather,
+                                   int nb)
 {
-    return wm_rooted("MPI_Gather", wm_coll_build_gather, true, false, sendbuf, sendcount, sendtype,
-                     recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL, false);
+    return wm_rooted(fn, build, gather, false, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, wm_no_vec, wm_no_vec, root, comm, request, nb);
 }
 
-int wm_impl_MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                        MPI_Request *request)
+/* The persistent forms; the info argument carries no hint Weft uses. */
+static inline int wm_rooted_blocks_init(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                        MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                        MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                        MPI_Info info, MPI_Request *request,
+                                        wm_coll_build_fn_t build, bool gather)
 {
-    return wm_rooted("MPI_Igather", wm_coll_build_gather, true, false, sendbuf, sendcount, sendtype,
-                     recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, request, true);
+    (void)info;
+    return wm_rooted(fn, build, gather, false, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, wm_no_vec, wm_no_vec, root, comm, request, WM_COLL_PERSISTENT);
 }
 
-int wm_impl_MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                         MPI_Comm comm)
+static inline int wm_bcast_init(const char *fn, void *buffer, MPI_Count count,
+                                MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
 {
-    return wm_rooted("MPI_Gather_c", wm_coll_build_gather, true, false, sendbuf, sendcount,
-                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
-                     false);
+    (void)info;
+    return wm_bcast(fn, buffer, count, datatype, root, comm, request, WM_COLL_PERSISTENT);
 }
 
-int wm_impl_MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                          MPI_Comm comm, MPI_Request *request)
+WM_TWINS_MPI_Gather(wm_rooted_blocks, NULL, wm_coll_build_gather, true, false)
+WM_TWINS_MPI_Igather(wm_rooted_blocks, wm_coll_build_gather, true, true)
+WM_TWINS_MPI_Gather_init(wm_rooted_blocks_init, wm_coll_build_gather, true)
+WM_TWINS_MPI_Scatter(wm_rooted_blocks, NULL, wm_coll_build_scatter, false, false)
+WM_TWINS_MPI_Iscatter(wm_rooted_blocks, wm_coll_build_scatter, false, true)
+WM_TWINS_MPI_Scatter_init(wm_rooted_blocks_init, wm_coll_build_scatter, false)
+WM_TWINS_MPI_Bcast_init(wm_bcast_init)
+
+/* Gatherv and Scatterv, each helper serving an int form and its _c twin. */
+static inline int wm_gatherv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, wm_ints_t recvcounts,
+                             wm_ints_t displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPI_Request *request, int nb)
 {
-    return wm_rooted("MPI_Igather_c", wm_coll_build_gather, true, false, sendbuf, sendcount,
-                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
-                     request, true);
+    return wm_rooted(fn, wm_coll_build_gatherv, true, true, sendbuf, sendcount, sendtype, recvbuf,
+                     0, recvtype, wm_coll_counts(recvcounts), wm_coll_displs(displs), root, comm,
+                     request, nb);
 }
 
-int wm_impl_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                        MPI_Comm comm)
+static inline int wm_gatherv_init(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf, wm_ints_t recvcounts,
+                                  wm_ints_t displs, MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return wm_rooted("MPI_Gatherv", wm_coll_build_gatherv, true, true, sendbuf, sendcount, sendtype,
-                     recvbuf, 0, recvtype, WM_VEC_I(recvcounts), WM_VEC_I(displs), root, comm, NULL,
-                     false);
+    (void)info;
+    return wm_gatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                      root, comm, request, WM_COLL_PERSISTENT);
 }
 
-int wm_impl_MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                         int root, MPI_Comm comm, MPI_Request *request)
+static inline int wm_scatterv(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                              wm_ints_t displs, MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request *request, int nb)
 {
-    return wm_rooted("MPI_Igatherv", wm_coll_build_gatherv, true, true, sendbuf, sendcount,
-                     sendtype, recvbuf, 0, recvtype, WM_VEC_I(recvcounts), WM_VEC_I(displs), root,
-                     comm, request, true);
+    return wm_rooted(fn, wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype, recvbuf,
+                     recvcount, recvtype, wm_coll_counts(sendcounts), wm_coll_displs(displs),
+                     root, comm, request, nb);
 }
 
-int wm_impl_MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+static inline int wm_scatterv_init(const char *fn, const void *sendbuf, wm_ints_t sendcounts,
+                                   wm_ints_t displs, MPI_Datatype sendtype, void *recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return wm_rooted("MPI_Gatherv_c", wm_coll_build_gatherv, true, true, sendbuf, sendcount,
-                     sendtype, recvbuf, 0, recvtype, WM_VEC_C(recvcounts), WM_VEC_A(displs), root,
-                     comm, NULL, false);
+    (void)info;
+    return wm_scatterv(fn, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                       root, comm, request, WM_COLL_PERSISTENT);
 }
 
-int wm_impl_MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    return wm_rooted("MPI_Igatherv_c", wm_coll_build_gatherv, true, true, sendbuf, sendcount,
-                     sendtype, recvbuf, 0, recvtype, WM_VEC_C(recvcounts), WM_VEC_A(displs), root,
-                     comm, request, true);
-}
+WM_TWINS_MPI_Gatherv(wm_gatherv, NULL, false)
+WM_TWINS_MPI_Igatherv(wm_gatherv, true)
+WM_TWINS_MPI_Gatherv_init(wm_gatherv_init)
+WM_TWINS_MPI_Scatterv(wm_scatterv, NULL, false)
+WM_TWINS_MPI_Iscatterv(wm_scatterv, true)
+WM_TWINS_MPI_Scatterv_init(wm_scatterv_init)
 
-int wm_impl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return wm_rooted("MPI_Scatter", wm_coll_build_scatter, false, false, sendbuf, sendcount,
-                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
-                     false);
-}
-
-int wm_impl_MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                         MPI_Request *request)
-{
-    return wm_rooted("MPI_Iscatter", wm_coll_build_scatter, false, false, sendbuf, sendcount,
-                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
-                     request, true);
-}
-
-int wm_impl_MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                          MPI_Comm comm)
-{
-    return wm_rooted("MPI_Scatter_c", wm_coll_build_scatter, false, false, sendbuf, sendcount,
-                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, NULL,
-                     false);
-}
-
-int wm_impl_MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                           MPI_Comm comm, MPI_Request *request)
-{
-    return wm_rooted("MPI_Iscatter_c", wm_coll_build_scatter, false, false, sendbuf, sendcount,
-                     sendtype, recvbuf, recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm,
-                     request, true);
-}
-
-int wm_impl_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                         MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                         int root, MPI_Comm comm)
-{
-    return wm_rooted("MPI_Scatterv", wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,
-                     recvbuf, recvcount, recvtype, WM_VEC_I(sendcounts), WM_VEC_I(displs), root,
-                     comm, NULL, false);
-}
-
-int wm_impl_MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    return wm_rooted("MPI_Iscatterv", wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,
-                     recvbuf, recvcount, recvtype, WM_VEC_I(sendcounts), WM_VEC_I(displs), root,
-                     comm, request, true);
-}
-
-int wm_impl_MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return wm_rooted("MPI_Scatterv_c", wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,
-                     recvbuf, recvcount, recvtype, WM_VEC_C(sendcounts), WM_VEC_A(displs), root,
-                     comm, NULL, false);
-}
-
-int wm_impl_MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                            MPI_Request *request)
-{
-    return wm_rooted("MPI_Iscatterv_c", wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,
-                     recvbuf, recvcount, recvtype, WM_VEC_C(sendcounts), WM_VEC_A(displs), root,
-                     comm, request, true);
-}
-
-/* ---- persistent forms (wm_coll_persist.c); the info argument carries no hint Weft uses ---- */
-
-#define WM_BCAST_INIT(NAME, CT)                                                                  \
-    int wm_impl_##NAME(void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm,   \
-                       MPI_Info info, MPI_Request *request)                                      \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_bcast(#NAME, buffer, count, datatype, root, comm, request, WM_COLL_PERSISTENT); \
-    }
-WM_BCAST_INIT(MPI_Bcast_init, int)
-WM_BCAST_INIT(MPI_Bcast_init_c, MPI_Count)
-
-#define WM_ROOTED_INIT(NAME, BUILD, GATHER, CT)                                                  \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       CT recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,             \
-                       MPI_Info info, MPI_Request *request)                                      \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_rooted(#NAME, BUILD, GATHER, false, sendbuf, sendcount, sendtype, recvbuf,     \
-                         recvcount, recvtype, wm_no_vec, wm_no_vec, root, comm, request,         \
-                         WM_COLL_PERSISTENT);                                                    \
-    }
-WM_ROOTED_INIT(MPI_Gather_init, wm_coll_build_gather, true, int)
-WM_ROOTED_INIT(MPI_Gather_init_c, wm_coll_build_gather, true, MPI_Count)
-WM_ROOTED_INIT(MPI_Scatter_init, wm_coll_build_scatter, false, int)
-WM_ROOTED_INIT(MPI_Scatter_init_c, wm_coll_build_scatter, false, MPI_Count)
-
-#define WM_GATHERV_INIT(NAME, CT, CV, DT, VC, VD)                                                \
-    int wm_impl_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,  \
-                       const CV recvcounts[], const DT displs[], MPI_Datatype recvtype,          \
-                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)             \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_rooted(#NAME, wm_coll_build_gatherv, true, true, sendbuf, sendcount, sendtype, \
-                         recvbuf, 0, recvtype, VC(recvcounts), VD(displs), root, comm, request,  \
-                         WM_COLL_PERSISTENT);                                                    \
-    }
-WM_GATHERV_INIT(MPI_Gatherv_init, int, int, int, WM_VEC_I, WM_VEC_I)
-WM_GATHERV_INIT(MPI_Gatherv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A)
-
-#define WM_SCATTERV_INIT(NAME, CT, CV, DT, VC, VD)                                               \
-    int wm_impl_##NAME(const void *sendbuf, const CV sendcounts[], const DT displs[],            \
-                       MPI_Datatype sendtype, void *recvbuf, CT recvcount,                       \
-                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,            \
-                       MPI_Request *request)                                                     \
-    {                                                                                            \
-        (void)info;                                                                              \
-        return wm_rooted(#NAME, wm_coll_build_scatterv, false, true, sendbuf, 0, sendtype,       \
-                         recvbuf, recvcount, recvtype, VC(sendcounts), VD(displs), root, comm,   \
-                         request, WM_COLL_PERSISTENT);                                           \
-    }
-WM_SCATTERV_INIT(MPI_Scatterv_init, int, int, int, WM_VEC_I, WM_VEC_I)
-WM_SCATTERV_INIT(MPI_Scatterv_init_c, MPI_Count, MPI_Count, MPI_Aint, WM_VEC_C, WM_VEC_A)

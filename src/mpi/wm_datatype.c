@@ -166,41 +166,59 @@ static bool wm_type_predefined(MPI_Datatype t, const wm_datatype_t *ti)
     if (!(p))                                                                        \
         return wm_error(NULL, MPI_ERR_ARG, fn, "output argument %s is NULL", #p)
 
-int wm_impl_MPI_Type_size(MPI_Datatype datatype, int *size)
+/* Type_size, Type_get_extent and Type_get_true_extent: one helper each for the int form, its _c
+ * twin (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h) and the _x form. A value the output cannot
+ * hold is MPI_UNDEFINED. */
+static inline int wm_type_size(const char *fn, MPI_Datatype datatype, wm_ints_out_t size)
 {
-    WM_TYPE_ARG("MPI_Type_size", datatype, ti);
-    WM_OUT_CHECK("MPI_Type_size", size);
-    *size = ti->size_overflow || ti->size > INT_MAX ? MPI_UNDEFINED : (int)ti->size;
+    WM_TYPE_ARG(fn, datatype, ti);
+    if (!size.p)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "output argument size is NULL");
+    bool fits = !ti->size_overflow && ti->size <= INT64_MAX &&
+                wm_ints_fits(size, (int64_t)ti->size);
+    wm_ints_set(size, 0, fits ? (int64_t)ti->size : MPI_UNDEFINED);
     return MPI_SUCCESS;
 }
 
-#define WM_SIZE_C(NAME)                                                    \
-    int wm_impl_##NAME(MPI_Datatype datatype, MPI_Count *size)             \
-    {                                                                      \
-        WM_TYPE_ARG(#NAME, datatype, ti);                                  \
-        WM_OUT_CHECK(#NAME, size);                                         \
-        *size = ti->size_overflow ? MPI_UNDEFINED : (MPI_Count)ti->size;   \
-        return MPI_SUCCESS;                                                \
-    }
-WM_SIZE_C(MPI_Type_size_c)
-WM_SIZE_C(MPI_Type_size_x)
+static inline int wm_type_extent(const char *fn, MPI_Datatype datatype, wm_ints_out_t lb,
+                                 wm_ints_out_t extent, bool true_bounds)
+{
+    WM_TYPE_ARG(fn, datatype, ti);
+    if (!lb.p)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "output argument %s is NULL",
+                        true_bounds ? "true_lb" : "lb");
+    if (!extent.p)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "output argument %s is NULL",
+                        true_bounds ? "true_extent" : "extent");
+    int64_t l = true_bounds ? (int64_t)ti->true_lb : (int64_t)ti->lb;
+    int64_t e = true_bounds ? (int64_t)ti->true_extent : (int64_t)ti->extent;
+    bool undef = ti->bounds_overflow || !wm_ints_fits(lb, l) || !wm_ints_fits(extent, e);
+    wm_ints_set(lb, 0, undef ? MPI_UNDEFINED : l);
+    wm_ints_set(extent, 0, undef ? MPI_UNDEFINED : e);
+    return MPI_SUCCESS;
+}
 
-#define WM_EXTENT_FN(NAME, T, LB, EXT)                                   \
-    int wm_impl_##NAME(MPI_Datatype datatype, T *lb, T *extent)          \
-    {                                                                    \
-        WM_TYPE_ARG(#NAME, datatype, ti);                                \
-        WM_OUT_CHECK(#NAME, lb);                                         \
-        WM_OUT_CHECK(#NAME, extent);                                     \
-        *lb = ti->bounds_overflow ? MPI_UNDEFINED : (T)ti->LB;           \
-        *extent = ti->bounds_overflow ? MPI_UNDEFINED : (T)ti->EXT;      \
-        return MPI_SUCCESS;                                              \
-    }
-WM_EXTENT_FN(MPI_Type_get_extent, MPI_Aint, lb, extent)
-WM_EXTENT_FN(MPI_Type_get_extent_c, MPI_Count, lb, extent)
-WM_EXTENT_FN(MPI_Type_get_extent_x, MPI_Count, lb, extent)
-WM_EXTENT_FN(MPI_Type_get_true_extent, MPI_Aint, true_lb, true_extent)
-WM_EXTENT_FN(MPI_Type_get_true_extent_c, MPI_Count, true_lb, true_extent)
-WM_EXTENT_FN(MPI_Type_get_true_extent_x, MPI_Count, true_lb, true_extent)
+WM_TWINS_MPI_Type_size(wm_type_size)
+WM_TWINS_MPI_Type_get_extent(wm_type_extent, false)
+WM_TWINS_MPI_Type_get_true_extent(wm_type_extent, true)
+
+int wm_impl_MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    return wm_type_size("MPI_Type_size_x", datatype, WM_INTS_OUT(size));
+}
+
+int wm_impl_MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return wm_type_extent("MPI_Type_get_extent_x", datatype, WM_INTS_OUT(lb), WM_INTS_OUT(extent),
+                          false);
+}
+
+int wm_impl_MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                                       MPI_Count *true_extent)
+{
+    return wm_type_extent("MPI_Type_get_true_extent_x", datatype, WM_INTS_OUT(true_lb),
+                          WM_INTS_OUT(true_extent), true);
+}
 
 int wm_impl_MPI_Get_address(const void *location, MPI_Aint *address)
 {
@@ -355,45 +373,49 @@ static int wm_status_count(const char *fn, const MPI_Status *status, MPI_Datatyp
     return MPI_SUCCESS;
 }
 
-#define WM_COUNT_FN(NAME, CT, ELEMENTS)                                                        \
-    int wm_impl_##NAME(const MPI_Status *status, MPI_Datatype datatype, CT *count)             \
-    {                                                                                           \
-        MPI_Count n = 0;                                                                          \
-        if (!count)                                                                             \
-            return wm_error(NULL, MPI_ERR_ARG, #NAME, "count is NULL");                         \
-        int rc = wm_status_count(#NAME, status, datatype, ELEMENTS, &n);                       \
-        if (rc)                                                                                 \
-            return rc;                                                                          \
-        if (sizeof(CT) < sizeof(MPI_Count) && n > 0x7fffffff)                                  \
-            n = MPI_UNDEFINED;                                                                  \
-        *count = (CT)n;                                                                         \
-        return MPI_SUCCESS;                                                                     \
-    }
+/* Get_count and Get_elements: one helper for the int form, its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h) and Get_elements_x. A count the output cannot hold is MPI_UNDEFINED. */
+static inline int wm_get_count(const char *fn, const MPI_Status *status, MPI_Datatype datatype,
+                               wm_ints_out_t count, bool elements)
+{
+    MPI_Count n = 0;
+    if (!count.p)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "count is NULL");
+    int rc = wm_status_count(fn, status, datatype, elements, &n);
+    if (rc)
+        return rc;
+    wm_ints_set(count, 0, wm_ints_fits(count, n) ? n : MPI_UNDEFINED);
+    return MPI_SUCCESS;
+}
 
-WM_COUNT_FN(MPI_Get_count, int, false)
-WM_COUNT_FN(MPI_Get_count_c, MPI_Count, false)
-WM_COUNT_FN(MPI_Get_elements, int, true)
-WM_COUNT_FN(MPI_Get_elements_c, MPI_Count, true)
-WM_COUNT_FN(MPI_Get_elements_x, MPI_Count, true)
+WM_TWINS_MPI_Get_count(wm_get_count, false)
+WM_TWINS_MPI_Get_elements(wm_get_count, true)
 
-#define WM_SET_ELEMENTS_FN(NAME, CT)                                                           \
-    int wm_impl_##NAME(MPI_Status *status, MPI_Datatype datatype, CT count)                    \
-    {                                                                                           \
-        WM_TYPE_ARG(#NAME, datatype, ti);                                                       \
-        if (status == MPI_STATUS_IGNORE)                                                        \
-            return wm_error(NULL, MPI_ERR_ARG, #NAME, "status is MPI_STATUS_IGNORE");           \
-        if (count < 0)                                                                          \
-            return wm_error(NULL, MPI_ERR_COUNT, #NAME, "count %lld is negative",               \
-                            (long long)count);                                                  \
-        wm_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR,           \
-                      (MPI_Count)wm_type_elements_bytes(ti, (uint64_t)count),                   \
-                      status->MPI_internal[2]);                                                 \
-        return MPI_SUCCESS;                                                                     \
-    }
+int wm_impl_MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return wm_get_count("MPI_Get_elements_x", status, datatype, WM_INTS_OUT(count), true);
+}
 
-WM_SET_ELEMENTS_FN(MPI_Status_set_elements, int)
-WM_SET_ELEMENTS_FN(MPI_Status_set_elements_c, MPI_Count)
-WM_SET_ELEMENTS_FN(MPI_Status_set_elements_x, MPI_Count)
+/* Status_set_elements, its _c twin (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h) and its _x form. */
+static inline int wm_status_set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatype,
+                                         MPI_Count count)
+{
+    WM_TYPE_ARG(fn, datatype, ti);
+    if (status == MPI_STATUS_IGNORE)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "status is MPI_STATUS_IGNORE");
+    if (count < 0)
+        return wm_error(NULL, MPI_ERR_COUNT, fn, "count %lld is negative", (long long)count);
+    wm_status_set(status, status->MPI_SOURCE, status->MPI_TAG, status->MPI_ERROR,
+                  (MPI_Count)wm_type_elements_bytes(ti, (uint64_t)count), status->MPI_internal[2]);
+    return MPI_SUCCESS;
+}
+
+WM_TWINS_MPI_Status_set_elements(wm_status_set_elements)
+
+int wm_impl_MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return wm_status_set_elements("MPI_Status_set_elements_x", status, datatype, count);
+}
 
 #define WM_STATUS_SET(NAME, FIELD)                                          \
     int wm_impl_##NAME(MPI_Status *status, int v)                           \

@@ -336,40 +336,27 @@ static int wm_part_init(const char *fn, bool send, void *buf, int partitions, MP
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype,
-                           int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    (void)info;   /* no hint Weft uses */
-    return wm_part_init("MPI_Psend_init", true, (void *)buf, partitions, count, datatype, dest, tag,
-                        comm, request);
-}
-
-int wm_impl_MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count,
-                             MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                             MPI_Info info, MPI_Request *request)
+/* Psend_init and Precv_init, each serving its int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h). The info argument carries no hint Weft uses. */
+static inline int wm_psend_init(const char *fn, const void *buf, int partitions, MPI_Count count,
+                                MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    return wm_part_init("MPI_Psend_init_c", true, (void *)buf, partitions, count, datatype, dest,
-                        tag, comm, request);
+    return wm_part_init(fn, true, (void *)buf, partitions, count, datatype, dest, tag, comm,
+                        request);
 }
 
-int wm_impl_MPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype,
-                           int source, int tag, MPI_Comm comm, MPI_Info info,
-                           MPI_Request *request)
+static inline int wm_precv_init(const char *fn, void *buf, int partitions, MPI_Count count,
+                                MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    return wm_part_init("MPI_Precv_init", false, buf, partitions, count, datatype, source, tag,
-                        comm, request);
+    return wm_part_init(fn, false, buf, partitions, count, datatype, source, tag, comm, request);
 }
 
-int wm_impl_MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
-                             int source, int tag, MPI_Comm comm, MPI_Info info,
-                             MPI_Request *request)
-{
-    (void)info;
-    return wm_part_init("MPI_Precv_init_c", false, buf, partitions, count, datatype, source, tag,
-                        comm, request);
-}
+WM_TWINS_MPI_Psend_init(wm_psend_init)
+WM_TWINS_MPI_Precv_init(wm_precv_init)
 
 /* ---- ready and arrived ---- */
 

@@ -86,24 +86,18 @@ static int wm_subarray_impl(const char *fn, bool large, int ndims, wm_iarr_t siz
                                   newtype);
 }
 
-int wm_impl_MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                                     const int array_of_subsizes[], const int array_of_starts[],
-                                     int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* Subarray, one helper serving the int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h); the _c form records large counts. */
+static inline int wm_subarray(const char *fn, int ndims, wm_ints_t array_of_sizes,
+                              wm_ints_t array_of_subsizes, wm_ints_t array_of_starts, int order,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return wm_subarray_impl("MPI_Type_create_subarray", false, ndims, WM_IARR_INT(array_of_sizes),
-                            WM_IARR_INT(array_of_subsizes), WM_IARR_INT(array_of_starts), order,
+    return wm_subarray_impl(fn, wm_twin_is_c(fn), ndims, wm_iarr_of(array_of_sizes),
+                            wm_iarr_of(array_of_subsizes), wm_iarr_of(array_of_starts), order,
                             oldtype, newtype);
 }
 
-int wm_impl_MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
-                                       const MPI_Count array_of_subsizes[],
-                                       const MPI_Count array_of_starts[], int order,
-                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_subarray_impl("MPI_Type_create_subarray_c", true, ndims, WM_IARR_64(array_of_sizes),
-                            WM_IARR_64(array_of_subsizes), WM_IARR_64(array_of_starts), order,
-                            oldtype, newtype);
-}
+WM_TWINS_MPI_Type_create_subarray(wm_subarray)
 
 static int wm_darray_impl(const char *fn, bool large, int size, int rank, int ndims,
                           wm_iarr_t gsizes, const int distribs[], const int dargs[],
@@ -201,23 +195,14 @@ static int wm_darray_impl(const char *fn, bool large, int size, int rank, int nd
     return wm_type_finish_resized(fn, &cur, 0, ext, old->align, MPI_COMBINER_DARRAY, ct, newtype);
 }
 
-int wm_impl_MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                                   const int array_of_distribs[], const int array_of_dargs[],
-                                   const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                                   MPI_Datatype *newtype)
+static inline int wm_darray(const char *fn, int size, int rank, int ndims,
+                            wm_ints_t array_of_gsizes, const int array_of_distribs[],
+                            const int array_of_dargs[], const int array_of_psizes[], int order,
+                            MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return wm_darray_impl("MPI_Type_create_darray", false, size, rank, ndims,
-                          WM_IARR_INT(array_of_gsizes), array_of_distribs, array_of_dargs,
-                          array_of_psizes, order, oldtype, newtype);
+    return wm_darray_impl(fn, wm_twin_is_c(fn), size, rank, ndims, wm_iarr_of(array_of_gsizes),
+                          array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype,
+                          newtype);
 }
 
-int wm_impl_MPI_Type_create_darray_c(int size, int rank, int ndims,
-                                     const MPI_Count array_of_gsizes[],
-                                     const int array_of_distribs[], const int array_of_dargs[],
-                                     const int array_of_psizes[], int order,
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_darray_impl("MPI_Type_create_darray_c", true, size, rank, ndims,
-                          WM_IARR_64(array_of_gsizes), array_of_distribs, array_of_dargs,
-                          array_of_psizes, order, oldtype, newtype);
-}
+WM_TWINS_MPI_Type_create_darray(wm_darray)

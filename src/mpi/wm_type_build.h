@@ -66,8 +66,11 @@ static inline int64_t wm_iarr_at(wm_iarr_t a, uint64_t i)
 {
     return a.width == 4 ? ((const int *)a.p)[i] : a.width == 8 ? ((const int64_t *)a.p)[i] : a.v;
 }
-#define WM_IARR_INT(p) ((wm_iarr_t){ (p), 4, 0 })
-#define WM_IARR_64(p) ((wm_iarr_t){ (p), 8, 0 })
 #define WM_IARR_ONE(x) ((wm_iarr_t){ NULL, 0, (int64_t)(x) })
+/* The view of an array a WM_TWINS_ helper received as a descriptor (src/mpi/gen/wm_entry.h). */
+static inline wm_iarr_t wm_iarr_of(wm_ints_t a)
+{
+    return (wm_iarr_t){ a.p, (int)a.width, 0 };
+}
 
 #endif

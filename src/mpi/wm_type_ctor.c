@@ -123,45 +123,26 @@ static int wm_vector_impl(const char *fn, int combiner, bool large, int64_t coun
     return wm_ctor_done(fn, &b, &bd, false, combiner, ct, newtype);
 }
 
-int wm_impl_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* Contiguous, vector and hvector, each helper serving an int form and its _c twin
+ * (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h); the _c form records large counts. */
+static inline int wm_contiguous(const char *fn, MPI_Count count, MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
 {
-    return wm_vector_impl("MPI_Type_contiguous", MPI_COMBINER_CONTIGUOUS, false, count, 0, 0,
-                          oldtype, newtype);
+    return wm_vector_impl(fn, MPI_COMBINER_CONTIGUOUS, wm_twin_is_c(fn), count, 0, 0, oldtype,
+                          newtype);
 }
 
-int wm_impl_MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+static inline int wm_vector(const char *fn, MPI_Count count, MPI_Count blocklength,
+                            MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype,
+                            int combiner)
 {
-    return wm_vector_impl("MPI_Type_contiguous_c", MPI_COMBINER_CONTIGUOUS, true, count, 0, 0,
-                          oldtype, newtype);
+    return wm_vector_impl(fn, combiner, wm_twin_is_c(fn), count, blocklength, stride, oldtype,
+                          newtype);
 }
 
-int wm_impl_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
-{
-    return wm_vector_impl("MPI_Type_vector", MPI_COMBINER_VECTOR, false, count, blocklength,
-                          stride, oldtype, newtype);
-}
-
-int wm_impl_MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                              MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_vector_impl("MPI_Type_vector_c", MPI_COMBINER_VECTOR, true, count, blocklength,
-                          stride, oldtype, newtype);
-}
-
-int wm_impl_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
-                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_vector_impl("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, false, count,
-                          blocklength, stride, oldtype, newtype);
-}
-
-int wm_impl_MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_vector_impl("MPI_Type_create_hvector_c", MPI_COMBINER_HVECTOR, true, count,
-                          blocklength, stride, oldtype, newtype);
-}
+WM_TWINS_MPI_Type_contiguous(wm_contiguous)
+WM_TWINS_MPI_Type_vector(wm_vector, MPI_COMBINER_VECTOR)
+WM_TWINS_MPI_Type_create_hvector(wm_vector, MPI_COMBINER_HVECTOR)
 
 /* ---- indexed family and struct ---------------------------------------------------------------- */
 
@@ -243,101 +224,42 @@ static int wm_indexed_impl(const char *fn, int combiner, bool large, int64_t cou
     return wm_ctor_done(fn, &b, &bd, types != NULL, combiner, ct, newtype);
 }
 
-int wm_impl_MPI_Type_indexed(int count, const int array_of_blocklengths[],
-                             const int array_of_displacements[], MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
+/* The indexed family and struct, each helper serving an int form and its _c twin (WM_TWINS_MPI_X
+ * of src/mpi/gen/wm_entry.h); the _c form records large counts. */
+static inline int wm_indexed(const char *fn, MPI_Count count, wm_ints_t array_of_blocklengths,
+                             wm_ints_t array_of_displacements, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype, int combiner)
 {
-    return wm_indexed_impl("MPI_Type_indexed", MPI_COMBINER_INDEXED, false, count,
-                           WM_IARR_INT(array_of_blocklengths), WM_IARR_INT(array_of_displacements),
+    return wm_indexed_impl(fn, combiner, wm_twin_is_c(fn), count,
+                           wm_iarr_of(array_of_blocklengths), wm_iarr_of(array_of_displacements),
                            oldtype, NULL, newtype);
 }
 
-int wm_impl_MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                               const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                               MPI_Datatype *newtype)
+static inline int wm_indexed_block(const char *fn, MPI_Count count, MPI_Count blocklength,
+                                   wm_ints_t array_of_displacements, MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype, int combiner)
 {
-    return wm_indexed_impl("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, true, count,
-                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
+    return wm_indexed_impl(fn, combiner, wm_twin_is_c(fn), count, WM_IARR_ONE(blocklength),
+                           wm_iarr_of(array_of_displacements), oldtype, NULL, newtype);
 }
 
-int wm_impl_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                                     const MPI_Aint array_of_displacements[],
-                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, false, count,
-                           WM_IARR_INT(array_of_blocklengths), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                       const MPI_Count array_of_displacements[],
-                                       MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, true, count,
-                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_indexed_block(int count, int blocklength,
-                                          const int array_of_displacements[],
-                                          MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, false,
-                           count, WM_IARR_ONE(blocklength), WM_IARR_INT(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                            const MPI_Count array_of_displacements[],
-                                            MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, true,
-                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_hindexed_block(int count, int blocklength,
-                                           const MPI_Aint array_of_displacements[],
-                                           MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, false,
-                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                             const MPI_Count array_of_displacements[],
-                                             MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-    return wm_indexed_impl("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK, true,
-                           count, WM_IARR_ONE(blocklength), WM_IARR_64(array_of_displacements),
-                           oldtype, NULL, newtype);
-}
-
-int wm_impl_MPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                                   const MPI_Aint array_of_displacements[],
-                                   const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+static inline int wm_struct(const char *fn, MPI_Count count, wm_ints_t array_of_blocklengths,
+                            wm_ints_t array_of_displacements, const MPI_Datatype array_of_types[],
+                            MPI_Datatype *newtype)
 {
     if (count > 0 && !array_of_types)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct", "array_of_types is NULL");
+        return wm_error(NULL, MPI_ERR_ARG, fn, "array_of_types is NULL");
     static const MPI_Datatype none[1] = { MPI_DATATYPE_NULL };
-    return wm_indexed_impl("MPI_Type_create_struct", MPI_COMBINER_STRUCT, false, count,
-                           WM_IARR_INT(array_of_blocklengths), WM_IARR_64(array_of_displacements),
+    return wm_indexed_impl(fn, MPI_COMBINER_STRUCT, wm_twin_is_c(fn), count,
+                           wm_iarr_of(array_of_blocklengths), wm_iarr_of(array_of_displacements),
                            MPI_DATATYPE_NULL, array_of_types ? array_of_types : none, newtype);
 }
 
-int wm_impl_MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                     const MPI_Count array_of_displacements[],
-                                     const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
-{
-    if (count > 0 && !array_of_types)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Type_create_struct_c", "array_of_types is NULL");
-    static const MPI_Datatype none[1] = { MPI_DATATYPE_NULL };
-    return wm_indexed_impl("MPI_Type_create_struct_c", MPI_COMBINER_STRUCT, true, count,
-                           WM_IARR_64(array_of_blocklengths), WM_IARR_64(array_of_displacements),
-                           MPI_DATATYPE_NULL, array_of_types ? array_of_types : none, newtype);
-}
+WM_TWINS_MPI_Type_indexed(wm_indexed, MPI_COMBINER_INDEXED)
+WM_TWINS_MPI_Type_create_hindexed(wm_indexed, MPI_COMBINER_HINDEXED)
+WM_TWINS_MPI_Type_create_indexed_block(wm_indexed_block, MPI_COMBINER_INDEXED_BLOCK)
+WM_TWINS_MPI_Type_create_hindexed_block(wm_indexed_block, MPI_COMBINER_HINDEXED_BLOCK)
+WM_TWINS_MPI_Type_create_struct(wm_struct)
 
 /* ---- resized ---------------------------------------------------------------------------------- */
 
@@ -373,17 +295,13 @@ static int wm_resized_impl(const char *fn, bool large, MPI_Datatype oldtype, int
                                   newtype);
 }
 
-int wm_impl_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                                    MPI_Datatype *newtype)
+static inline int wm_resized(const char *fn, MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                             MPI_Datatype *newtype)
 {
-    return wm_resized_impl("MPI_Type_create_resized", false, oldtype, lb, extent, newtype);
+    return wm_resized_impl(fn, wm_twin_is_c(fn), oldtype, lb, extent, newtype);
 }
 
-int wm_impl_MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
-                                      MPI_Datatype *newtype)
-{
-    return wm_resized_impl("MPI_Type_create_resized_c", true, oldtype, lb, extent, newtype);
-}
+WM_TWINS_MPI_Type_create_resized(wm_resized)
 
 /* ---- value-index pairs (MINLOC / MAXLOC) ------------------------------------------------------ */
 

@@ -94,46 +94,36 @@ static int wm_unpack_impl(const char *fn, const void *inbuf, MPI_Count insize,
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
-                     int outsize, int *position, MPI_Comm comm)
+/* Pack and Unpack, each helper serving the int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h); position is updated on success only. */
+static inline int wm_pack(const char *fn, const void *inbuf, MPI_Count incount,
+                          MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                          wm_ints_out_t position, MPI_Comm comm)
 {
-    if (!position)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Pack", "position is NULL");
-    MPI_Count pos = *position;
-    int rc = wm_pack_impl("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, &pos, comm);
+    if (!position.p)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "position is NULL");
+    MPI_Count pos = wm_ints_get(position, 0);
+    int rc = wm_pack_impl(fn, inbuf, incount, datatype, outbuf, outsize, &pos, comm);
     if (!rc)
-        *position = (int)pos;
+        wm_ints_set(position, 0, pos);   /* at most outsize: fits */
     return rc;
 }
 
-int wm_impl_MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
-                       MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+static inline int wm_unpack(const char *fn, const void *inbuf, MPI_Count insize,
+                            wm_ints_out_t position, void *outbuf, MPI_Count outcount,
+                            MPI_Datatype datatype, MPI_Comm comm)
 {
-    if (!position)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Pack_c", "position is NULL");
-    return wm_pack_impl("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
-}
-
-int wm_impl_MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-                       MPI_Datatype datatype, MPI_Comm comm)
-{
-    if (!position)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Unpack", "position is NULL");
-    MPI_Count pos = *position;
-    int rc = wm_unpack_impl("MPI_Unpack", inbuf, insize, &pos, outbuf, outcount, datatype, comm);
+    if (!position.p)
+        return wm_error(NULL, MPI_ERR_ARG, fn, "position is NULL");
+    MPI_Count pos = wm_ints_get(position, 0);
+    int rc = wm_unpack_impl(fn, inbuf, insize, &pos, outbuf, outcount, datatype, comm);
     if (!rc)
-        *position = (int)pos;
+        wm_ints_set(position, 0, pos);   /* at most insize: fits */
     return rc;
 }
 
-int wm_impl_MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
-                         MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
-{
-    if (!position)
-        return wm_error(NULL, MPI_ERR_ARG, "MPI_Unpack_c", "position is NULL");
-    return wm_unpack_impl("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype,
-                          comm);
-}
+WM_TWINS_MPI_Pack(wm_pack)
+WM_TWINS_MPI_Unpack(wm_unpack)
 
 static int wm_pack_size_impl(const char *fn, MPI_Count incount, MPI_Datatype datatype,
                              MPI_Comm comm, MPI_Count *size_p)
@@ -151,24 +141,22 @@ static int wm_pack_size_impl(const char *fn, MPI_Count incount, MPI_Datatype dat
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+/* Pack_size, serving the int form and its _c twin: a size an int cannot hold is an error. */
+static inline int wm_pack_size(const char *fn, MPI_Count incount, MPI_Datatype datatype,
+                               MPI_Comm comm, wm_ints_out_t size)
 {
     MPI_Count n = 0;
-    int rc = wm_pack_size_impl("MPI_Pack_size", incount, datatype, comm, size ? &n : NULL);
+    int rc = wm_pack_size_impl(fn, incount, datatype, comm, size.p ? &n : NULL);
     if (rc)
         return rc;
-    if (n > 0x7fffffff)
-        return wm_error(NULL, MPI_ERR_VALUE_TOO_LARGE, "MPI_Pack_size",
-                        "%lld bytes do not fit an int", (long long)n);
-    *size = (int)n;
+    if (!wm_ints_fits(size, n))
+        return wm_error(NULL, MPI_ERR_VALUE_TOO_LARGE, fn, "%lld bytes do not fit an int",
+                        (long long)n);
+    wm_ints_set(size, 0, n);
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
-                            MPI_Count *size)
-{
-    return wm_pack_size_impl("MPI_Pack_size_c", incount, datatype, comm, size);
-}
+WM_TWINS_MPI_Pack_size(wm_pack_size)
 
 /* ---- external32 ------------------------------------------------------------------------------- */
 
@@ -436,45 +424,34 @@ static int wm_unpack_ext_impl(const char *fn, const char *datarep, const void *i
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Pack_external(const char *datarep, const void *inbuf, int incount,
-                              MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
-                              MPI_Aint *position)
+/* Pack_external and Unpack_external, each helper serving the int form and its _c twin; position
+ * (MPI_Aint or MPI_Count) is updated on success only. */
+static inline int wm_pack_external(const char *fn, const char *datarep, const void *inbuf,
+                                   MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                                   MPI_Count outsize, wm_ints_out_t position)
 {
-    MPI_Count pos = position ? *position : 0;
-    int rc = wm_pack_ext_impl("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf,
-                              outsize, position ? &pos : NULL);
+    MPI_Count pos = position.p ? wm_ints_get(position, 0) : 0;
+    int rc = wm_pack_ext_impl(fn, datarep, inbuf, incount, datatype, outbuf, outsize,
+                              position.p ? &pos : NULL);
     if (!rc)
-        *position = (MPI_Aint)pos;
+        wm_ints_set(position, 0, pos);
     return rc;
 }
 
-int wm_impl_MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount,
-                                MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
-                                MPI_Count *position)
+static inline int wm_unpack_external(const char *fn, const char datarep[], const void *inbuf,
+                                     MPI_Count insize, wm_ints_out_t position, void *outbuf,
+                                     MPI_Count outcount, MPI_Datatype datatype)
 {
-    return wm_pack_ext_impl("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf,
-                            outsize, position);
-}
-
-int wm_impl_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
-                                MPI_Aint *position, void *outbuf, int outcount,
-                                MPI_Datatype datatype)
-{
-    MPI_Count pos = position ? *position : 0;
-    int rc = wm_unpack_ext_impl("MPI_Unpack_external", datarep, inbuf, insize,
-                                position ? &pos : NULL, outbuf, outcount, datatype);
+    MPI_Count pos = position.p ? wm_ints_get(position, 0) : 0;
+    int rc = wm_unpack_ext_impl(fn, datarep, inbuf, insize, position.p ? &pos : NULL, outbuf,
+                                outcount, datatype);
     if (!rc)
-        *position = (MPI_Aint)pos;
+        wm_ints_set(position, 0, pos);
     return rc;
 }
 
-int wm_impl_MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
-                                  MPI_Count *position, void *outbuf, MPI_Count outcount,
-                                  MPI_Datatype datatype)
-{
-    return wm_unpack_ext_impl("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf,
-                              outcount, datatype);
-}
+WM_TWINS_MPI_Pack_external(wm_pack_external)
+WM_TWINS_MPI_Unpack_external(wm_unpack_external)
 
 static int wm_pack_ext_size_impl(const char *fn, const char *datarep, MPI_Count incount,
                                  MPI_Datatype datatype, MPI_Count *size_p)
@@ -493,19 +470,14 @@ static int wm_pack_ext_size_impl(const char *fn, const char *datarep, MPI_Count 
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
-                                   MPI_Aint *size)
+static inline int wm_pack_external_size(const char *fn, const char *datarep, MPI_Count incount,
+                                        MPI_Datatype datatype, wm_ints_out_t size)
 {
     MPI_Count n = 0;
-    int rc = wm_pack_ext_size_impl("MPI_Pack_external_size", datarep, incount, datatype,
-                                   size ? &n : NULL);
+    int rc = wm_pack_ext_size_impl(fn, datarep, incount, datatype, size.p ? &n : NULL);
     if (!rc)
-        *size = (MPI_Aint)n;
+        wm_ints_set(size, 0, n);   /* MPI_Aint or MPI_Count: holds any size of this process */
     return rc;
 }
 
-int wm_impl_MPI_Pack_external_size_c(const char *datarep, MPI_Count incount,
-                                     MPI_Datatype datatype, MPI_Count *size)
-{
-    return wm_pack_ext_size_impl("MPI_Pack_external_size_c", datarep, incount, datatype, size);
-}
+WM_TWINS_MPI_Pack_external_size(wm_pack_external_size)

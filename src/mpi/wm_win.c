@@ -401,22 +401,35 @@ out_dup:
     return wm_error_raise(c, rc);
 }
 
-int wm_impl_MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                           MPI_Win *win)
-{
-    return wm_win_make("MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, size, disp_unit, info, base,
-                       NULL, win);
-}
-
-int wm_impl_MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                             MPI_Comm comm, MPI_Win *win)
+/* Win_create, Win_allocate and Win_allocate_shared, one helper serving the int form and its _c
+ * twin (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h): baseptr is NULL for Win_create, base NULL for
+ * the others. A disp_unit beyond int can only come from a _c form. */
+static inline int wm_win_new(const char *fn, void *base, MPI_Aint size, MPI_Aint disp_unit,
+                             MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                             int flavor)
 {
     if (disp_unit > INT32_MAX)
-        return wm_error(NULL, MPI_ERR_DISP, "MPI_Win_create_c", "disp_unit %lld is too large",
+        return wm_error(NULL, MPI_ERR_DISP, fn, "disp_unit %lld is too large",
                         (long long)disp_unit);
-    return wm_win_make("MPI_Win_create_c", comm, MPI_WIN_FLAVOR_CREATE, size, (int)disp_unit,
-                       info, base, NULL, win);
+    return wm_win_make(fn, comm, flavor, size, (int)disp_unit, info, base, (void **)baseptr, win);
 }
+
+static inline int wm_win_create(const char *fn, void *base, MPI_Aint size, MPI_Aint disp_unit,
+                                MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return wm_win_new(fn, base, size, disp_unit, info, comm, NULL, win, MPI_WIN_FLAVOR_CREATE);
+}
+
+static inline int wm_win_allocate(const char *fn, MPI_Aint size, MPI_Aint disp_unit,
+                                  MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                                  int flavor)
+{
+    return wm_win_new(fn, NULL, size, disp_unit, info, comm, baseptr, win, flavor);
+}
+
+WM_TWINS_MPI_Win_create(wm_win_create)
+WM_TWINS_MPI_Win_allocate(wm_win_allocate, MPI_WIN_FLAVOR_ALLOCATE)
+WM_TWINS_MPI_Win_allocate_shared(wm_win_allocate, MPI_WIN_FLAVOR_SHARED)
 
 int wm_impl_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -474,40 +487,6 @@ int wm_impl_MPI_Win_detach(MPI_Win win, const void *base)
     return wm_win_error(w, MPI_ERR_ARG, fn, "no region attached at %p", base);
 }
 
-int wm_impl_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                             void *baseptr, MPI_Win *win)
-{
-    return wm_win_make("MPI_Win_allocate", comm, MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info,
-                       NULL, (void **)baseptr, win);
-}
-
-int wm_impl_MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
-                               void *baseptr, MPI_Win *win)
-{
-    if (disp_unit > INT32_MAX)
-        return wm_error(NULL, MPI_ERR_DISP, "MPI_Win_allocate_c", "disp_unit %lld is too large",
-                        (long long)disp_unit);
-    return wm_win_make("MPI_Win_allocate_c", comm, MPI_WIN_FLAVOR_ALLOCATE, size, (int)disp_unit,
-                       info, NULL, (void **)baseptr, win);
-}
-
-int wm_impl_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                                    void *baseptr, MPI_Win *win)
-{
-    return wm_win_make("MPI_Win_allocate_shared", comm, MPI_WIN_FLAVOR_SHARED, size, disp_unit,
-                       info, NULL, (void **)baseptr, win);
-}
-
-int wm_impl_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-                                      MPI_Comm comm, void *baseptr, MPI_Win *win)
-{
-    if (disp_unit > INT32_MAX)
-        return wm_error(NULL, MPI_ERR_DISP, "MPI_Win_allocate_shared_c",
-                        "disp_unit %lld is too large", (long long)disp_unit);
-    return wm_win_make("MPI_Win_allocate_shared_c", comm, MPI_WIN_FLAVOR_SHARED, size,
-                       (int)disp_unit, info, NULL, (void **)baseptr, win);
-}
-
 static int wm_win_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *du,
                         void *baseptr)
 {
@@ -535,22 +514,19 @@ static int wm_win_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size, M
     return MPI_SUCCESS;
 }
 
-int wm_impl_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
-                                 void *baseptr)
+/* Win_shared_query and its _c twin (WM_TWINS_MPI_X of src/mpi/gen/wm_entry.h): disp_unit is an
+ * int or an MPI_Aint. */
+static inline int wm_win_shared_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size,
+                                      wm_ints_out_t disp_unit, void *baseptr)
 {
     MPI_Aint du = 0;
-    int rc = wm_win_query("MPI_Win_shared_query", win, rank, size, disp_unit ? &du : NULL,
-                          baseptr);
+    int rc = wm_win_query(fn, win, rank, size, disp_unit.p ? &du : NULL, baseptr);
     if (rc == MPI_SUCCESS)
-        *disp_unit = (int)du;
+        wm_ints_set(disp_unit, 0, du);   /* an int: the window was made with one */
     return rc;
 }
 
-int wm_impl_MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
-                                   void *baseptr)
-{
-    return wm_win_query("MPI_Win_shared_query_c", win, rank, size, disp_unit, baseptr);
-}
+WM_TWINS_MPI_Win_shared_query(wm_win_shared_query)
 
 int wm_impl_MPI_Win_free(MPI_Win *win)
 {

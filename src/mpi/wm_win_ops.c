@@ -578,76 +578,46 @@ wm_rma_atomic_fast(const void *obuf, const void *cmp, void *rbuf, MPI_Datatype t
     return true;
 }
 
-int wm_impl_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                    int target_rank, MPI_Aint target_disp, int target_count,
-                    MPI_Datatype target_datatype, MPI_Win win)
+/* Put, Get and Accumulate, each helper serving the int form and its _c twin (WM_TWINS_MPI_X of
+ * src/mpi/gen/wm_entry.h): the fast path inline, the general one a call. */
+static inline int wm_put(const char *fn, const void *origin_addr, MPI_Count origin_count,
+                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                         MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (wm_rma_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                         target_count, target_datatype, win))
         return MPI_SUCCESS;
-    return wm_rma_put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win, false);
+    return wm_rma_put(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                      target_count, target_datatype, win, false);
 }
 
-int wm_impl_MPI_Put_c(const void *origin_addr, MPI_Count origin_count,
-                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-    if (wm_rma_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                        target_count, target_datatype, win))
-        return MPI_SUCCESS;
-    return wm_rma_put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win, false);
-}
-
-int wm_impl_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                    int target_rank, MPI_Aint target_disp, int target_count,
-                    MPI_Datatype target_datatype, MPI_Win win)
+static inline int wm_get(const char *fn, void *origin_addr, MPI_Count origin_count,
+                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                         MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     if (wm_rma_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                         target_count, target_datatype, win))
         return MPI_SUCCESS;
-    return wm_rma_get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win, false);
+    return wm_rma_get(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                      target_count, target_datatype, win, false);
 }
 
-int wm_impl_MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                      MPI_Datatype target_datatype, MPI_Win win)
-{
-    if (wm_rma_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                        target_count, target_datatype, win))
-        return MPI_SUCCESS;
-    return wm_rma_get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win, false);
-}
-
-int wm_impl_MPI_Accumulate(const void *origin_addr, int origin_count,
-                           MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                           int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+static inline int wm_accumulate(const char *fn, const void *origin_addr, MPI_Count origin_count,
+                                MPI_Datatype origin_datatype, int target_rank,
+                                MPI_Aint target_disp, MPI_Count target_count,
+                                MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     if (origin_count == 1 && target_count == 1 && origin_datatype == target_datatype &&
         wm_rma_atomic_fast(origin_addr, NULL, NULL, origin_datatype, target_rank, target_disp, op,
                            win))
         return MPI_SUCCESS;
-    return wm_rma_acc("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
-                      MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
-                      op, win, false);
+    return wm_rma_acc(fn, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      target_rank, target_disp, target_count, target_datatype, op, win, false);
 }
 
-int wm_impl_MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                             MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                             MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-                             MPI_Win win)
-{
-    if (origin_count == 1 && target_count == 1 && origin_datatype == target_datatype &&
-        wm_rma_atomic_fast(origin_addr, NULL, NULL, origin_datatype, target_rank, target_disp, op,
-                           win))
-        return MPI_SUCCESS;
-    return wm_rma_acc("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0,
-                      MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
-                      op, win, false);
-}
+WM_TWINS_MPI_Put(wm_put)
+WM_TWINS_MPI_Get(wm_get)
+WM_TWINS_MPI_Accumulate(wm_accumulate)
 
 WM_TWINS_MPI_Get_accumulate(wm_rma_acc, true)
 
@@ -749,109 +719,62 @@ static int wm_rma_request(const char *fn, int rc, MPI_Win win, MPI_Request *requ
             return wm_win_error(w_, MPI_ERR_ARG, fn, "request is NULL");                        \
     } while (0)
 
-int wm_impl_MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                     int target_rank, MPI_Aint target_disp, int target_count,
-                     MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+/* The request-based forms, each helper serving the int form and its _c twin. */
+static inline int wm_rput(const char *fn, const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                          MPI_Request *request)
 {
-    WM_RMA_REQ_CHECK("MPI_Rput", win, request);
-    return wm_rma_request("MPI_Rput",
-                          wm_rma_put("MPI_Rput", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win,
-                                     true),
+    WM_RMA_REQ_CHECK(fn, win, request);
+    return wm_rma_request(fn,
+                          wm_rma_put(fn, origin_addr, origin_count, origin_datatype, target_rank,
+                                     target_disp, target_count, target_datatype, win, true),
                           win, request);
 }
 
-int wm_impl_MPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
-                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
-                       MPI_Request *request)
+static inline int wm_rget(const char *fn, void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                          MPI_Request *request)
 {
-    WM_RMA_REQ_CHECK("MPI_Rput_c", win, request);
-    return wm_rma_request("MPI_Rput_c",
-                          wm_rma_put("MPI_Rput_c", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win,
-                                     true),
+    WM_RMA_REQ_CHECK(fn, win, request);
+    return wm_rma_request(fn,
+                          wm_rma_get(fn, origin_addr, origin_count, origin_datatype, target_rank,
+                                     target_disp, target_count, target_datatype, win, true),
                           win, request);
 }
 
-int wm_impl_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                     int target_rank, MPI_Aint target_disp, int target_count,
-                     MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+static inline int wm_raccumulate(const char *fn, const void *origin_addr, MPI_Count origin_count,
+                                 MPI_Datatype origin_datatype, int target_rank,
+                                 MPI_Aint target_disp, MPI_Count target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                 MPI_Request *request)
 {
-    WM_RMA_REQ_CHECK("MPI_Rget", win, request);
-    return wm_rma_request("MPI_Rget",
-                          wm_rma_get("MPI_Rget", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win,
-                                     true),
+    WM_RMA_REQ_CHECK(fn, win, request);
+    return wm_rma_request(fn,
+                          wm_rma_acc(fn, origin_addr, origin_count, origin_datatype, NULL, 0,
+                                     MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
+                                     target_datatype, op, win, false),
                           win, request);
 }
 
-int wm_impl_MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                       MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+static inline int wm_rget_accumulate(const char *fn, const void *origin_addr,
+                                     MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                     void *result_addr, MPI_Count result_count,
+                                     MPI_Datatype result_datatype, int target_rank,
+                                     MPI_Aint target_disp, MPI_Count target_count,
+                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                     MPI_Request *request)
 {
-    WM_RMA_REQ_CHECK("MPI_Rget_c", win, request);
-    return wm_rma_request("MPI_Rget_c",
-                          wm_rma_get("MPI_Rget_c", origin_addr, origin_count, origin_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, win,
-                                     true),
+    WM_RMA_REQ_CHECK(fn, win, request);
+    return wm_rma_request(fn,
+                          wm_rma_acc(fn, origin_addr, origin_count, origin_datatype, result_addr,
+                                     result_count, result_datatype, target_rank, target_disp,
+                                     target_count, target_datatype, op, win, true),
                           win, request);
 }
 
-int wm_impl_MPI_Raccumulate(const void *origin_addr, int origin_count,
-                            MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                            int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                            MPI_Request *request)
-{
-    WM_RMA_REQ_CHECK("MPI_Raccumulate", win, request);
-    return wm_rma_request("MPI_Raccumulate",
-                          wm_rma_acc("MPI_Raccumulate", origin_addr, origin_count,
-                                     origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
-                                     target_disp, target_count, target_datatype, op, win, false),
-                          win, request);
-}
-
-int wm_impl_MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
-                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                              MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-                              MPI_Win win, MPI_Request *request)
-{
-    WM_RMA_REQ_CHECK("MPI_Raccumulate_c", win, request);
-    return wm_rma_request("MPI_Raccumulate_c",
-                          wm_rma_acc("MPI_Raccumulate_c", origin_addr, origin_count,
-                                     origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
-                                     target_disp, target_count, target_datatype, op, win, false),
-                          win, request);
-}
-
-int wm_impl_MPI_Rget_accumulate(const void *origin_addr, int origin_count,
-                                MPI_Datatype origin_datatype, void *result_addr, int result_count,
-                                MPI_Datatype result_datatype, int target_rank,
-                                MPI_Aint target_disp, int target_count,
-                                MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                                MPI_Request *request)
-{
-    WM_RMA_REQ_CHECK("MPI_Rget_accumulate", win, request);
-    return wm_rma_request("MPI_Rget_accumulate",
-                          wm_rma_acc("MPI_Rget_accumulate", origin_addr, origin_count,
-                                     origin_datatype, result_addr, result_count, result_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, op,
-                                     win, true),
-                          win, request);
-}
-
-int wm_impl_MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-                                  MPI_Datatype origin_datatype, void *result_addr,
-                                  MPI_Count result_count, MPI_Datatype result_datatype,
-                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                                  MPI_Request *request)
-{
-    WM_RMA_REQ_CHECK("MPI_Rget_accumulate_c", win, request);
-    return wm_rma_request("MPI_Rget_accumulate_c",
-                          wm_rma_acc("MPI_Rget_accumulate_c", origin_addr, origin_count,
-                                     origin_datatype, result_addr, result_count, result_datatype,
-                                     target_rank, target_disp, target_count, target_datatype, op,
-                                     win, true),
-                          win, request);
-}
+WM_TWINS_MPI_Rput(wm_rput)
+WM_TWINS_MPI_Rget(wm_rget)
+WM_TWINS_MPI_Raccumulate(wm_raccumulate)
+WM_TWINS_MPI_Rget_accumulate(wm_rget_accumulate)

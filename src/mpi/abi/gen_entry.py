@@ -17,6 +17,11 @@ impl has exactly the prototype of the entry point, so the wrapper compiles to on
 argument moves, no frame).  A function listed in unimplemented.txt gets, instead of the call, the
 stub raising MPI_ERR_UNSUPPORTED_OPERATION through wm_unsupported().
 
+wm_entry.h also defines, for each implemented pair MPI_X / MPI_X_c whose _c form only widens types
+(by-value int to MPI_Count, arrays and pointers of int or MPI_Aint to MPI_Aint or MPI_Count), the
+macro WM_TWINS_MPI_X that defines both implementations over one helper; the differing arrays reach
+the helper as wm_ints_t / wm_ints_out_t descriptors (docs/abi.md, "Implementing a function").
+
 The output is committed, so that grep finds every PMPI_ definition; the test abi.entry_current
 regenerates it into the build tree and fails when the committed copy is stale.
 """
@@ -54,20 +59,45 @@ def impl_prototype(f):
     return f"{f.ret} {impl_name(f)}({', '.join(params) if params else 'void'})"
 
 
-def scalar_twins(functions, unimplemented):
-    """[(X, X_c)] for each implemented pair whose _c form differs from the int form only in the
-    types of parameters passed by value (int or MPI_Aint widened to MPI_Count)."""
+WIDE = {"int", "MPI_Aint", "MPI_Count"}   # element types an int form and its _c form trade
+
+
+def is_indirect(param):
+    return "*" in param or "[" in param
+
+
+def twin_arg(a, b):
+    """How the twin macro passes a parameter declared a in the int form and b in the _c form:
+    its name; WM_INTS(name) or WM_INTS_OUT(name) for an array or pointer whose element type
+    differs (int, MPI_Aint, MPI_Count); None when the pair is no twin."""
+    name = arg_name(a)
+    if arg_name(b) != name:
+        return None
+    if a == b or not (is_indirect(a) or is_indirect(b)):
+        return name
+    ta, tb = G.PARAM_RE.match(a).group("type"), G.PARAM_RE.match(b).group("type")
+    shape = lambda p: p.replace(G.PARAM_RE.match(p).group("type"), "T", 1)  # noqa: E731
+    if not is_indirect(a) or not is_indirect(b) or shape(a) != shape(b) or ta not in WIDE \
+            or tb not in WIDE:
+        return None
+    return f"WM_INTS({name})" if a.lstrip().startswith("const ") else f"WM_INTS_OUT({name})"
+
+
+def twins(functions, unimplemented):
+    """[(X, X_c, arguments)] for each implemented pair whose _c form differs from the int form
+    only in widened types: parameters passed by value (int or MPI_Aint to MPI_Count), and arrays
+    or pointers of int or MPI_Aint to MPI_Aint or MPI_Count, which are passed as descriptors."""
     by_name = {f.name: f for f in functions}
     pairs = []
     for f in functions:
         c = by_name.get(f.name + "_c")
         if not c or f.name in unimplemented or c.name in unimplemented:
             continue
-        if len(f.params) != len(c.params) or f.ret != c.ret:
+        if len(f.params) != len(c.params) or f.ret != c.ret or "..." in f.params:
             continue
-        if all(a == b or (arg_name(a) == arg_name(b) and "*" not in a + b and "[" not in a + b)
-               for a, b in zip(f.params, c.params)):
-            pairs.append((f, c))
+        args = [twin_arg(a, b) for a, b in zip(f.params, c.params)]
+        if None not in args:
+            pairs.append((f, c, args))
     return pairs
 
 
@@ -75,11 +105,12 @@ def arg_name(param):
     return G.PARAM_RE.match(param).group("name")
 
 
-def emit_twins(f, c):
+def emit_twins(f, c, args):
     """WM_TWINS_MPI_X(helper, extra...) defines wm_impl_MPI_X and wm_impl_MPI_X_c, each calling
-    helper("<its MPI name>", <its arguments>, extra...): one helper, with the _c form's types,
-    serves both, and the error messages name the call the user made."""
-    args = ", ".join(arg_names(f))
+    helper("<its MPI name>", <its arguments>, extra...): one helper, with the _c form's types
+    (a wm_ints_t or wm_ints_out_t for a differing array), serves both, and the error messages
+    name the call the user made."""
+    args = ", ".join(args)
     lines = [f"/* {f.name} and {c.name}: helper(fn, {args}, ...) */",
              f"#define WM_TWINS_{f.name}(helper, ...)"]
     for g in (f, c):
@@ -91,11 +122,80 @@ def emit_twins(f, c):
     return [lines[0]] + [x.ljust(width) + "\\" for x in lines[1:-1]] + [lines[-1]]
 
 
+DESCRIPTORS = """
+/* The int and large-count (_c) forms of a function whose _c form only widens types: a source
+ * file defines both implementations with
+ *     WM_TWINS_MPI_X(helper, extra arguments...)
+ * where helper (static inline, so that each twin compiles to the helper's body) takes the MPI
+ * name of the call, the _c form's parameters, then the extra arguments. A parameter passed by
+ * value reaches it converted to the _c form's type. An array or pointer whose element type
+ * differs between the forms (const int[] against const MPI_Count[] or const MPI_Aint[]; int *
+ * against MPI_Count *; MPI_Aint[] against MPI_Count[]) reaches it as a descriptor: wm_ints_t
+ * for one the call only reads, wm_ints_out_t for one it writes, each holding the address and
+ * the size of an element, which tells the forms apart. See docs/abi.md. */
+
+typedef struct wm_ints {
+    const void *p;     /* the caller's array, NULL if the caller passed NULL */
+    unsigned width;    /* sizeof an element: sizeof(int), or 8 (MPI_Count, MPI_Aint) */
+} wm_ints_t;
+
+typedef struct wm_ints_out {
+    void *p;
+    unsigned width;
+} wm_ints_out_t;
+
+_Static_assert(sizeof(MPI_Count) == 8 && sizeof(int) == 4 &&
+                   (sizeof(MPI_Aint) == 8 || sizeof(MPI_Aint) == sizeof(int)),
+               "wm_ints_t tells element types apart by their size");
+
+#define WM_INTS(a) ((wm_ints_t){ (a), sizeof(*(a)) })
+#define WM_INTS_OUT(a) ((wm_ints_out_t){ (a), sizeof(*(a)) })
+
+/* Element i of an array descriptor. */
+static inline int64_t wm_ints_at(wm_ints_t a, size_t i)
+{
+    return a.width == sizeof(int) ? ((const int *)a.p)[i] : ((const int64_t *)a.p)[i];
+}
+
+static inline int64_t wm_ints_get(wm_ints_out_t a, size_t i)
+{
+    return a.width == sizeof(int) ? ((int *)a.p)[i] : ((int64_t *)a.p)[i];
+}
+
+/* Whether v fits in an element of a (an int form's output may be too narrow for it). */
+static inline bool wm_ints_fits(wm_ints_out_t a, int64_t v)
+{
+    return a.width != sizeof(int) || (v >= INT_MIN && v <= INT_MAX);
+}
+
+/* Store v as element i (an int element takes (int)v: where v may not fit, ask wm_ints_fits
+ * first). */
+static inline void wm_ints_set(wm_ints_out_t a, size_t i, int64_t v)
+{
+    if (a.width == sizeof(int))
+        ((int *)a.p)[i] = (int)v;
+    else
+        ((int64_t *)a.p)[i] = v;
+}
+
+/* In a helper: whether fn, the MPI name it was given, is that of the _c form (a constant once
+ * the helper is inlined into the twins). */
+static inline bool wm_twin_is_c(const char *fn)
+{
+    size_t n = __builtin_strlen(fn);
+    return n > 2 && fn[n - 2] == '_' && fn[n - 1] == 'c';
+}"""
+
+
 def emit_header(families, unimplemented):
     out = [BANNER,
            "#ifndef WM_ENTRY_H",
            "#define WM_ENTRY_H",
            "",
+           "#include <limits.h>",
+           "#include <stdbool.h>",
+           "#include <stddef.h>",
+           "#include <stdint.h>",
            "#include <mpi.h>",
            "",
            "/* The implementation of each implemented MPI function: hidden, called only by its",
@@ -107,14 +207,9 @@ def emit_header(families, unimplemented):
             continue
         out += ["", f"/* ---- {desc} ---- */"]
         out += [impl_prototype(f) + ";" for f in chosen]
-    out += ["",
-            "/* The int and large-count (_c) forms of a function whose _c form only widens parameters",
-            " * passed by value to MPI_Count: a source file defines both implementations with",
-            " *     WM_TWINS_MPI_X(helper, extra arguments...)",
-            " * where helper (usually static inline) takes the MPI name of the call, the _c form's",
-            " * parameters, then the extra arguments. See docs/abi.md. */"]
-    for f, c in scalar_twins(G.all_functions(families), unimplemented):
-        out += [""] + emit_twins(f, c)
+    out += DESCRIPTORS.split("\n")
+    for f, c, args in twins(G.all_functions(families), unimplemented):
+        out += [""] + emit_twins(f, c, args)
     out += ["", "#endif"]
     return "\n".join(out) + "\n"
 

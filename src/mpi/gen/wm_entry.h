@@ -5,6 +5,10 @@
 #ifndef WM_ENTRY_H
 #define WM_ENTRY_H
 
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <mpi.h>
 
 /* The implementation of each implemented MPI function: hidden, called only by its
@@ -654,11 +658,68 @@ MPI_Datatype wm_impl_MPI_Type_fromint(int datatype);
 int wm_impl_MPI_Win_toint(MPI_Win win);
 MPI_Win wm_impl_MPI_Win_fromint(int win);
 
-/* The int and large-count (_c) forms of a function whose _c form only widens parameters
- * passed by value to MPI_Count: a source file defines both implementations with
+/* The int and large-count (_c) forms of a function whose _c form only widens types: a source
+ * file defines both implementations with
  *     WM_TWINS_MPI_X(helper, extra arguments...)
- * where helper (usually static inline) takes the MPI name of the call, the _c form's
- * parameters, then the extra arguments. See docs/abi.md. */
+ * where helper (static inline, so that each twin compiles to the helper's body) takes the MPI
+ * name of the call, the _c form's parameters, then the extra arguments. A parameter passed by
+ * value reaches it converted to the _c form's type. An array or pointer whose element type
+ * differs between the forms (const int[] against const MPI_Count[] or const MPI_Aint[]; int *
+ * against MPI_Count *; MPI_Aint[] against MPI_Count[]) reaches it as a descriptor: wm_ints_t
+ * for one the call only reads, wm_ints_out_t for one it writes, each holding the address and
+ * the size of an element, which tells the forms apart. See docs/abi.md. */
+
+typedef struct wm_ints {
+    const void *p;     /* the caller's array, NULL if the caller passed NULL */
+    unsigned width;    /* sizeof an element: sizeof(int), or 8 (MPI_Count, MPI_Aint) */
+} wm_ints_t;
+
+typedef struct wm_ints_out {
+    void *p;
+    unsigned width;
+} wm_ints_out_t;
+
+_Static_assert(sizeof(MPI_Count) == 8 && sizeof(int) == 4 &&
+                   (sizeof(MPI_Aint) == 8 || sizeof(MPI_Aint) == sizeof(int)),
+               "wm_ints_t tells element types apart by their size");
+
+#define WM_INTS(a) ((wm_ints_t){ (a), sizeof(*(a)) })
+#define WM_INTS_OUT(a) ((wm_ints_out_t){ (a), sizeof(*(a)) })
+
+/* Element i of an array descriptor. */
+static inline int64_t wm_ints_at(wm_ints_t a, size_t i)
+{
+    return a.width == sizeof(int) ? ((const int *)a.p)[i] : ((const int64_t *)a.p)[i];
+}
+
+static inline int64_t wm_ints_get(wm_ints_out_t a, size_t i)
+{
+    return a.width == sizeof(int) ? ((int *)a.p)[i] : ((int64_t *)a.p)[i];
+}
+
+/* Whether v fits in an element of a (an int form's output may be too narrow for it). */
+static inline bool wm_ints_fits(wm_ints_out_t a, int64_t v)
+{
+    return a.width != sizeof(int) || (v >= INT_MIN && v <= INT_MAX);
+}
+
+/* Store v as element i (an int element takes (int)v: where v may not fit, ask wm_ints_fits
+ * first). */
+static inline void wm_ints_set(wm_ints_out_t a, size_t i, int64_t v)
+{
+    if (a.width == sizeof(int))
+        ((int *)a.p)[i] = (int)v;
+    else
+        ((int64_t *)a.p)[i] = v;
+}
+
+/* In a helper: whether fn, the MPI name it was given, is that of the _c form (a constant once
+ * the helper is inlined into the twins). */
+static inline bool wm_twin_is_c(const char *fn)
+{
+    size_t n = __builtin_strlen(fn);
+    return n > 2 && fn[n - 2] == '_' && fn[n - 1] == 'c';
+}
 
 /* MPI_Send and MPI_Send_c: helper(fn, buf, count, datatype, dest, tag, comm, ...) */
 #define WM_TWINS_MPI_Send(helper, ...)                                                                                \
@@ -680,6 +741,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) \
     {                                                                                                                                 \
         return helper("MPI_Recv_c", buf, count, datatype, source, tag, comm, status, ##__VA_ARGS__);                                  \
+    }
+
+/* MPI_Get_count and MPI_Get_count_c: helper(fn, status, datatype, WM_INTS_OUT(count), ...) */
+#define WM_TWINS_MPI_Get_count(helper, ...)                                                        \
+    int wm_impl_MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)         \
+    {                                                                                              \
+        return helper("MPI_Get_count", status, datatype, WM_INTS_OUT(count), ##__VA_ARGS__);       \
+    }                                                                                              \
+    int wm_impl_MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) \
+    {                                                                                              \
+        return helper("MPI_Get_count_c", status, datatype, WM_INTS_OUT(count), ##__VA_ARGS__);     \
     }
 
 /* MPI_Bsend and MPI_Bsend_c: helper(fn, buf, count, datatype, dest, tag, comm, ...) */
@@ -726,6 +798,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Buffer_attach_c", buffer, size, ##__VA_ARGS__); \
     }
 
+/* MPI_Buffer_detach and MPI_Buffer_detach_c: helper(fn, buffer_addr, WM_INTS_OUT(size), ...) */
+#define WM_TWINS_MPI_Buffer_detach(helper, ...)                                              \
+    int wm_impl_MPI_Buffer_detach(void *buffer_addr, int *size)                              \
+    {                                                                                        \
+        return helper("MPI_Buffer_detach", buffer_addr, WM_INTS_OUT(size), ##__VA_ARGS__);   \
+    }                                                                                        \
+    int wm_impl_MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)                      \
+    {                                                                                        \
+        return helper("MPI_Buffer_detach_c", buffer_addr, WM_INTS_OUT(size), ##__VA_ARGS__); \
+    }
+
 /* MPI_Comm_attach_buffer and MPI_Comm_attach_buffer_c: helper(fn, comm, buffer, size, ...) */
 #define WM_TWINS_MPI_Comm_attach_buffer(helper, ...)                                  \
     int wm_impl_MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)         \
@@ -737,6 +820,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Comm_attach_buffer_c", comm, buffer, size, ##__VA_ARGS__); \
     }
 
+/* MPI_Comm_detach_buffer and MPI_Comm_detach_buffer_c: helper(fn, comm, buffer_addr, WM_INTS_OUT(size), ...) */
+#define WM_TWINS_MPI_Comm_detach_buffer(helper, ...)                                                    \
+    int wm_impl_MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)                     \
+    {                                                                                                   \
+        return helper("MPI_Comm_detach_buffer", comm, buffer_addr, WM_INTS_OUT(size), ##__VA_ARGS__);   \
+    }                                                                                                   \
+    int wm_impl_MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)             \
+    {                                                                                                   \
+        return helper("MPI_Comm_detach_buffer_c", comm, buffer_addr, WM_INTS_OUT(size), ##__VA_ARGS__); \
+    }
+
 /* MPI_Session_attach_buffer and MPI_Session_attach_buffer_c: helper(fn, session, buffer, size, ...) */
 #define WM_TWINS_MPI_Session_attach_buffer(helper, ...)                                        \
     int wm_impl_MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)         \
@@ -746,6 +840,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) \
     {                                                                                          \
         return helper("MPI_Session_attach_buffer_c", session, buffer, size, ##__VA_ARGS__);    \
+    }
+
+/* MPI_Session_detach_buffer and MPI_Session_detach_buffer_c: helper(fn, session, buffer_addr, WM_INTS_OUT(size), ...) */
+#define WM_TWINS_MPI_Session_detach_buffer(helper, ...)                                                       \
+    int wm_impl_MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)                  \
+    {                                                                                                         \
+        return helper("MPI_Session_detach_buffer", session, buffer_addr, WM_INTS_OUT(size), ##__VA_ARGS__);   \
+    }                                                                                                         \
+    int wm_impl_MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)          \
+    {                                                                                                         \
+        return helper("MPI_Session_detach_buffer_c", session, buffer_addr, WM_INTS_OUT(size), ##__VA_ARGS__); \
     }
 
 /* MPI_Isend and MPI_Isend_c: helper(fn, buf, count, datatype, dest, tag, comm, request, ...) */
@@ -979,6 +1084,105 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Type_create_hvector_c", count, blocklength, stride, oldtype, newtype, ##__VA_ARGS__);                                 \
     }
 
+/* MPI_Type_indexed and MPI_Type_indexed_c: helper(fn, count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_indexed(helper, ...)                                                                                                                                      \
+    int wm_impl_MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)                     \
+    {                                                                                                                                                                               \
+        return helper("MPI_Type_indexed", count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), oldtype, newtype, ##__VA_ARGS__);                                 \
+    }                                                                                                                                                                               \
+    int wm_impl_MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                                                                                                               \
+        return helper("MPI_Type_indexed_c", count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), oldtype, newtype, ##__VA_ARGS__);                               \
+    }
+
+/* MPI_Type_create_hindexed and MPI_Type_create_hindexed_c: helper(fn, count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_create_hindexed(helper, ...)                                                                                                                                      \
+    int wm_impl_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)                \
+    {                                                                                                                                                                                       \
+        return helper("MPI_Type_create_hindexed", count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), oldtype, newtype, ##__VA_ARGS__);                                 \
+    }                                                                                                                                                                                       \
+    int wm_impl_MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                                                                                                                       \
+        return helper("MPI_Type_create_hindexed_c", count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), oldtype, newtype, ##__VA_ARGS__);                               \
+    }
+
+/* MPI_Type_create_indexed_block and MPI_Type_create_indexed_block_c: helper(fn, count, blocklength, WM_INTS(array_of_displacements), oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_create_indexed_block(helper, ...)                                                                                                                    \
+    int wm_impl_MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)                     \
+    {                                                                                                                                                                          \
+        return helper("MPI_Type_create_indexed_block", count, blocklength, WM_INTS(array_of_displacements), oldtype, newtype, ##__VA_ARGS__);                                  \
+    }                                                                                                                                                                          \
+    int wm_impl_MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                                                                                                          \
+        return helper("MPI_Type_create_indexed_block_c", count, blocklength, WM_INTS(array_of_displacements), oldtype, newtype, ##__VA_ARGS__);                                \
+    }
+
+/* MPI_Type_create_hindexed_block and MPI_Type_create_hindexed_block_c: helper(fn, count, blocklength, WM_INTS(array_of_displacements), oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_create_hindexed_block(helper, ...)                                                                                                                    \
+    int wm_impl_MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)                \
+    {                                                                                                                                                                           \
+        return helper("MPI_Type_create_hindexed_block", count, blocklength, WM_INTS(array_of_displacements), oldtype, newtype, ##__VA_ARGS__);                                  \
+    }                                                                                                                                                                           \
+    int wm_impl_MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                                                                                                           \
+        return helper("MPI_Type_create_hindexed_block_c", count, blocklength, WM_INTS(array_of_displacements), oldtype, newtype, ##__VA_ARGS__);                                \
+    }
+
+/* MPI_Type_create_struct and MPI_Type_create_struct_c: helper(fn, count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), array_of_types, newtype, ...) */
+#define WM_TWINS_MPI_Type_create_struct(helper, ...)                                                                                                                                                     \
+    int wm_impl_MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)                \
+    {                                                                                                                                                                                                    \
+        return helper("MPI_Type_create_struct", count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), array_of_types, newtype, ##__VA_ARGS__);                                         \
+    }                                                                                                                                                                                                    \
+    int wm_impl_MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) \
+    {                                                                                                                                                                                                    \
+        return helper("MPI_Type_create_struct_c", count, WM_INTS(array_of_blocklengths), WM_INTS(array_of_displacements), array_of_types, newtype, ##__VA_ARGS__);                                       \
+    }
+
+/* MPI_Type_create_subarray and MPI_Type_create_subarray_c: helper(fn, ndims, WM_INTS(array_of_sizes), WM_INTS(array_of_subsizes), WM_INTS(array_of_starts), order, oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_create_subarray(helper, ...)                                                                                                                                                                  \
+    int wm_impl_MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)                     \
+    {                                                                                                                                                                                                                   \
+        return helper("MPI_Type_create_subarray", ndims, WM_INTS(array_of_sizes), WM_INTS(array_of_subsizes), WM_INTS(array_of_starts), order, oldtype, newtype, ##__VA_ARGS__);                                        \
+    }                                                                                                                                                                                                                   \
+    int wm_impl_MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                                                                                                                                                   \
+        return helper("MPI_Type_create_subarray_c", ndims, WM_INTS(array_of_sizes), WM_INTS(array_of_subsizes), WM_INTS(array_of_starts), order, oldtype, newtype, ##__VA_ARGS__);                                      \
+    }
+
+/* MPI_Type_create_darray and MPI_Type_create_darray_c: helper(fn, size, rank, ndims, WM_INTS(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ...) */
+#define WM_TWINS_MPI_Type_create_darray(helper, ...)                                                                                                                                                                                                       \
+    int wm_impl_MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)         \
+    {                                                                                                                                                                                                                                                      \
+        return helper("MPI_Type_create_darray", size, rank, ndims, WM_INTS(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ##__VA_ARGS__);                                                                  \
+    }                                                                                                                                                                                                                                                      \
+    int wm_impl_MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) \
+    {                                                                                                                                                                                                                                                      \
+        return helper("MPI_Type_create_darray_c", size, rank, ndims, WM_INTS(array_of_gsizes), array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ##__VA_ARGS__);                                                                \
+    }
+
+/* MPI_Type_size and MPI_Type_size_c: helper(fn, datatype, WM_INTS_OUT(size), ...) */
+#define WM_TWINS_MPI_Type_size(helper, ...)                                           \
+    int wm_impl_MPI_Type_size(MPI_Datatype datatype, int *size)                       \
+    {                                                                                 \
+        return helper("MPI_Type_size", datatype, WM_INTS_OUT(size), ##__VA_ARGS__);   \
+    }                                                                                 \
+    int wm_impl_MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)               \
+    {                                                                                 \
+        return helper("MPI_Type_size_c", datatype, WM_INTS_OUT(size), ##__VA_ARGS__); \
+    }
+
+/* MPI_Type_get_extent and MPI_Type_get_extent_c: helper(fn, datatype, WM_INTS_OUT(lb), WM_INTS_OUT(extent), ...) */
+#define WM_TWINS_MPI_Type_get_extent(helper, ...)                                                              \
+    int wm_impl_MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)                     \
+    {                                                                                                          \
+        return helper("MPI_Type_get_extent", datatype, WM_INTS_OUT(lb), WM_INTS_OUT(extent), ##__VA_ARGS__);   \
+    }                                                                                                          \
+    int wm_impl_MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)                 \
+    {                                                                                                          \
+        return helper("MPI_Type_get_extent_c", datatype, WM_INTS_OUT(lb), WM_INTS_OUT(extent), ##__VA_ARGS__); \
+    }
+
 /* MPI_Type_create_resized and MPI_Type_create_resized_c: helper(fn, oldtype, lb, extent, newtype, ...) */
 #define WM_TWINS_MPI_Type_create_resized(helper, ...)                                                                  \
     int wm_impl_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)     \
@@ -988,6 +1192,94 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) \
     {                                                                                                                  \
         return helper("MPI_Type_create_resized_c", oldtype, lb, extent, newtype, ##__VA_ARGS__);                       \
+    }
+
+/* MPI_Type_get_true_extent and MPI_Type_get_true_extent_c: helper(fn, datatype, WM_INTS_OUT(true_lb), WM_INTS_OUT(true_extent), ...) */
+#define WM_TWINS_MPI_Type_get_true_extent(helper, ...)                                                                        \
+    int wm_impl_MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)                     \
+    {                                                                                                                         \
+        return helper("MPI_Type_get_true_extent", datatype, WM_INTS_OUT(true_lb), WM_INTS_OUT(true_extent), ##__VA_ARGS__);   \
+    }                                                                                                                         \
+    int wm_impl_MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)                 \
+    {                                                                                                                         \
+        return helper("MPI_Type_get_true_extent_c", datatype, WM_INTS_OUT(true_lb), WM_INTS_OUT(true_extent), ##__VA_ARGS__); \
+    }
+
+/* MPI_Get_elements and MPI_Get_elements_c: helper(fn, status, datatype, WM_INTS_OUT(count), ...) */
+#define WM_TWINS_MPI_Get_elements(helper, ...)                                                        \
+    int wm_impl_MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)         \
+    {                                                                                                 \
+        return helper("MPI_Get_elements", status, datatype, WM_INTS_OUT(count), ##__VA_ARGS__);       \
+    }                                                                                                 \
+    int wm_impl_MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) \
+    {                                                                                                 \
+        return helper("MPI_Get_elements_c", status, datatype, WM_INTS_OUT(count), ##__VA_ARGS__);     \
+    }
+
+/* MPI_Pack and MPI_Pack_c: helper(fn, inbuf, incount, datatype, outbuf, outsize, WM_INTS_OUT(position), comm, ...) */
+#define WM_TWINS_MPI_Pack(helper, ...)                                                                                                                       \
+    int wm_impl_MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)                     \
+    {                                                                                                                                                        \
+        return helper("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, WM_INTS_OUT(position), comm, ##__VA_ARGS__);                                    \
+    }                                                                                                                                                        \
+    int wm_impl_MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm) \
+    {                                                                                                                                                        \
+        return helper("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, WM_INTS_OUT(position), comm, ##__VA_ARGS__);                                  \
+    }
+
+/* MPI_Unpack and MPI_Unpack_c: helper(fn, inbuf, insize, WM_INTS_OUT(position), outbuf, outcount, datatype, comm, ...) */
+#define WM_TWINS_MPI_Unpack(helper, ...)                                                                                                                       \
+    int wm_impl_MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)                     \
+    {                                                                                                                                                          \
+        return helper("MPI_Unpack", inbuf, insize, WM_INTS_OUT(position), outbuf, outcount, datatype, comm, ##__VA_ARGS__);                                    \
+    }                                                                                                                                                          \
+    int wm_impl_MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) \
+    {                                                                                                                                                          \
+        return helper("MPI_Unpack_c", inbuf, insize, WM_INTS_OUT(position), outbuf, outcount, datatype, comm, ##__VA_ARGS__);                                  \
+    }
+
+/* MPI_Pack_size and MPI_Pack_size_c: helper(fn, incount, datatype, comm, WM_INTS_OUT(size), ...) */
+#define WM_TWINS_MPI_Pack_size(helper, ...)                                                               \
+    int wm_impl_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)               \
+    {                                                                                                     \
+        return helper("MPI_Pack_size", incount, datatype, comm, WM_INTS_OUT(size), ##__VA_ARGS__);        \
+    }                                                                                                     \
+    int wm_impl_MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) \
+    {                                                                                                     \
+        return helper("MPI_Pack_size_c", incount, datatype, comm, WM_INTS_OUT(size), ##__VA_ARGS__);      \
+    }
+
+/* MPI_Pack_external and MPI_Pack_external_c: helper(fn, datarep, inbuf, incount, datatype, outbuf, outsize, WM_INTS_OUT(position), ...) */
+#define WM_TWINS_MPI_Pack_external(helper, ...)                                                                                                                             \
+    int wm_impl_MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)           \
+    {                                                                                                                                                                       \
+        return helper("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf, outsize, WM_INTS_OUT(position), ##__VA_ARGS__);                                       \
+    }                                                                                                                                                                       \
+    int wm_impl_MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) \
+    {                                                                                                                                                                       \
+        return helper("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf, outsize, WM_INTS_OUT(position), ##__VA_ARGS__);                                     \
+    }
+
+/* MPI_Unpack_external and MPI_Unpack_external_c: helper(fn, datarep, inbuf, insize, WM_INTS_OUT(position), outbuf, outcount, datatype, ...) */
+#define WM_TWINS_MPI_Unpack_external(helper, ...)                                                                                                                              \
+    int wm_impl_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)           \
+    {                                                                                                                                                                          \
+        return helper("MPI_Unpack_external", datarep, inbuf, insize, WM_INTS_OUT(position), outbuf, outcount, datatype, ##__VA_ARGS__);                                        \
+    }                                                                                                                                                                          \
+    int wm_impl_MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) \
+    {                                                                                                                                                                          \
+        return helper("MPI_Unpack_external_c", datarep, inbuf, insize, WM_INTS_OUT(position), outbuf, outcount, datatype, ##__VA_ARGS__);                                      \
+    }
+
+/* MPI_Pack_external_size and MPI_Pack_external_size_c: helper(fn, datarep, incount, datatype, WM_INTS_OUT(size), ...) */
+#define WM_TWINS_MPI_Pack_external_size(helper, ...)                                                                     \
+    int wm_impl_MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)          \
+    {                                                                                                                    \
+        return helper("MPI_Pack_external_size", datarep, incount, datatype, WM_INTS_OUT(size), ##__VA_ARGS__);           \
+    }                                                                                                                    \
+    int wm_impl_MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) \
+    {                                                                                                                    \
+        return helper("MPI_Pack_external_size_c", datarep, incount, datatype, WM_INTS_OUT(size), ##__VA_ARGS__);         \
     }
 
 /* MPI_Bcast and MPI_Bcast_c: helper(fn, buffer, count, datatype, root, comm, ...) */
@@ -1012,6 +1304,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ##__VA_ARGS__);                                                     \
     }
 
+/* MPI_Gatherv and MPI_Gatherv_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, ...) */
+#define WM_TWINS_MPI_Gatherv(helper, ...)                                                                                                                                                                            \
+    int wm_impl_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)                    \
+    {                                                                                                                                                                                                                \
+        return helper("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, ##__VA_ARGS__);                                                              \
+    }                                                                                                                                                                                                                \
+    int wm_impl_MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) \
+    {                                                                                                                                                                                                                \
+        return helper("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, ##__VA_ARGS__);                                                            \
+    }
+
 /* MPI_Scatter and MPI_Scatter_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ...) */
 #define WM_TWINS_MPI_Scatter(helper, ...)                                                                                                                                          \
     int wm_impl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)               \
@@ -1021,6 +1324,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) \
     {                                                                                                                                                                              \
         return helper("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ##__VA_ARGS__);                                                     \
+    }
+
+/* MPI_Scatterv and MPI_Scatterv_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, ...) */
+#define WM_TWINS_MPI_Scatterv(helper, ...)                                                                                                                                                                            \
+    int wm_impl_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)                    \
+    {                                                                                                                                                                                                                 \
+        return helper("MPI_Scatterv", sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, ##__VA_ARGS__);                                                              \
+    }                                                                                                                                                                                                                 \
+    int wm_impl_MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) \
+    {                                                                                                                                                                                                                 \
+        return helper("MPI_Scatterv_c", sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, ##__VA_ARGS__);                                                            \
     }
 
 /* MPI_Allgather and MPI_Allgather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ...) */
@@ -1034,6 +1348,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                 \
     }
 
+/* MPI_Allgatherv and MPI_Allgatherv_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, ...) */
+#define WM_TWINS_MPI_Allgatherv(helper, ...)                                                                                                                                                                  \
+    int wm_impl_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)                    \
+    {                                                                                                                                                                                                         \
+        return helper("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, ##__VA_ARGS__);                                                          \
+    }                                                                                                                                                                                                         \
+    int wm_impl_MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) \
+    {                                                                                                                                                                                                         \
+        return helper("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, ##__VA_ARGS__);                                                        \
+    }
+
 /* MPI_Alltoall and MPI_Alltoall_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ...) */
 #define WM_TWINS_MPI_Alltoall(helper, ...)                                                                                                                                \
     int wm_impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)               \
@@ -1043,6 +1368,28 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) \
     {                                                                                                                                                                     \
         return helper("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                 \
+    }
+
+/* MPI_Alltoallv and MPI_Alltoallv_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, ...) */
+#define WM_TWINS_MPI_Alltoallv(helper, ...)                                                                                                                                                                                                      \
+    int wm_impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)                         \
+    {                                                                                                                                                                                                                                            \
+        return helper("MPI_Alltoallv", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, ##__VA_ARGS__);                                                                 \
+    }                                                                                                                                                                                                                                            \
+    int wm_impl_MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) \
+    {                                                                                                                                                                                                                                            \
+        return helper("MPI_Alltoallv_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, ##__VA_ARGS__);                                                               \
+    }
+
+/* MPI_Alltoallw and MPI_Alltoallw_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, ...) */
+#define WM_TWINS_MPI_Alltoallw(helper, ...)                                                                                                                                                                                                                        \
+    int wm_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)                         \
+    {                                                                                                                                                                                                                                                              \
+        return helper("MPI_Alltoallw", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, ##__VA_ARGS__);                                                                                 \
+    }                                                                                                                                                                                                                                                              \
+    int wm_impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) \
+    {                                                                                                                                                                                                                                                              \
+        return helper("MPI_Alltoallw_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, ##__VA_ARGS__);                                                                               \
     }
 
 /* MPI_Reduce and MPI_Reduce_c: helper(fn, sendbuf, recvbuf, count, datatype, op, root, comm, ...) */
@@ -1089,6 +1436,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm, ##__VA_ARGS__);                                 \
     }
 
+/* MPI_Reduce_scatter and MPI_Reduce_scatter_c: helper(fn, sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, ...) */
+#define WM_TWINS_MPI_Reduce_scatter(helper, ...)                                                                                                        \
+    int wm_impl_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)         \
+    {                                                                                                                                                   \
+        return helper("MPI_Reduce_scatter", sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, ##__VA_ARGS__);                                  \
+    }                                                                                                                                                   \
+    int wm_impl_MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) \
+    {                                                                                                                                                   \
+        return helper("MPI_Reduce_scatter_c", sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, ##__VA_ARGS__);                                \
+    }
+
 /* MPI_Scan and MPI_Scan_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, ...) */
 #define WM_TWINS_MPI_Scan(helper, ...)                                                                                           \
     int wm_impl_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)         \
@@ -1133,6 +1491,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ##__VA_ARGS__);                                                                  \
     }
 
+/* MPI_Igatherv and MPI_Igatherv_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, request, ...) */
+#define WM_TWINS_MPI_Igatherv(helper, ...)                                                                                                                                                                                                  \
+    int wm_impl_MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)                    \
+    {                                                                                                                                                                                                                                       \
+        return helper("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, request, ##__VA_ARGS__);                                                                           \
+    }                                                                                                                                                                                                                                       \
+    int wm_impl_MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                       \
+        return helper("MPI_Igatherv_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, request, ##__VA_ARGS__);                                                                         \
+    }
+
 /* MPI_Iscatter and MPI_Iscatter_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ...) */
 #define WM_TWINS_MPI_Iscatter(helper, ...)                                                                                                                                                                \
     int wm_impl_MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)               \
@@ -1142,6 +1511,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) \
     {                                                                                                                                                                                                     \
         return helper("MPI_Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, ##__VA_ARGS__);                                                                  \
+    }
+
+/* MPI_Iscatterv and MPI_Iscatterv_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request, ...) */
+#define WM_TWINS_MPI_Iscatterv(helper, ...)                                                                                                                                                                                                  \
+    int wm_impl_MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)                    \
+    {                                                                                                                                                                                                                                        \
+        return helper("MPI_Iscatterv", sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request, ##__VA_ARGS__);                                                                           \
+    }                                                                                                                                                                                                                                        \
+    int wm_impl_MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                        \
+        return helper("MPI_Iscatterv_c", sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, request, ##__VA_ARGS__);                                                                         \
     }
 
 /* MPI_Iallgather and MPI_Iallgather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ...) */
@@ -1155,6 +1535,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Iallgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                              \
     }
 
+/* MPI_Iallgatherv and MPI_Iallgatherv_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, request, ...) */
+#define WM_TWINS_MPI_Iallgatherv(helper, ...)                                                                                                                                                                                        \
+    int wm_impl_MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)                    \
+    {                                                                                                                                                                                                                                \
+        return helper("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, request, ##__VA_ARGS__);                                                                       \
+    }                                                                                                                                                                                                                                \
+    int wm_impl_MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                \
+        return helper("MPI_Iallgatherv_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, request, ##__VA_ARGS__);                                                                     \
+    }
+
 /* MPI_Ialltoall and MPI_Ialltoall_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ...) */
 #define WM_TWINS_MPI_Ialltoall(helper, ...)                                                                                                                                                      \
     int wm_impl_MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)               \
@@ -1164,6 +1555,28 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
     {                                                                                                                                                                                            \
         return helper("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                              \
+    }
+
+/* MPI_Ialltoallv and MPI_Ialltoallv_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, request, ...) */
+#define WM_TWINS_MPI_Ialltoallv(helper, ...)                                                                                                                                                                                                                            \
+    int wm_impl_MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)                         \
+    {                                                                                                                                                                                                                                                                   \
+        return helper("MPI_Ialltoallv", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, request, ##__VA_ARGS__);                                                                              \
+    }                                                                                                                                                                                                                                                                   \
+    int wm_impl_MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                   \
+        return helper("MPI_Ialltoallv_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, request, ##__VA_ARGS__);                                                                            \
+    }
+
+/* MPI_Ialltoallw and MPI_Ialltoallw_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, request, ...) */
+#define WM_TWINS_MPI_Ialltoallw(helper, ...)                                                                                                                                                                                                                                              \
+    int wm_impl_MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)                         \
+    {                                                                                                                                                                                                                                                                                     \
+        return helper("MPI_Ialltoallw", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, request, ##__VA_ARGS__);                                                                                              \
+    }                                                                                                                                                                                                                                                                                     \
+    int wm_impl_MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                                     \
+        return helper("MPI_Ialltoallw_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, request, ##__VA_ARGS__);                                                                                            \
     }
 
 /* MPI_Ireduce and MPI_Ireduce_c: helper(fn, sendbuf, recvbuf, count, datatype, op, root, comm, request, ...) */
@@ -1197,6 +1610,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) \
     {                                                                                                                                                                       \
         return helper("MPI_Ireduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm, request, ##__VA_ARGS__);                                              \
+    }
+
+/* MPI_Ireduce_scatter and MPI_Ireduce_scatter_c: helper(fn, sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, request, ...) */
+#define WM_TWINS_MPI_Ireduce_scatter(helper, ...)                                                                                                                              \
+    int wm_impl_MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)         \
+    {                                                                                                                                                                          \
+        return helper("MPI_Ireduce_scatter", sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, request, ##__VA_ARGS__);                                               \
+    }                                                                                                                                                                          \
+    int wm_impl_MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                          \
+        return helper("MPI_Ireduce_scatter_c", sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, request, ##__VA_ARGS__);                                             \
     }
 
 /* MPI_Iscan and MPI_Iscan_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, request, ...) */
@@ -1243,6 +1667,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Gather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                           \
     }
 
+/* MPI_Gatherv_init and MPI_Gatherv_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, info, request, ...) */
+#define WM_TWINS_MPI_Gatherv_init(helper, ...)                                                                                                                                                                                                                 \
+    int wm_impl_MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)                    \
+    {                                                                                                                                                                                                                                                          \
+        return helper("MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                                    \
+    }                                                                                                                                                                                                                                                          \
+    int wm_impl_MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                          \
+        return helper("MPI_Gatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                                  \
+    }
+
 /* MPI_Scatter_init and MPI_Scatter_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ...) */
 #define WM_TWINS_MPI_Scatter_init(helper, ...)                                                                                                                                                                               \
     int wm_impl_MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
@@ -1252,6 +1687,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
     {                                                                                                                                                                                                                        \
         return helper("MPI_Scatter_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                           \
+    }
+
+/* MPI_Scatterv_init and MPI_Scatterv_init_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ...) */
+#define WM_TWINS_MPI_Scatterv_init(helper, ...)                                                                                                                                                                                                                 \
+    int wm_impl_MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)                    \
+    {                                                                                                                                                                                                                                                           \
+        return helper("MPI_Scatterv_init", sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                                    \
+    }                                                                                                                                                                                                                                                           \
+    int wm_impl_MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                           \
+        return helper("MPI_Scatterv_init_c", sendbuf, WM_INTS(sendcounts), WM_INTS(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ##__VA_ARGS__);                                                                                  \
     }
 
 /* MPI_Allgather_init and MPI_Allgather_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ...) */
@@ -1265,6 +1711,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                       \
     }
 
+/* MPI_Allgatherv_init and MPI_Allgatherv_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, info, request, ...) */
+#define WM_TWINS_MPI_Allgatherv_init(helper, ...)                                                                                                                                                                                                       \
+    int wm_impl_MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)                    \
+    {                                                                                                                                                                                                                                                   \
+        return helper("MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, info, request, ##__VA_ARGS__);                                                                                \
+    }                                                                                                                                                                                                                                                   \
+    int wm_impl_MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                   \
+        return helper("MPI_Allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, info, request, ##__VA_ARGS__);                                                                              \
+    }
+
 /* MPI_Alltoall_init and MPI_Alltoall_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ...) */
 #define WM_TWINS_MPI_Alltoall_init(helper, ...)                                                                                                                                                                     \
     int wm_impl_MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
@@ -1274,6 +1731,28 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
     {                                                                                                                                                                                                               \
         return helper("MPI_Alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                       \
+    }
+
+/* MPI_Alltoallv_init and MPI_Alltoallv_init_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, info, request, ...) */
+#define WM_TWINS_MPI_Alltoallv_init(helper, ...)                                                                                                                                                                                                                                           \
+    int wm_impl_MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)                         \
+    {                                                                                                                                                                                                                                                                                      \
+        return helper("MPI_Alltoallv_init", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, info, request, ##__VA_ARGS__);                                                                                       \
+    }                                                                                                                                                                                                                                                                                      \
+    int wm_impl_MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                                      \
+        return helper("MPI_Alltoallv_init_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, info, request, ##__VA_ARGS__);                                                                                     \
+    }
+
+/* MPI_Alltoallw_init and MPI_Alltoallw_init_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, info, request, ...) */
+#define WM_TWINS_MPI_Alltoallw_init(helper, ...)                                                                                                                                                                                                                                                             \
+    int wm_impl_MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)                         \
+    {                                                                                                                                                                                                                                                                                                        \
+        return helper("MPI_Alltoallw_init", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, info, request, ##__VA_ARGS__);                                                                                                       \
+    }                                                                                                                                                                                                                                                                                                        \
+    int wm_impl_MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                                                        \
+        return helper("MPI_Alltoallw_init_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtypes, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtypes, comm, info, request, ##__VA_ARGS__);                                                                                                     \
     }
 
 /* MPI_Reduce_init and MPI_Reduce_init_c: helper(fn, sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ...) */
@@ -1309,6 +1788,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Reduce_scatter_block_init_c", sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ##__VA_ARGS__);                                                       \
     }
 
+/* MPI_Reduce_scatter_init and MPI_Reduce_scatter_init_c: helper(fn, sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, info, request, ...) */
+#define WM_TWINS_MPI_Reduce_scatter_init(helper, ...)                                                                                                                                             \
+    int wm_impl_MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
+    {                                                                                                                                                                                             \
+        return helper("MPI_Reduce_scatter_init", sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, info, request, ##__VA_ARGS__);                                                        \
+    }                                                                                                                                                                                             \
+    int wm_impl_MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                             \
+        return helper("MPI_Reduce_scatter_init_c", sendbuf, recvbuf, WM_INTS(recvcounts), datatype, op, comm, info, request, ##__VA_ARGS__);                                                      \
+    }
+
 /* MPI_Scan_init and MPI_Scan_init_c: helper(fn, sendbuf, recvbuf, count, datatype, op, comm, info, request, ...) */
 #define WM_TWINS_MPI_Scan_init(helper, ...)                                                                                                                                \
     int wm_impl_MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)         \
@@ -1342,6 +1832,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Neighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                 \
     }
 
+/* MPI_Neighbor_allgatherv and MPI_Neighbor_allgatherv_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, ...) */
+#define WM_TWINS_MPI_Neighbor_allgatherv(helper, ...)                                                                                                                                                                  \
+    int wm_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)                    \
+    {                                                                                                                                                                                                                  \
+        return helper("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, ##__VA_ARGS__);                                                          \
+    }                                                                                                                                                                                                                  \
+    int wm_impl_MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) \
+    {                                                                                                                                                                                                                  \
+        return helper("MPI_Neighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, ##__VA_ARGS__);                                                        \
+    }
+
 /* MPI_Neighbor_alltoall and MPI_Neighbor_alltoall_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ...) */
 #define WM_TWINS_MPI_Neighbor_alltoall(helper, ...)                                                                                                                                \
     int wm_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)               \
@@ -1351,6 +1852,28 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) \
     {                                                                                                                                                                              \
         return helper("MPI_Neighbor_alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ##__VA_ARGS__);                                                 \
+    }
+
+/* MPI_Neighbor_alltoallv and MPI_Neighbor_alltoallv_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, ...) */
+#define WM_TWINS_MPI_Neighbor_alltoallv(helper, ...)                                                                                                                                                                                                      \
+    int wm_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)                         \
+    {                                                                                                                                                                                                                                                     \
+        return helper("MPI_Neighbor_alltoallv", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, ##__VA_ARGS__);                                                                 \
+    }                                                                                                                                                                                                                                                     \
+    int wm_impl_MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) \
+    {                                                                                                                                                                                                                                                     \
+        return helper("MPI_Neighbor_alltoallv_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, ##__VA_ARGS__);                                                               \
+    }
+
+/* MPI_Neighbor_alltoallw and MPI_Neighbor_alltoallw_c: helper(fn, sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, ...) */
+#define WM_TWINS_MPI_Neighbor_alltoallw(helper, ...)                                                                                                                                                                                                                        \
+    int wm_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)               \
+    {                                                                                                                                                                                                                                                                       \
+        return helper("MPI_Neighbor_alltoallw", sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, ##__VA_ARGS__);                                                                                                   \
+    }                                                                                                                                                                                                                                                                       \
+    int wm_impl_MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) \
+    {                                                                                                                                                                                                                                                                       \
+        return helper("MPI_Neighbor_alltoallw_c", sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, ##__VA_ARGS__);                                                                                                 \
     }
 
 /* MPI_Ineighbor_allgather and MPI_Ineighbor_allgather_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ...) */
@@ -1364,6 +1887,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Ineighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                              \
     }
 
+/* MPI_Ineighbor_allgatherv and MPI_Ineighbor_allgatherv_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, request, ...) */
+#define WM_TWINS_MPI_Ineighbor_allgatherv(helper, ...)                                                                                                                                                                                        \
+    int wm_impl_MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)                    \
+    {                                                                                                                                                                                                                                         \
+        return helper("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, request, ##__VA_ARGS__);                                                                       \
+    }                                                                                                                                                                                                                                         \
+    int wm_impl_MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                         \
+        return helper("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, request, ##__VA_ARGS__);                                                                     \
+    }
+
 /* MPI_Ineighbor_alltoall and MPI_Ineighbor_alltoall_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ...) */
 #define WM_TWINS_MPI_Ineighbor_alltoall(helper, ...)                                                                                                                                                      \
     int wm_impl_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)               \
@@ -1373,6 +1907,28 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
     {                                                                                                                                                                                                     \
         return helper("MPI_Ineighbor_alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ##__VA_ARGS__);                                                              \
+    }
+
+/* MPI_Ineighbor_alltoallv and MPI_Ineighbor_alltoallv_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, request, ...) */
+#define WM_TWINS_MPI_Ineighbor_alltoallv(helper, ...)                                                                                                                                                                                                                            \
+    int wm_impl_MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)                         \
+    {                                                                                                                                                                                                                                                                            \
+        return helper("MPI_Ineighbor_alltoallv", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, request, ##__VA_ARGS__);                                                                              \
+    }                                                                                                                                                                                                                                                                            \
+    int wm_impl_MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                            \
+        return helper("MPI_Ineighbor_alltoallv_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, request, ##__VA_ARGS__);                                                                            \
+    }
+
+/* MPI_Ineighbor_alltoallw and MPI_Ineighbor_alltoallw_c: helper(fn, sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, request, ...) */
+#define WM_TWINS_MPI_Ineighbor_alltoallw(helper, ...)                                                                                                                                                                                                                                              \
+    int wm_impl_MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)               \
+    {                                                                                                                                                                                                                                                                                              \
+        return helper("MPI_Ineighbor_alltoallw", sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, request, ##__VA_ARGS__);                                                                                                                \
+    }                                                                                                                                                                                                                                                                                              \
+    int wm_impl_MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                                              \
+        return helper("MPI_Ineighbor_alltoallw_c", sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, request, ##__VA_ARGS__);                                                                                                              \
     }
 
 /* MPI_Neighbor_allgather_init and MPI_Neighbor_allgather_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ...) */
@@ -1386,6 +1942,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
         return helper("MPI_Neighbor_allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                       \
     }
 
+/* MPI_Neighbor_allgatherv_init and MPI_Neighbor_allgatherv_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, info, request, ...) */
+#define WM_TWINS_MPI_Neighbor_allgatherv_init(helper, ...)                                                                                                                                                                                                       \
+    int wm_impl_MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)                    \
+    {                                                                                                                                                                                                                                                            \
+        return helper("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, info, request, ##__VA_ARGS__);                                                                                \
+    }                                                                                                                                                                                                                                                            \
+    int wm_impl_MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                            \
+        return helper("MPI_Neighbor_allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(displs), recvtype, comm, info, request, ##__VA_ARGS__);                                                                              \
+    }
+
 /* MPI_Neighbor_alltoall_init and MPI_Neighbor_alltoall_init_c: helper(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ...) */
 #define WM_TWINS_MPI_Neighbor_alltoall_init(helper, ...)                                                                                                                                                                     \
     int wm_impl_MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
@@ -1395,6 +1962,28 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
     {                                                                                                                                                                                                                        \
         return helper("MPI_Neighbor_alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ##__VA_ARGS__);                                                                       \
+    }
+
+/* MPI_Neighbor_alltoallv_init and MPI_Neighbor_alltoallv_init_c: helper(fn, sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, info, request, ...) */
+#define WM_TWINS_MPI_Neighbor_alltoallv_init(helper, ...)                                                                                                                                                                                                                                           \
+    int wm_impl_MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)                         \
+    {                                                                                                                                                                                                                                                                                               \
+        return helper("MPI_Neighbor_alltoallv_init", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, info, request, ##__VA_ARGS__);                                                                                       \
+    }                                                                                                                                                                                                                                                                                               \
+    int wm_impl_MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                                               \
+        return helper("MPI_Neighbor_alltoallv_init_c", sendbuf, WM_INTS(sendcounts), WM_INTS(sdispls), sendtype, recvbuf, WM_INTS(recvcounts), WM_INTS(rdispls), recvtype, comm, info, request, ##__VA_ARGS__);                                                                                     \
+    }
+
+/* MPI_Neighbor_alltoallw_init and MPI_Neighbor_alltoallw_init_c: helper(fn, sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, info, request, ...) */
+#define WM_TWINS_MPI_Neighbor_alltoallw_init(helper, ...)                                                                                                                                                                                                                                                             \
+    int wm_impl_MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)               \
+    {                                                                                                                                                                                                                                                                                                                 \
+        return helper("MPI_Neighbor_alltoallw_init", sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, info, request, ##__VA_ARGS__);                                                                                                                         \
+    }                                                                                                                                                                                                                                                                                                                 \
+    int wm_impl_MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                                                                                                                                                                                                                                                 \
+        return helper("MPI_Neighbor_alltoallw_init_c", sendbuf, WM_INTS(sendcounts), sdispls, sendtypes, recvbuf, WM_INTS(recvcounts), rdispls, recvtypes, comm, info, request, ##__VA_ARGS__);                                                                                                                       \
     }
 
 /* MPI_Win_create and MPI_Win_create_c: helper(fn, base, size, disp_unit, info, comm, win, ...) */
@@ -1428,6 +2017,17 @@ MPI_Win wm_impl_MPI_Win_fromint(int win);
     int wm_impl_MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) \
     {                                                                                                                                   \
         return helper("MPI_Win_allocate_shared_c", size, disp_unit, info, comm, baseptr, win, ##__VA_ARGS__);                           \
+    }
+
+/* MPI_Win_shared_query and MPI_Win_shared_query_c: helper(fn, win, rank, size, WM_INTS_OUT(disp_unit), baseptr, ...) */
+#define WM_TWINS_MPI_Win_shared_query(helper, ...)                                                                \
+    int wm_impl_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)        \
+    {                                                                                                             \
+        return helper("MPI_Win_shared_query", win, rank, size, WM_INTS_OUT(disp_unit), baseptr, ##__VA_ARGS__);   \
+    }                                                                                                             \
+    int wm_impl_MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) \
+    {                                                                                                             \
+        return helper("MPI_Win_shared_query_c", win, rank, size, WM_INTS_OUT(disp_unit), baseptr, ##__VA_ARGS__); \
     }
 
 /* MPI_Put and MPI_Put_c: helper(fn, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ...) */
