@@ -119,6 +119,15 @@ wu_status_t wc_rma_read(const wc_rma_target_t *t, uint64_t off, const wc_dtype_t
                         uint64_t count, void *packed);
 /* Whether this process may single-copy from and to pid (probe: a one-byte read of addr). */
 bool wc_rma_cma_ok(pid_t pid, uint64_t addr);
+/* Asks the kernel to back the 2 MiB-aligned extents inside [base, base + len) of this process's
+ * own memory with transparent huge pages from their next page fault on (madvise MADV_HUGEPAGE;
+ * nothing outside the range, nothing if it holds no whole extent). For user memory that other
+ * processes reach by process_vm_readv/writev: the kernel pins every page a copy touches, a
+ * quarter of the time of a 64 KiB Put on 4 KiB pages, about nothing per byte on 2 MiB pages.
+ * Contents and addresses do not change; see docs/rma.md for what else does. Best effort: a
+ * refusal (THP not built in, memory the hint does not apply to) is logged in debug mode only.
+ * Any thread; it races with nothing the library does. */
+void wc_rma_user_mem_advise(void *base, size_t len);
 
 /* Deferred single copies. On memory of another process (Win_create) each process_vm_readv/writev
  * costs about 1.5 us whatever it moves (the kernel looks the process up and checks that the caller

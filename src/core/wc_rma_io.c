@@ -1,13 +1,15 @@
 /* Typed data into and out of a target's window memory: the pack engine on a mapped window, one
  * process_vm_readv/writev per batch of blocks on user memory of another process, or per batch of
  * held operations (the deferred variants; see wc_rma.h);
- * accumulates element by element with CPU atomics on a mapped window (wc_rma_atomic_inl.h). */
+ * accumulates element by element with CPU atomics on a mapped window (wc_rma_atomic_inl.h); the
+ * huge-page hint on user memory that other processes single-copy to. */
 #include "core/wc_rma.h"
 #include "core/wc_rma_atomic_inl.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include "util/wu_compiler.h"
 #include "util/wu_log.h"
@@ -281,6 +283,21 @@ bool wc_rma_cma_ok(pid_t pid, uint64_t addr)
     char b;
     struct iovec l = {&b, 1}, r = {(void *)(uintptr_t)addr, 1};
     return process_vm_readv(pid, &l, 1, &r, 1, 0) == 1;
+}
+
+#define WC_RMA_HUGE ((uintptr_t)2 << 20)   /* x86-64 and arm64 (4 KiB base pages) PMD size */
+
+void wc_rma_user_mem_advise(void *base, size_t len)
+{
+    uintptr_t b = (uintptr_t)base;
+    if (len < WC_RMA_HUGE || b > UINTPTR_MAX - len)
+        return;
+    uintptr_t lo = (b + WC_RMA_HUGE - 1) & ~(WC_RMA_HUGE - 1), hi = (b + len) & ~(WC_RMA_HUGE - 1);
+    if (lo >= hi)
+        return;
+    if (madvise((void *)lo, hi - lo, MADV_HUGEPAGE) != 0)
+        wu_debug("RMA: madvise(MADV_HUGEPAGE) on window memory [%p, %p) refused: %s",
+                 (void *)lo, (void *)hi, strerror(errno));
 }
 
 /* ---- atomic accumulates (wc_rma_atomic_inl.h) ---- */

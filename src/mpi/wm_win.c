@@ -291,6 +291,10 @@ static int wm_win_make(const char *fn, MPI_Comm comm, int flavor, MPI_Aint bytes
     p->disp_unit = disp_unit;
     p->data_off = in_seg ? my_off : WC_RMA_USER_MEM;
     w->base = base;
+    /* before any origin can copy to it (the barrier): huge pages from the first fault on */
+    if (flavor == MPI_WIN_FLAVOR_CREATE && nn > 1 && bytes > 0 &&
+        wu_config_int(WU_CONFIG_RMA_HUGEPAGE))
+        wc_rma_user_mem_advise(user_base, (size_t)bytes);
     if ((rc = PMPI_Barrier(w->comm)) != MPI_SUCCESS)
         goto out_obj;
 
@@ -437,6 +441,16 @@ int wm_impl_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
                        NULL, win);
 }
 
+/* Whether another process of this node is in the window (it reaches this one's user memory by
+ * single copy). */
+static bool wm_win_node_peers(const wm_win_t *w)
+{
+    for (int r = 0; r < w->size; r++)
+        if (r != w->rank && !w->remote[r])
+            return true;
+    return false;
+}
+
 int wm_impl_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     static const char fn[] = "MPI_Win_attach";
@@ -462,6 +476,9 @@ int wm_impl_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     for (int i = 0; i < WC_RMA_REGIONS; i++) {
         uint64_t zero = 0;
         if (atomic_compare_exchange_strong(&reg[i].base, &zero, b)) {
+            /* before the region is published: the origins of this node single-copy to it */
+            if (wm_win_node_peers(w) && wu_config_int(WU_CONFIG_RMA_HUGEPAGE))
+                wc_rma_user_mem_advise(base, (size_t)size);
             atomic_store_explicit(&reg[i].size, (uint64_t)size, memory_order_release);
             return MPI_SUCCESS;
         }

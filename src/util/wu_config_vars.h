@@ -58,6 +58,9 @@
     X(RMA_NET,        STR,  "auto",   0, 0, "auto|msg", JOB,                                       \
       "one-sided windows across nodes: auto (Put and Get by the transport's RMA where it has "    \
       "remote write, messages otherwise), msg (messages only)")                                   \
+    X(RMA_HUGEPAGE,   BOOL, "1",      0, 1, NULL, RANK,                                            \
+      "MPI_Win_create / Win_attach memory that another process of the node reaches by single "    \
+      "copy: madvise(MADV_HUGEPAGE) on the 2 MiB-aligned extents inside it (docs/rma.md)")         \
     X(OFI_RCACHE_SIZE, INT, "64",     0, 1048576, NULL, RANK,                                      \
       "entries of the libfabric memory registration cache")                                        \
     X(OFI_ADDR_FILE,  STR,  "",       0, 0, NULL, RANK,                                            \
