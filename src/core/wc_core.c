@@ -472,6 +472,7 @@ wu_status_t wc_init(bool thread_multiple)
     ep->unexp_max = (size_t)wu_config_int(WU_CONFIG_UNEXPECTED_MAX);
 
     wc_wait_spin_set((uint64_t)wu_config_int(WU_CONFIG_SPIN_US));
+    wc_wait_spin_max_set((uint64_t)wu_config_int(WU_CONFIG_SPIN_MAX_US));
     wc_wait_init();
     wx_bootstrap_t bs = {
         .rank = rank, .size = size, .job_id = wi_pmi_kvsname(),

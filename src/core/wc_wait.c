@@ -23,6 +23,10 @@
 #define WC_CROWD_SPIN_NS  100000u
 
 uint64_t wc_spin_ns = 10000;
+uint64_t wc_spin_max_ns = 200000;
+/* A gap longer than this between two slow visits of a spinning waiter (64 empty polls apart, a few
+ * microseconds) means it was descheduled. */
+#define WC_SPIN_GAP_NS 50000u
 bool wc_idle_yield;
 _Atomic uint64_t wc_cma_wait_bytes;
 _Atomic int wc_waiting;
@@ -65,6 +69,34 @@ uint64_t wc_now_ns(void)
 void wc_wait_spin_set(uint64_t us)
 {
     __atomic_store_n(&wc_spin_ns, us * 1000u, __ATOMIC_RELAXED);
+}
+
+void wc_wait_spin_max_set(uint64_t us)
+{
+    __atomic_store_n(&wc_spin_max_ns, us * 1000u, __ATOMIC_RELAXED);
+}
+
+/* The calling thread's spin (wc_wait.h, "Adaptive spin"): 0 until its first wait. */
+WT_LOCAL(static, uint64_t, wc_spin_mine);
+
+static uint64_t wc_spin_now(void)
+{
+    uint64_t base = __atomic_load_n(&wc_spin_ns, __ATOMIC_RELAXED);
+    uint64_t max = __atomic_load_n(&wc_spin_max_ns, __ATOMIC_RELAXED);
+    uint64_t mine = *WT_LOCAL_PTR(uint64_t, wc_spin_mine);
+    if (mine <= base || max <= base)
+        return base;
+    return mine < max ? mine : max;
+}
+
+/* After a sleep of slept_ns: the next spin of this thread (wc_spin_next). */
+static void wc_spin_adapt(const wc_idle_t *idle, uint64_t slept_ns)
+{
+    uint64_t *mine = WT_LOCAL_PTR(uint64_t, wc_spin_mine);
+    bool yielding = __atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) || idle->crowd_spun;
+    *mine = wc_spin_next(*mine, __atomic_load_n(&wc_spin_ns, __ATOMIC_RELAXED),
+                         __atomic_load_n(&wc_spin_max_ns, __ATOMIC_RELAXED), slept_ns,
+                         idle->preempted, yielding);
 }
 
 void wc_wait_yield_set(int mode, long nranks_here)
@@ -265,9 +297,13 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
     uint64_t now = wc_now_ns();
     if (idle->deadline_ns == 0) {
         uint64_t extra = atomic_load_explicit(&wc_cma_wait_bytes, memory_order_relaxed) / 4;
-        idle->deadline_ns = now + __atomic_load_n(&wc_spin_ns, __ATOMIC_RELAXED) + (extra < 1000000u ? extra : 1000000u);
+        idle->deadline_ns = now + wc_spin_now() + (extra < 1000000u ? extra : 1000000u);
+        idle->last_ns = now;
         return;
     }
+    if (now - idle->last_ns > WC_SPIN_GAP_NS)
+        idle->preempted = true;
+    idle->last_ns = now;
     if (now < idle->deadline_ns)
         return;
     if (!idle->crowd_spun && wc_crowded()) {
@@ -279,6 +315,9 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
         }
     }
     wc_block(reqs, n);
+    uint64_t after = wc_now_ns();
+    wc_spin_adapt(idle, after - now);
+    idle->last_ns = after;
     idle->polls = 0;
 }
 

@@ -74,10 +74,41 @@ void wc_request_detach(wc_request_t *req, void (*on_complete)(wc_request_t *req)
 typedef struct wc_idle {
     unsigned polls;
     bool crowd_spun;        /* the spin was extended once for crowding */
+    bool preempted;         /* a gap between two slow visits: the spinner lost its core */
     uint64_t deadline_ns;   /* end of the spin; 0 until the first slow visit (64 polls) */
+    uint64_t last_ns;       /* the last slow visit */
 } wc_idle_t;
 
 extern uint64_t wc_spin_ns;      /* __atomic (MPI_T may change it): wc_wait_spin_set */
+/* Adaptive spin (WEFT_SPIN_MAX_US): each thread's spin starts at wc_spin_ns and doubles, up to
+ * wc_spin_max_ns, after every sleep that its message ended sooner than that (a longer spin would
+ * have caught it without a futex round trip, on this VM tens of microseconds for the sleeper and a
+ * system call for the sender); it halves back after a sleep that lasted longer. It grows only when
+ * the spinner kept its core (no gap between its polls) and nothing asks waiters to yield (more
+ * ranks than CPUs, crowded threads): a spin that shares a core delays whoever runs the message.
+ * Two ranks exchanging small messages on two cores otherwise fall into a lockstep of sleeps, each
+ * one's reply waking the other (sqmr: 15,000 futex calls a second per rank under load).
+ * __atomic (MPI_T may change it): wc_wait_spin_max_set. Equal to wc_spin_ns: no adaptation. */
+extern uint64_t wc_spin_max_ns;
+void wc_wait_spin_max_set(uint64_t us);
+
+/* The adaptive spin's rule: a thread's next spin after a sleep of slept_ns that followed a spin of
+ * cur (base <= cur). Doubles when the sleep was shorter than max and the spinner neither lost its
+ * core nor had to yield it; halves (not below base) when the sleep lasted max or longer, or when
+ * the spinner had to yield; otherwise keeps cur. max <= base: base (no adaptation). */
+static inline uint64_t wc_spin_next(uint64_t cur, uint64_t base, uint64_t max, uint64_t slept_ns,
+                                    bool preempted, bool yielding)
+{
+    if (max <= base)
+        return base;
+    if (cur < base)
+        cur = base;
+    if (!yielding && !preempted && slept_ns < max)
+        return cur * 2 < max ? cur * 2 : max;
+    if (yielding || slept_ns >= max)
+        return cur / 2 > base ? cur / 2 : base;
+    return cur;
+}
 /* More ranks than CPUs (WEFT_WAIT_YIELD): a waiter yields its core after every poll that found
  * nothing, instead of spinning on it. Set by wc_init, changed by MPI_T: wc_wait_yield_set. */
 extern bool wc_idle_yield;       /* __atomic */
@@ -121,6 +152,7 @@ static inline void wc_idle_init(wc_idle_t *idle)
 {
     idle->polls = 0;
     idle->crowd_spun = false;
+    idle->preempted = false;
     idle->deadline_ns = 0;
 }
 

@@ -380,6 +380,9 @@ static void wm_t_cvar_apply(int id, long v)
     case WU_CONFIG_SPIN_US:
         wc_wait_spin_set((uint64_t)v);
         break;
+    case WU_CONFIG_SPIN_MAX_US:
+        wc_wait_spin_max_set((uint64_t)v);
+        break;
     case WU_CONFIG_UNEXPECTED_MAX:
         wc_ep_unexp_max_set(wc_ep_default(), (size_t)v);
         break;

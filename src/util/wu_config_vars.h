@@ -105,6 +105,9 @@
       "run ltasks at explicit polling points inside MPI calls")                                    \
     X(SPIN_US,        INT,  "10",     0, 10000000, NULL, RUN,                                      \
       "microseconds a waiting thread polls before it sleeps")                                      \
+    X(SPIN_MAX_US,    INT,  "200",    0, 10000000, NULL, RUN,                                      \
+      "adaptive spin: the longest a waiting thread's spin grows to after sleeps that its message " \
+      "ended sooner (SPIN_US or less: no adaptation)")                                             \
     X(WAIT_YIELD,     STR,  "auto",   0, 0, "auto|1|0", RUN,                                       \
       "a waiting rank (any MPI wait or blocking call) yields its core after every empty poll: "    \
       "auto (when ranks > CPUs), 1 or 0")                                                          \
