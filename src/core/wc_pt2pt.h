@@ -10,7 +10,7 @@
  * (wc_ep_init). */
 void wc_pt2pt_handlers_init(wc_ep_t *ep);
 /* wx_prefetch_fn_t (arg: the endpoint): look-ahead over a batch of arriving packets. */
-void wc_pt2pt_prefetch(void *arg, int src, const void *hdr, int stage);
+bool wc_pt2pt_prefetch(void *arg, int src, const void *hdr, int stage);
 /* Drain every pending queue whose lock is free; returns how many packets left. */
 int wc_pt2pt_pending_drain(wc_ep_t *ep);
 /* Free the unexpected messages nobody received, the queued control packets and the pools

@@ -58,9 +58,11 @@ typedef void (*wx_recv_fn_t)(int src, const void *hdr, const void *payload, size
 
 /* Prefetch hint for a packet about to be delivered (see wx_shm_set_prefetch). Stage 0 may touch
  * only what is already cached; stage 1 may read what stage 0 prefetched. arg is the receive
- * callback's argument (the core's endpoint). */
+ * callback's argument (the core's endpoint). Returns false when the callee wants no look-ahead now
+ * (what the packets will touch is small enough to be cached): the transport then skips the rest
+ * of the batch's hints. */
 #define WX_PREFETCH_STAGES 2
-typedef void (*wx_prefetch_fn_t)(void *arg, int src, const void *hdr, int stage);
+typedef bool (*wx_prefetch_fn_t)(void *arg, int src, const void *hdr, int stage);
 
 /* The end of a get_start: status WU_OK, or why the read failed. */
 typedef void (*wx_get_done_fn_t)(void *arg, wu_status_t status);

@@ -744,8 +744,9 @@ static void wx_shm_prefetch_batch(const wx_shm_rx_t *rx)
         return;
     for (int stage = 0; stage < WX_PREFETCH_STAGES; stage++)
         for (int j = 0; j < n; j++)
-            wx_shm.prefetch(wx_shm.cb_arg, rx->src >= 0 ? rx->src : (int)recs[j]->spare,
-                            recs[j]->hdr, stage);
+            if (!wx_shm.prefetch(wx_shm.cb_arg, rx->src >= 0 ? rx->src : (int)recs[j]->spare,
+                                 recs[j]->hdr, stage))
+                return;
 }
 
 /* A record that breaks the format (wx_shm_rx_peek, wx_shm_mpq_peek): name the sender and the

@@ -40,7 +40,7 @@ void wx_shm_finalize(void);
 
 /* Optional look-ahead: before delivering a batch of two or more packets from one ring, call fn on
  * every packet's header for stage 0, then for stage 1, so the receiver can prefetch what delivery
- * will touch. */
+ * will touch; a call that returns false ends the batch's look-ahead. */
 void wx_shm_set_prefetch(wx_prefetch_fn_t fn);
 
 /* Bytes of /dev/shm the segment of a job of n ranks on one node takes with this process's

@@ -25,9 +25,9 @@ static void wx_shm_tl_deliver(int src, const void *hdr, const void *payload, siz
     wx_shm_user_cb(wx_shm_world[src], hdr, payload, len, arg);
 }
 
-static void wx_shm_tl_prefetch(void *arg, int src, const void *hdr, int stage)
+static bool wx_shm_tl_prefetch(void *arg, int src, const void *hdr, int stage)
 {
-    wx_shm_user_prefetch(arg, wx_shm_world[src], hdr, stage);
+    return wx_shm_user_prefetch(arg, wx_shm_world[src], hdr, stage);
 }
 
 static wu_status_t wx_shm_tl_get(wx_tl_t *tl, int src, void *buf, const wx_rkey_t *rkey,
