@@ -22,14 +22,19 @@
  * and copies once from its buffer into the receiver's; or, if no receive is posted, appends an
  * unexpected message that points at its own buffer (the send completes when the receiver copies
  * from it: one copy) or, for messages up to TC_EAGER bytes and buffered sends, at a copy (the send
- * completes at once). Messages to another process: the header and packed data in one MPI message
- * on `net`, received by that process's progress thread and matched in the destination thread-rank's
- * state like a local one (a synchronous send completes when the receiver's ACK comes back).
+ * completes at once). Messages to another process on the threadcomm itself: the library's own
+ * send and receive on the pair communicator of (sender index, receiver index); a receive that may
+ * also match local messages (MPI_ANY_SOURCE), or one posted behind such a receive, waits in the
+ * lists and the pair communicators' messages are pulled into them in order (tc_pull). Other
+ * traffic to another process: header and packed data in one MPI message on `net`, matched in the
+ * destination thread-rank's state like a local one by whichever thread polls net (a synchronous
+ * send completes when the receiver's ACK comes back).
  *
  * Concurrency contract: a tc_root's layout fields are written by init before its handle is
  * returned and read-only afterwards; arrived/bar_* are atomics; a tc_rank's lists are guarded by
  * its spinlock, its pool is described at tc_rank; next_ctx and every tc_view field but refs are
- * the owning thread's only (a nonblocking collective's thread works on a copy). A tc_req is
+ * the owning thread's only (a nonblocking collective's thread works on a copy); the direct remote
+ * path's fields are described at tc_rank and tc_root. A tc_req is
  * completed once, by whichever thread matches it; the completer touches it no more after the
  * release store of done (or after MPI_Grequest_complete for a user-visible request, whose free_fn
  * frees it).
@@ -132,8 +137,12 @@ struct tc_rank {
     int         trank;
 } WU_ALIGNED(WU_CACHELINE);
 
+typedef struct tc_nsend tc_nsend_t;
+
 typedef struct tc_root {
     MPI_Comm    net;
+    _Atomic(tc_nsend_t *) nsends;     /* packets on net whose sends are not complete yet */
+    wt_spinlock_t slock;              /* one reaper at a time */
     int         nprocs, myproc, nlocal, base, total;
     int        *tbase;                /* [nprocs + 1]: first thread-rank of each process */
     int        *proc_of;              /* [total] */
@@ -588,6 +597,62 @@ static void tc_send_ack(tc_root_t *root, int proc, uint64_t req, int idx)
 
 /* ---- point-to-point core ---- */
 
+/* A packet on net (header and data follow): sent without waiting, kept until its send completes
+ * (tc_nsend_reap), so that a sender never blocks on a receiving process that does not poll net
+ * at the moment (its thread-ranks may wait in the library on pair communicators only). */
+struct tc_nsend {
+    struct tc_nsend *next;
+    MPI_Request req;
+};
+
+/* Free the packets whose sends completed (any thread; skips if another thread does it). */
+static void tc_nsend_reap(tc_root_t *root)
+{
+    if (!atomic_load_explicit(&root->nsends, memory_order_relaxed) ||
+        !wt_spin_trylock_always(&root->slock))
+        return;
+    tc_nsend_t *list = atomic_exchange_explicit(&root->nsends, NULL, memory_order_acquire);
+    tc_nsend_t *keep = NULL, **tail = &keep;
+    for (tc_nsend_t *ns = list, *nx; ns; ns = nx) {
+        int flag = 0;
+        nx = ns->next;
+        PMPI_Test(&ns->req, &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            free(ns);
+        } else {
+            *tail = ns;
+            tail = &ns->next;
+        }
+    }
+    wt_spin_unlock_always(&root->slock);
+    if (keep) {   /* back on the stack, in front of what was pushed meanwhile */
+        tc_nsend_t *head = atomic_load_explicit(&root->nsends, memory_order_relaxed);
+        do
+            *tail = head;
+        while (!atomic_compare_exchange_weak_explicit(&root->nsends, &head, keep,
+                                                      memory_order_release,
+                                                      memory_order_relaxed));
+    }
+}
+
+/* Send ns's packet of n bytes to process proc on net; ns is freed when the send completes. */
+static int tc_net_isend(tc_root_t *root, tc_nsend_t *ns, MPI_Count n, int proc)
+{
+    int flag = 0, rc = PMPI_Isend_c(ns + 1, n, MPI_BYTE, proc, TC_TAG_MSG, root->net, &ns->req);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Test(&ns->req, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || flag) {   /* an eager send is complete at once */
+        free(ns);
+        return rc;
+    }
+    tc_nsend_t *head = atomic_load_explicit(&root->nsends, memory_order_relaxed);
+    do
+        ns->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&root->nsends, &head, ns, memory_order_release,
+                                                  memory_order_relaxed));
+    return MPI_SUCCESS;
+}
+
 /* Start a send of count elements of layout l at buf from v's rank to comm rank dest on context
  * ctx; s completes when buf may be reused (sync: when matched). */
 static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtype_t *l, int dest,
@@ -598,9 +663,10 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
     int proc = root->proc_of[dtr];
     size_t bytes = (size_t)(count * l->size);
     if (proc != root->myproc) {
-        char *pkt = malloc(sizeof(tc_hdr_t) + bytes);
-        if (!pkt)
+        tc_nsend_t *ns = malloc(sizeof(tc_nsend_t) + sizeof(tc_hdr_t) + bytes);
+        if (!ns)
             return MPI_ERR_NO_MEM;
+        char *pkt = (char *)(ns + 1);
         tc_hdr_t h = { .ctx = ctx, .src = v->rank, .tag = tag,
                        .dst = dtr - root->tbase[proc], .ack = sync ? (uint64_t)(uintptr_t)s : 0,
                        .bytes = bytes, .ack_idx = (int32_t)(v->me - root->ranks) };
@@ -615,11 +681,12 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
         }
         if (bytes)
             tc_pack(pkt + sizeof(h), buf, count, l, bytes);
-        int rc = PMPI_Send_c(pkt, (MPI_Count)(sizeof(h) + bytes), MPI_BYTE, proc, TC_TAG_MSG,
-                             root->net);
-        free(pkt);
-        if (rc != MPI_SUCCESS)
+        int rc = tc_net_isend(root, ns, (MPI_Count)(sizeof(h) + bytes), proc);
+        if (rc != MPI_SUCCESS) {
+            if (s->prog)
+                atomic_fetch_sub_explicit(&root->nwild, 1, memory_order_relaxed);
             return rc;
+        }
         if (!sync)
             tc_complete(s);
         return MPI_SUCCESS;
@@ -867,7 +934,10 @@ static void tc_net_take(tc_root_t *root, MPI_Message *msg, const MPI_Status *st)
  * processes' messages are delivered in order). No-op in a one-process threadcomm. */
 static void tc_net_poll(tc_root_t *root)
 {
-    if (root->nprocs == 1 || !wt_spin_trylock_always(&root->netlock))
+    if (root->nprocs == 1)
+        return;
+    tc_nsend_reap(root);
+    if (!wt_spin_trylock_always(&root->netlock))
         return;
     for (;;) {
         int flag = 0;
@@ -1860,6 +1930,7 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
             root->proc_of[i] = p;
     wt_mutex_init(&root->zlock);
     wt_spin_init(&root->netlock);
+    wt_spin_init(&root->slock);
     for (int i = 0; i < num_threads; i++) {
         memset(&root->ranks[i], 0, sizeof(tc_rank_t));
         wt_spin_init(&root->ranks[i].lock);
@@ -2047,6 +2118,13 @@ WM_API int MPIX_Threadcomm_free(MPI_Comm *threadcomm)
     tc_zombies_join(root);
     wt_mutex_destroy(&root->zlock);
     tc_yield_update(-root->extra_ranks);
+    /* every packet was received (the closing barrier of the last region came after): their sends
+     * complete with the library's progress */
+    for (tc_nsend_t *ns = atomic_exchange(&root->nsends, NULL), *nx; ns; ns = nx) {
+        nx = ns->next;
+        PMPI_Wait(&ns->req, MPI_STATUS_IGNORE);
+        free(ns);
+    }
     /* the processes agree that nobody sends on net any more before it goes */
     PMPI_Barrier(root->net);
     tc_pairs_free(root);
