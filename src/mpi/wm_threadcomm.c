@@ -923,7 +923,7 @@ static void tc_net_take(tc_root_t *root, MPI_Message *msg, const MPI_Status *st)
     tc_rank_t *q = &root->ranks[a.idx];
     tc_req_t *r = (tc_req_t *)(uintptr_t)a.req;
     wt_spin_lock_always(&q->lock);
-    bool counted = r->remote;   /* a user's request: counted in nwild (tc_isend) */
+    bool counted = r->prog;   /* a user's request: counted in nwild (tc_isend) */
     tc_complete(r);
     wt_spin_unlock_always(&q->lock);
     if (counted)

@@ -508,6 +508,14 @@ static void remote_mix(int r, int n)
     MT_EQ("large message on a derived communicator, last byte", from & 0x7f, br[blen - 1]);
     free(bs);
     free(br);
+    /* nonblocking on the derived communicator, completed by MPI_Waitall alone (the progress
+     * thread takes the message and the Issend's ACK out of the hidden process communicator) */
+    MPI_Request dq[2];
+    int din = -1, dout = r;
+    MT_CALL(MPI_Irecv(&din, 1, MPI_INT, from, 216, dup, &dq[0]));
+    MT_CALL(MPI_Issend(&dout, 1, MPI_INT, to, 216, dup, &dq[1]));
+    MT_CALL(MPI_Waitall(2, dq, MPI_STATUSES_IGNORE));
+    MT_EQ("Issend on a derived communicator", from, din);
     MT_CALL(MPI_Comm_free(&dup));
     MT_CALL(MPI_Barrier(tc));
 }
