@@ -27,8 +27,9 @@
  * Every size is checked once: after a first exchange every ghost cell holds its periodic
  * neighbour's value of a function of the global coordinates (else the program aborts).
  *
- * Options: -m flat|tcomm|flatmt, -k threads per process (tcomm; default 2), -s sizes (XxYxZ of a rank's
- * block, comma-separated; default 16x16x16,64x64x64,128x128x128,256x32x32,32x256x32,32x32x256),
+ * Options: -m flat|tcomm|flatmt, -k threads per process (tcomm; default 2), -s sizes (XxYxZ of a
+ * rank's block, comma-separated; default 16x16x16,64x64x64,128x128x128,256x32x32,32x256x32,
+ * 32x32x256),
  * -g ghost width (2, as in the paper's code), -t budget seconds per size (0.5), -d ZxYxX dims. */
 #include "bench_util.h"
 
@@ -251,7 +252,8 @@ static void run_rank(MPI_Comm comm)
             face[2] = (double)b.n[1] * b.n[2] * ghost * 8 / 1024;
             printf("mode=%s procs=%d k=%d ranks=%d dims=%dx%dx%d size=%dx%dx%d ghost=%d "
                    "face_kib=%.1f,%.1f,%.1f iters=%ld time_us=%.2f min_us=%.2f\n",
-                   mode == M_TCOMM ? "tcomm" : mode == M_FLATMT ? "flatmt" : "flat", nprocs, mode == M_TCOMM ? nthreads : 1,
+                   mode == M_TCOMM ? "tcomm" : mode == M_FLATMT ? "flatmt" : "flat", nprocs,
+                   mode == M_TCOMM ? nthreads : 1,
                    nranks, g.dims[0], g.dims[1], g.dims[2], sizes[si][0], sizes[si][1],
                    sizes[si][2], ghost, face[0], face[1], face[2], n, st.median, st.min);
             fflush(stdout);
@@ -313,7 +315,8 @@ int main(int argc, char **argv)
                 force_dims[0] = -1;
             break;
         default:
-            fprintf(stderr, "usage: halo3d [-m flat|tcomm|flatmt] [-k threads] [-s XxYxZ,...] [-g ghost] "
+            fprintf(stderr, "usage: halo3d [-m flat|tcomm|flatmt] [-k threads] [-s XxYxZ,...] "
+                            "[-g ghost] "
                             "[-t budget_s] [-d ZxYxX]\n");
             return 2;
         }
