@@ -10,6 +10,8 @@
  *   -m tcomm   Weft's thread-ranks (MPIX_Threadcomm): every process starts -k threads, each a rank of
  *              the threadcomm (MPI_THREAD_MULTIPLE); each thread allocates and first touches its own
  *              block, builds its own datatypes and exchanges on the threadcomm
+ *   -m flatmt  as flat, but initialised at MPI_THREAD_MULTIPLE (one thread): what the library's
+ *              thread level costs by itself, to tell it apart from what thread-ranks cost
  * Both use the same decomposition of the same total number of ranks, so flat with P processes and
  * tcomm with P/K processes x K threads do the same exchange.
  *
@@ -25,8 +27,9 @@
  * Every size is checked once: after a first exchange every ghost cell holds its periodic
  * neighbour's value of a function of the global coordinates (else the program aborts).
  *
- * Options: -m flat|tcomm, -k threads per process (tcomm; default 2), -s sizes (XxYxZ of a rank's
- * block, comma-separated; default 16x16x16,64x64x64,128x128x128,256x32x32,32x256x32,32x32x256),
+ * Options: -m flat|tcomm|flatmt, -k threads per process (tcomm; default 2), -s sizes (XxYxZ of a
+ * rank's block, comma-separated; default 16x16x16,64x64x64,128x128x128,256x32x32,32x256x32,
+ * 32x32x256),
  * -g ghost width (2, as in the paper's code), -t budget seconds per size (0.5), -d ZxYxX dims. */
 #include "bench_util.h"
 
@@ -43,7 +46,7 @@
 #define MAX_SIZES 16
 #define SAMPLES 5
 
-enum { M_FLAT, M_TCOMM };
+enum { M_FLAT, M_TCOMM, M_FLATMT };
 static int mode = M_FLAT, nthreads = 2, ghost = 2, nsizes;
 static int sizes[MAX_SIZES][3];   /* x, y, z of a rank's block */
 static int force_dims[3];         /* z, y, x; 0: MPI_Dims_create */
@@ -249,7 +252,8 @@ static void run_rank(MPI_Comm comm)
             face[2] = (double)b.n[1] * b.n[2] * ghost * 8 / 1024;
             printf("mode=%s procs=%d k=%d ranks=%d dims=%dx%dx%d size=%dx%dx%d ghost=%d "
                    "face_kib=%.1f,%.1f,%.1f iters=%ld time_us=%.2f min_us=%.2f\n",
-                   mode == M_TCOMM ? "tcomm" : "flat", nprocs, mode == M_TCOMM ? nthreads : 1,
+                   mode == M_TCOMM ? "tcomm" : mode == M_FLATMT ? "flatmt" : "flat", nprocs,
+                   mode == M_TCOMM ? nthreads : 1,
                    nranks, g.dims[0], g.dims[1], g.dims[2], sizes[si][0], sizes[si][1],
                    sizes[si][2], ghost, face[0], face[1], face[2], n, st.median, st.min);
             fflush(stdout);
@@ -297,7 +301,11 @@ int main(int argc, char **argv)
     int opt;
     while ((opt = getopt(argc, argv, "m:k:s:g:t:d:")) != -1) {
         switch (opt) {
-        case 'm': mode = !strcmp(optarg, "tcomm") ? M_TCOMM : M_FLAT; break;
+        case 'm':
+            mode = !strcmp(optarg, "tcomm")    ? M_TCOMM
+                   : !strcmp(optarg, "flatmt") ? M_FLATMT
+                                               : M_FLAT;
+            break;
         case 'k': nthreads = atoi(optarg); break;
         case 's': size_list = optarg; break;
         case 'g': ghost = atoi(optarg); break;
@@ -307,7 +315,8 @@ int main(int argc, char **argv)
                 force_dims[0] = -1;
             break;
         default:
-            fprintf(stderr, "usage: halo3d [-m flat|tcomm] [-k threads] [-s XxYxZ,...] [-g ghost] "
+            fprintf(stderr, "usage: halo3d [-m flat|tcomm|flatmt] [-k threads] [-s XxYxZ,...] "
+                            "[-g ghost] "
                             "[-t budget_s] [-d ZxYxX]\n");
             return 2;
         }
@@ -323,10 +332,12 @@ int main(int argc, char **argv)
         nthreads = 1;
     } else {
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        if (mode == M_FLATMT)
+            nthreads = 1;
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (mode == M_FLAT) {
+    if (mode != M_TCOMM) {
         run_rank(MPI_COMM_WORLD);
     } else {
 #ifdef WEFT_MPIX_THREADCOMM

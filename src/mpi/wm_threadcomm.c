@@ -22,14 +22,19 @@
  * and copies once from its buffer into the receiver's; or, if no receive is posted, appends an
  * unexpected message that points at its own buffer (the send completes when the receiver copies
  * from it: one copy) or, for messages up to TC_EAGER bytes and buffered sends, at a copy (the send
- * completes at once). Messages to another process: the header and packed data in one MPI message
- * on `net`, received by that process's progress thread and matched in the destination thread-rank's
- * state like a local one (a synchronous send completes when the receiver's ACK comes back).
+ * completes at once). Messages to another process on the threadcomm itself: the library's own
+ * send and receive on the pair communicator of (sender index, receiver index); a receive that may
+ * also match local messages (MPI_ANY_SOURCE), or one posted behind such a receive, waits in the
+ * lists and the pair communicators' messages are pulled into them in order (tc_pull). Other
+ * traffic to another process: header and packed data in one MPI message on `net`, matched in the
+ * destination thread-rank's state like a local one by whichever thread polls net (a synchronous
+ * send completes when the receiver's ACK comes back).
  *
  * Concurrency contract: a tc_root's layout fields are written by init before its handle is
  * returned and read-only afterwards; arrived/bar_* are atomics; a tc_rank's lists are guarded by
  * its spinlock, its pool is described at tc_rank; next_ctx and every tc_view field but refs are
- * the owning thread's only (a nonblocking collective's thread works on a copy). A tc_req is
+ * the owning thread's only (a nonblocking collective's thread works on a copy); the direct remote
+ * path's fields are described at tc_rank and tc_root. A tc_req is
  * completed once, by whichever thread matches it; the completer touches it no more after the
  * release store of done (or after MPI_Grequest_complete for a user-visible request, whose free_fn
  * frees it).
@@ -51,7 +56,8 @@
 #define TC_COLL_BIT  0x80000000u      /* collective traffic of a context */
 #define TC_TAG_MSG   1
 #define TC_TAG_ACK   2
-#define TC_TAG_STOP  3
+#define TC_DIRECT_MAX 8               /* direct remote path: up to this many thread-ranks/process */
+#define TC_NO_PEER   (-0x40000000)    /* a pair communicator's rank that is nobody */
 #define TC_BIND_MAX  8
 #define TC_SELF_BIT  0x40000000u      /* a rank's copy to itself inside a collective */
 /* the context id of a threadcomm handle's wm_comm_t: never allocated (ids stay far below), never
@@ -79,6 +85,10 @@ struct tc_req {
     int         st_src, st_tag, err;  /* result */
     size_t      st_bytes, st_msg;     /* delivered, and the whole message (truncation) */
     MPI_Request greq;                 /* MPI_REQUEST_NULL unless a generalized request */
+    bool        remote;               /* posted in the list while it may match a message of a
+                                         pair communicator (counted in its rank's wild) */
+    bool        prog;                 /* a user's request that needs the progress thread while
+                                         pending (counted in the root's nwild) */
 };
 
 typedef struct tc_rank tc_rank_t;
@@ -97,6 +107,9 @@ typedef struct tc_msg {
     tc_req_t   *sreq;                 /* local send to complete when taken, or NULL */
     uint64_t    ack;                  /* remote synchronous send: its request, 0: none */
     int         ack_proc, ack_idx;
+    bool        mq;                   /* a matched-probed message of a pair communicator (mmsg):
+                                         received straight into the receive buffer when taken */
+    MPI_Message mmsg;
 } tc_msg_t;
 
 /* A thread-rank's matching state. The lock is a spinlock (it yields the core when contended for
@@ -109,14 +122,27 @@ struct tc_rank {
     wt_spinlock_t lock;
     tc_req_t   *posted, *posted_tail; /* lock */
     tc_msg_t   *unexp, *unexp_tail;   /* lock */
+    /* Direct remote path (docs/threadcomm.md, "Messages between processes"): wild counts the
+     * posted receives marked remote (written under lock, read without it as a hint), rstash the
+     * remote messages taken out of the pair communicators into unexp (lock). While either is
+     * non-zero, receives from other processes go through the lists; else straight to the library.
+     * plock serialises the pulls from the pair communicators (tc_pull), which keeps their order. */
+    _Atomic int wild;
+    int         rstash;
+    wt_spinlock_t plock;
+    struct tc_root *root;
     _Atomic(tc_msg_t *) mret WU_ALIGNED(WU_CACHELINE);   /* consumers push, the owner takes all */
     tc_msg_t   *mfree WU_ALIGNED(WU_CACHELINE);          /* owner only, as below */
     uint32_t    next_ctx;
     int         trank;
 } WU_ALIGNED(WU_CACHELINE);
 
+typedef struct tc_nsend tc_nsend_t;
+
 typedef struct tc_root {
     MPI_Comm    net;
+    _Atomic(tc_nsend_t *) nsends;     /* packets on net whose sends are not complete yet */
+    wt_spinlock_t slock;              /* one reaper at a time */
     int         nprocs, myproc, nlocal, base, total;
     int        *tbase;                /* [nprocs + 1]: first thread-rank of each process */
     int        *proc_of;              /* [total] */
@@ -129,6 +155,23 @@ typedef struct tc_root {
     struct tc_zombie *zombies;
     bool        prog_on;
     long        extra_ranks;          /* counted in tc_extra_ranks */
+    /* Direct remote path: point-to-point on the threadcomm itself between thread-ranks of two
+     * processes goes over pair[s * kmax + d], the communicator of sender index s to receiver
+     * index d (local indices), whose rank tbase[p] + s is process p and whose other ranks are
+     * nobody: the library's matching keeps each (sender, receiver) stream, and its statuses name
+     * the sending thread-rank. Written by init, read-only afterwards. */
+    bool        direct;
+    int         kmax;
+    MPI_Comm   *pair;
+    /* Progress without a thread blocked in the library: the thread-ranks' blocking calls poll
+     * net (tc_net_poll, one at a time: netlock) and their pair communicators (tc_pull); the
+     * progress thread polls only while nwild, the user requests that need it, is non-zero
+     * (remote-marked receives, counted in their rank's wild too, and synchronous sends waiting
+     * for an ACK), and sleeps on pgen otherwise (psleep set). */
+    wt_spinlock_t netlock;
+    _Atomic int nwild;
+    _Atomic int psleep, pstop;
+    uint32_t    pgen;                 /* __atomic */
 } tc_root_t;
 
 /* Thread-ranks share the machine's CPUs as ranks do: the library's waits (MPI_Wait & co on the
@@ -270,12 +313,24 @@ static void tc_pause(unsigned *spins)
     wt_word_wait(&nap, 0, 20000);   /* 20 us of sleep in the threading backend's terms */
 }
 
-static void tc_wait(tc_req_t *r)
+static void tc_net_poll(struct tc_root *root);
+static void tc_nwild_inc(struct tc_root *root);
+static void tc_pull(struct tc_root *root, int d);
+
+/* Wait for an internal request, polling net (several processes) and, pull >= 0, the pair
+ * communicators of local thread-rank pull. */
+static void tc_wait_x(struct tc_root *root, tc_req_t *r, int pull)
 {
     unsigned spins = 0;
-    while (!atomic_load_explicit(&r->done, memory_order_acquire))
+    while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
+        tc_net_poll(root);
+        if (pull >= 0)
+            tc_pull(root, pull);
         tc_pause(&spins);
+    }
 }
+
+#define tc_wait(r) tc_wait_x(v->root, (r), -1)
 
 static int tc_greq_query(void *extra, MPI_Status *status)
 {
@@ -440,6 +495,10 @@ static tc_req_t *tc_posted_take(tc_rank_t *q, uint32_t ctx, int src, int tag)
             q->posted = r->next;
         if (q->posted_tail == r)
             q->posted_tail = prev;
+        if (r->remote)
+            atomic_fetch_sub_explicit(&q->wild, 1, memory_order_relaxed);
+        if (r->prog)
+            atomic_fetch_sub_explicit(&q->root->nwild, 1, memory_order_relaxed);
         return r;
     }
     return NULL;
@@ -459,6 +518,8 @@ static tc_msg_t *tc_unexp_find(tc_rank_t *q, uint32_t ctx, int src, int tag, boo
                 q->unexp = m->next;
             if (q->unexp_tail == m)
                 q->unexp_tail = prev;
+            if (m->mq)
+                q->rstash--;
         }
         return m;
     }
@@ -536,6 +597,62 @@ static void tc_send_ack(tc_root_t *root, int proc, uint64_t req, int idx)
 
 /* ---- point-to-point core ---- */
 
+/* A packet on net (header and data follow): sent without waiting, kept until its send completes
+ * (tc_nsend_reap), so that a sender never blocks on a receiving process that does not poll net
+ * at the moment (its thread-ranks may wait in the library on pair communicators only). */
+struct tc_nsend {
+    struct tc_nsend *next;
+    MPI_Request req;
+};
+
+/* Free the packets whose sends completed (any thread; skips if another thread does it). */
+static void tc_nsend_reap(tc_root_t *root)
+{
+    if (!atomic_load_explicit(&root->nsends, memory_order_relaxed) ||
+        !wt_spin_trylock_always(&root->slock))
+        return;
+    tc_nsend_t *list = atomic_exchange_explicit(&root->nsends, NULL, memory_order_acquire);
+    tc_nsend_t *keep = NULL, **tail = &keep;
+    for (tc_nsend_t *ns = list, *nx; ns; ns = nx) {
+        int flag = 0;
+        nx = ns->next;
+        PMPI_Test(&ns->req, &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            free(ns);
+        } else {
+            *tail = ns;
+            tail = &ns->next;
+        }
+    }
+    wt_spin_unlock_always(&root->slock);
+    if (keep) {   /* back on the stack, in front of what was pushed meanwhile */
+        tc_nsend_t *head = atomic_load_explicit(&root->nsends, memory_order_relaxed);
+        do
+            *tail = head;
+        while (!atomic_compare_exchange_weak_explicit(&root->nsends, &head, keep,
+                                                      memory_order_release,
+                                                      memory_order_relaxed));
+    }
+}
+
+/* Send ns's packet of n bytes to process proc on net; ns is freed when the send completes. */
+static int tc_net_isend(tc_root_t *root, tc_nsend_t *ns, MPI_Count n, int proc)
+{
+    int flag = 0, rc = PMPI_Isend_c(ns + 1, n, MPI_BYTE, proc, TC_TAG_MSG, root->net, &ns->req);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Test(&ns->req, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || flag) {   /* an eager send is complete at once */
+        free(ns);
+        return rc;
+    }
+    tc_nsend_t *head = atomic_load_explicit(&root->nsends, memory_order_relaxed);
+    do
+        ns->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&root->nsends, &head, ns, memory_order_release,
+                                                  memory_order_relaxed));
+    return MPI_SUCCESS;
+}
+
 /* Start a send of count elements of layout l at buf from v's rank to comm rank dest on context
  * ctx; s completes when buf may be reused (sync: when matched). */
 static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtype_t *l, int dest,
@@ -546,24 +663,30 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
     int proc = root->proc_of[dtr];
     size_t bytes = (size_t)(count * l->size);
     if (proc != root->myproc) {
-        char *pkt = malloc(sizeof(tc_hdr_t) + bytes);
-        if (!pkt)
+        tc_nsend_t *ns = malloc(sizeof(tc_nsend_t) + sizeof(tc_hdr_t) + bytes);
+        if (!ns)
             return MPI_ERR_NO_MEM;
+        char *pkt = (char *)(ns + 1);
         tc_hdr_t h = { .ctx = ctx, .src = v->rank, .tag = tag,
                        .dst = dtr - root->tbase[proc], .ack = sync ? (uint64_t)(uintptr_t)s : 0,
                        .bytes = bytes, .ack_idx = (int32_t)(v->me - root->ranks) };
         memcpy(pkt, &h, sizeof(h));
+        if (sync && s->core) {   /* MPI_Wait & co do not poll net for its ACK */
+            s->prog = true;
+            tc_nwild_inc(root);
+        }
         if (sync) {   /* release s's set-up to the thread that completes it (tc_ack_t) */
             wt_spin_lock_always(&v->me->lock);
             wt_spin_unlock_always(&v->me->lock);
         }
         if (bytes)
             tc_pack(pkt + sizeof(h), buf, count, l, bytes);
-        int rc = PMPI_Send_c(pkt, (MPI_Count)(sizeof(h) + bytes), MPI_BYTE, proc, TC_TAG_MSG,
-                             root->net);
-        free(pkt);
-        if (rc != MPI_SUCCESS)
+        int rc = tc_net_isend(root, ns, (MPI_Count)(sizeof(h) + bytes), proc);
+        if (rc != MPI_SUCCESS) {
+            if (s->prog)
+                atomic_fetch_sub_explicit(&root->nwild, 1, memory_order_relaxed);
             return rc;
+        }
         if (!sync)
             tc_complete(s);
         return MPI_SUCCESS;
@@ -605,9 +728,40 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
 }
 
 /* Take message m (out of its queue) into receive r, complete r and m's sender, free m. */
+/* Receive matched-probed message m (a pair communicator's) into r: as bytes, straight into a
+ * contiguous buffer, else through a temporary (also for a truncated one: the library's own
+ * truncation error would go to the pair communicator's handler). */
+static void tc_mrecv(tc_msg_t *m, tc_req_t *r)
+{
+    size_t cap = (size_t)(r->count * r->layout->size);
+    MPI_Message mm = m->mmsg;
+    r->st_src = m->src;
+    r->st_tag = m->tag;
+    r->st_msg = m->bytes;
+    r->st_bytes = m->bytes <= cap ? m->bytes : cap;
+    r->err = m->bytes <= cap ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+    if (m->bytes <= cap && r->layout->contig) {
+        if (PMPI_Mrecv_c((char *)r->buf + r->layout->contig_off, (MPI_Count)m->bytes, MPI_BYTE,
+                         &mm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            r->err = MPI_ERR_OTHER;
+        return;
+    }
+    char *tmp = malloc(m->bytes ? m->bytes : 1);
+    if (!tmp)
+        wc_fatal(WU_ERR_NO_MEMORY, "threadcomm: no memory for an incoming message");
+    if (PMPI_Mrecv_c(tmp, (MPI_Count)m->bytes, MPI_BYTE, &mm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        r->err = MPI_ERR_OTHER;
+    else if (r->st_bytes)
+        tc_unpack_into(r, tmp, r->st_bytes);
+    free(tmp);
+}
+
 static void tc_consume(tc_root_t *root, tc_msg_t *m, tc_req_t *r)
 {
-    tc_fill(r, m->src, m->tag, m->bytes, m->data, m->sbuf, m->scount, m->slayout);
+    if (m->mq)
+        tc_mrecv(m, r);
+    else
+        tc_fill(r, m->src, m->tag, m->bytes, m->data, m->sbuf, m->scount, m->slayout);
     if (m->sreq)
         tc_complete(m->sreq);
     if (m->ack)
@@ -616,10 +770,15 @@ static void tc_consume(tc_root_t *root, tc_msg_t *m, tc_req_t *r)
     tc_complete(r);
 }
 
-static void tc_irecv(tc_view_t *v, void *buf, uint64_t count, const wc_dtype_t *l, int src,
-                     int tag, uint32_t ctx, tc_req_t *r)
+/* remote: r may match a message of a pair communicator (tc_pull); prog: r is a user's request
+ * that may match a message of another process (the progress thread polls while it is posted). */
+static void tc_irecv_x(tc_view_t *v, void *buf, uint64_t count, const wc_dtype_t *l, int src,
+                       int tag, uint32_t ctx, tc_req_t *r, bool remote, bool prog)
 {
     tc_rank_t *q = v->me;
+    bool wake = false;
+    r->remote = false;
+    r->prog = false;
     r->ctx = ctx;
     r->src = src;
     r->tag = tag;
@@ -635,10 +794,91 @@ static void tc_irecv(tc_view_t *v, void *buf, uint64_t count, const wc_dtype_t *
         else
             q->posted = r;
         q->posted_tail = r;
+        if (remote) {
+            r->remote = true;
+            atomic_fetch_add_explicit(&q->wild, 1, memory_order_relaxed);
+        }
+        if (prog)
+            r->prog = wake = true;
     }
     wt_spin_unlock_always(&q->lock);
     if (m)
         tc_consume(v->root, m, r);
+    if (wake)
+        tc_nwild_inc(v->root);
+}
+
+static void tc_irecv(tc_view_t *v, void *buf, uint64_t count, const wc_dtype_t *l, int src,
+                     int tag, uint32_t ctx, tc_req_t *r)
+{
+    tc_irecv_x(v, buf, count, l, src, tag, ctx, r, false, false);
+}
+
+/* Take the messages waiting in local thread-rank d's pair communicators into its lists, in each
+ * pair's order, while d has receives that may match them (wild): matched ones are received at
+ * once, the others kept as unexpected (rstash). Any thread; skips if another thread pulls for d. */
+static void tc_pull(tc_root_t *root, int d)
+{
+    tc_rank_t *q = &root->ranks[d];
+    if (!root->direct || !atomic_load_explicit(&q->wild, memory_order_relaxed) ||
+        !wt_spin_trylock_always(&q->plock))
+        return;
+    for (int s = 0; s < root->kmax && atomic_load_explicit(&q->wild, memory_order_relaxed); s++) {
+        MPI_Comm pc = root->pair[s * root->kmax + d];
+        for (;;) {
+            int flag = 0;
+            MPI_Message mm;
+            MPI_Status st;
+            MPI_Count n = 0;
+            if (PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, pc, &flag, &mm, &st) != MPI_SUCCESS)
+                wc_fatal(WU_ERR_INTERNAL, "threadcomm: probe of a pair communicator failed");
+            if (!flag)
+                break;
+            PMPI_Get_count_c(&st, MPI_BYTE, &n);
+            tc_msg_t *m = malloc(sizeof(*m));
+            if (!m)
+                wc_fatal(WU_ERR_NO_MEMORY, "threadcomm: no memory for an incoming message");
+            *m = (tc_msg_t){ .ctx = 0, .src = st.MPI_SOURCE, .tag = st.MPI_TAG,
+                             .bytes = (size_t)n, .mq = true, .mmsg = mm };
+            wt_spin_lock_always(&q->lock);
+            tc_req_t *r = tc_posted_take(q, 0, m->src, m->tag);
+            if (!r) {
+                tc_unexp_append(q, m);
+                q->rstash++;
+            }
+            wt_spin_unlock_always(&q->lock);
+            if (r)
+                tc_consume(root, m, r);
+            if (!atomic_load_explicit(&q->wild, memory_order_relaxed))
+                break;
+        }
+    }
+    wt_spin_unlock_always(&q->plock);
+}
+
+/* Does a receive of v's thread-rank from `src` (a rank of the threadcomm or MPI_ANY_SOURCE) take
+ * the direct remote path, i.e. straight from a pair communicator (true), or the lists? */
+static bool tc_recv_direct(tc_view_t *v, int src)
+{
+    tc_root_t *root = v->root;
+    if (src == MPI_ANY_SOURCE || root->proc_of[src] == root->myproc)
+        return false;
+    tc_rank_t *q = v->me;
+    /* under plock: no pull is between its probe and its append, so with wild and rstash zero
+     * every message of the pair communicators is still there, and none is pulled before the
+     * caller posts its receive (only this thread makes wild non-zero) */
+    if (!wt_spin_trylock_always(&q->plock))
+        return false;
+    wt_spin_lock_always(&q->lock);
+    bool direct = !atomic_load_explicit(&q->wild, memory_order_relaxed) && !q->rstash;
+    wt_spin_unlock_always(&q->lock);
+    wt_spin_unlock_always(&q->plock);
+    return direct;
+}
+
+static inline MPI_Comm tc_pair_of(const tc_root_t *root, int s, int d)
+{
+    return root->pair[s * root->kmax + d];
 }
 
 /* A message from the network for local thread-rank h->dst (pkt: header then data, malloc'd). */
@@ -662,37 +902,91 @@ static void tc_deliver_remote(tc_root_t *root, int proc, char *pkt)
         tc_consume(root, m, r);
 }
 
+/* One message of net, matched-probed: ACK of a synchronous send, or a message to deliver. */
+static void tc_net_take(tc_root_t *root, MPI_Message *msg, const MPI_Status *st)
+{
+    MPI_Count n;
+    PMPI_Get_count_c(st, MPI_BYTE, &n);
+    char *pkt = malloc(n ? (size_t)n : 1);
+    if (!pkt)
+        wc_fatal(WU_ERR_NO_MEMORY, "threadcomm: no memory for an incoming message");
+    PMPI_Mrecv_c(pkt, n, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+    if (st->MPI_TAG != TC_TAG_ACK) {
+        tc_deliver_remote(root, st->MPI_SOURCE, pkt);
+        return;
+    }
+    tc_ack_t a;
+    memcpy(&a, pkt, sizeof(a));
+    free(pkt);
+    if (a.idx < 0 || a.idx >= root->nlocal)
+        wc_fatal(WU_ERR_INTERNAL, "threadcomm: ACK names no local thread-rank");
+    tc_rank_t *q = &root->ranks[a.idx];
+    tc_req_t *r = (tc_req_t *)(uintptr_t)a.req;
+    wt_spin_lock_always(&q->lock);
+    bool counted = r->prog;   /* a user's request: counted in nwild (tc_isend) */
+    tc_complete(r);
+    wt_spin_unlock_always(&q->lock);
+    if (counted)
+        atomic_fetch_sub_explicit(&root->nwild, 1, memory_order_relaxed);
+}
+
+/* Take every message waiting on net (any thread; one at a time, under netlock, so each pair of
+ * processes' messages are delivered in order). No-op in a one-process threadcomm. */
+static void tc_net_poll(tc_root_t *root)
+{
+    if (root->nprocs == 1)
+        return;
+    tc_nsend_reap(root);
+    if (!wt_spin_trylock_always(&root->netlock))
+        return;
+    for (;;) {
+        int flag = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        if (PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, root->net, &flag, &msg, &st) != MPI_SUCCESS)
+            wc_fatal(WU_ERR_INTERNAL, "threadcomm: probe of net failed");
+        if (!flag)
+            break;
+        tc_net_take(root, &msg, &st);
+    }
+    wt_spin_unlock_always(&root->netlock);
+}
+
+/* nwild went up (a user's request may need net or the pair communicators while its owner waits
+ * in MPI_Wait & co, which do not poll them): wake the progress thread if it sleeps. */
+static void tc_nwild_inc(tc_root_t *root)
+{
+    atomic_fetch_add_explicit(&root->nwild, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&root->psleep, memory_order_seq_cst)) {
+        __atomic_fetch_add(&root->pgen, 1, __ATOMIC_RELEASE);
+        wt_word_wake_all(&root->pgen);
+    }
+}
+
+/* The progress thread (threadcomms over several processes): sleeps while no user request needs
+ * it (nwild zero); else polls net and the pair communicators of every local thread-rank. The
+ * thread-ranks' own blocking calls poll for themselves (tc_wait). Dekker on nwild / psleep: a
+ * waker that saw psleep clear raised nwild before this thread looks at it. */
 static void *tc_progress_main(void *arg)
 {
     tc_root_t *root = arg;
+    unsigned spins = 0;
     for (;;) {
-        MPI_Message msg;
-        MPI_Status st;
-        MPI_Count n;
-        if (PMPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, root->net, &msg, &st) != MPI_SUCCESS)
-            wc_fatal(WU_ERR_INTERNAL, "threadcomm: progress thread's probe failed");
-        PMPI_Get_count_c(&st, MPI_BYTE, &n);
-        char *pkt = malloc(n ? (size_t)n : 1);
-        if (!pkt)
-            wc_fatal(WU_ERR_NO_MEMORY, "threadcomm: no memory for an incoming message");
-        PMPI_Mrecv_c(pkt, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-        if (st.MPI_TAG == TC_TAG_STOP) {
-            free(pkt);
+        uint32_t gen = __atomic_load_n(&root->pgen, __ATOMIC_ACQUIRE);
+        if (atomic_load_explicit(&root->pstop, memory_order_acquire))
             break;
-        }
-        if (st.MPI_TAG == TC_TAG_ACK) {
-            tc_ack_t a;
-            memcpy(&a, pkt, sizeof(a));
-            free(pkt);
-            if (a.idx < 0 || a.idx >= root->nlocal)
-                wc_fatal(WU_ERR_INTERNAL, "threadcomm: ACK names no local thread-rank");
-            tc_rank_t *q = &root->ranks[a.idx];
-            wt_spin_lock_always(&q->lock);
-            tc_complete((tc_req_t *)(uintptr_t)a.req);
-            wt_spin_unlock_always(&q->lock);
+        atomic_store_explicit(&root->psleep, 1, memory_order_seq_cst);
+        if (!atomic_load_explicit(&root->nwild, memory_order_seq_cst)) {
+            wt_word_wait(&root->pgen, gen, 0);
+            atomic_store_explicit(&root->psleep, 0, memory_order_relaxed);
+            spins = 0;
             continue;
         }
-        tc_deliver_remote(root, st.MPI_SOURCE, pkt);
+        atomic_store_explicit(&root->psleep, 0, memory_order_relaxed);
+        tc_net_poll(root);
+        for (int i = 0; i < root->nlocal; i++)
+            tc_pull(root, i);
+        tc_pause(&spins);
     }
     return NULL;
 }
@@ -732,6 +1026,38 @@ static int tc_check_peer(wm_comm_t *c, const char *fn, const tc_view_t *v, int p
     return MPI_SUCCESS;
 }
 
+/* Is a message of v's thread-rank to comm rank dest sent on a pair communicator? (The
+ * threadcomm itself only: its ranks are thread-ranks.) */
+static inline bool tc_send_direct(const tc_view_t *v, int dest)
+{
+    const tc_root_t *root = v->root;
+    return root->direct && v->ctx == 0 && root->proc_of[dest] != root->myproc;
+}
+
+/* A send on the direct remote path: the library's own send of the user's buffer and datatype on
+ * the pair communicator (Rsend as a standard send: the receive may sit in the lists). request
+ * NULL: blocking. */
+static int tc_send_pair(const tc_view_t *v, const void *buf, MPI_Count count, MPI_Datatype type,
+                        int dest, int tag, int mode, bool buffered, MPI_Request *request)
+{
+    const tc_root_t *root = v->root;
+    int proc = root->proc_of[dest], s = (int)(v->me - root->ranks);
+    MPI_Comm pc = tc_pair_of(root, s, dest - root->tbase[proc]);
+    int to = root->tbase[proc] + s;   /* process proc in pc */
+    if (request) {
+        if (buffered)
+            return PMPI_Ibsend_c(buf, count, type, to, tag, pc, request);
+        if (mode == WC_SEND_SYNC)
+            return PMPI_Issend_c(buf, count, type, to, tag, pc, request);
+        return PMPI_Isend_c(buf, count, type, to, tag, pc, request);
+    }
+    if (buffered)
+        return PMPI_Bsend_c(buf, count, type, to, tag, pc);
+    if (mode == WC_SEND_SYNC)
+        return PMPI_Ssend_c(buf, count, type, to, tag, pc);
+    return PMPI_Send_c(buf, count, type, to, tag, pc);
+}
+
 int wm_tc_send(const char *fn, wm_comm_t *c, const void *buf, MPI_Count count, MPI_Datatype type,
                int dest, int tag, int mode, bool buffered, MPI_Request *request)
 {
@@ -745,6 +1071,8 @@ int wm_tc_send(const char *fn, wm_comm_t *c, const void *buf, MPI_Count count, M
             return PMPI_Isend(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request);
         return MPI_SUCCESS;
     }
+    if (tc_send_direct(v, dest))
+        return tc_send_pair(v, buf, count, type, dest, tag, mode, buffered, request);
     tc_req_t stack, *s = &stack;
     if (request) {
         if (WU_UNLIKELY(!(s = tc_user_req(c, ti, dest, tag, request))))
@@ -781,6 +1109,19 @@ int wm_tc_recv(const char *fn, wm_comm_t *c, void *buf, MPI_Count count, MPI_Dat
             wm_status_fill(status, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
         return MPI_SUCCESS;
     }
+    tc_root_t *root = v->root;
+    bool pairs = root->direct && v->ctx == 0;   /* may match a pair communicator's message */
+    if (pairs && tc_recv_direct(v, source)) {
+        int proc = root->proc_of[source];
+        MPI_Comm pc = tc_pair_of(root, source - root->tbase[proc], (int)(v->me - root->ranks));
+        if (request)
+            return PMPI_Irecv_c(buf, count, type, source, tag, pc, request);
+        return PMPI_Recv_c(buf, count, type, source, tag, pc, status);
+    }
+    bool from_remote = root->nprocs > 1 &&
+                       (source == MPI_ANY_SOURCE ||
+                        root->proc_of[tc_trank(v, source)] != root->myproc);
+    pairs = pairs && from_remote;
     tc_req_t stack, *r = &stack;
     if (request) {
         if (WU_UNLIKELY(!(r = tc_user_req(c, ti, source, tag, request))))
@@ -788,10 +1129,11 @@ int wm_tc_recv(const char *fn, wm_comm_t *c, void *buf, MPI_Count count, MPI_Dat
     } else {
         stack = (tc_req_t){ .greq = MPI_REQUEST_NULL };
     }
-    tc_irecv(v, buf, (uint64_t)count, &ti->layout, source, tag, v->ctx, r);
+    tc_irecv_x(v, buf, (uint64_t)count, &ti->layout, source, tag, v->ctx, r, pairs,
+               request && from_remote);
     if (request)
         return MPI_SUCCESS;
-    tc_wait(r);
+    tc_wait_x(root, r, pairs ? (int)(v->me - root->ranks) : -1);
     if (status != MPI_STATUS_IGNORE)
         wm_status_fill(status, r->st_src, r->st_tag, (MPI_Count)r->st_bytes, 0);
     if (r->err == MPI_ERR_TRUNCATE)
@@ -813,15 +1155,24 @@ int wm_tc_sendrecv(const char *fn, wm_comm_t *c, const void *sbuf, MPI_Count sco
         (rc = tc_check_peer(c, fn, v, source, rtag, true)))
         return rc;
     tc_req_t s = { .greq = MPI_REQUEST_NULL };
-    if (dest != MPI_PROC_NULL) {
+    MPI_Request ps = MPI_REQUEST_NULL;
+    if (dest != MPI_PROC_NULL && tc_send_direct(v, dest)) {
+        if ((rc = tc_send_pair(v, sbuf, scount, stype, dest, stag, WC_SEND_STANDARD, false, &ps)))
+            return rc;
+    } else if (dest != MPI_PROC_NULL) {
         rc = tc_isend(v, sbuf, (uint64_t)scount, &sti->layout, dest, stag, v->ctx, false, false,
                       &s);
         if (rc != MPI_SUCCESS)
             return wm_error(c, rc, fn, "the send to rank %d failed", dest);
     }
     rc = wm_tc_recv(fn, c, rbuf, rcount, rtype, source, rtag, status, NULL);
-    if (dest != MPI_PROC_NULL)
+    if (ps != MPI_REQUEST_NULL) {
+        int rc2 = PMPI_Wait(&ps, MPI_STATUS_IGNORE);
+        if (!rc)
+            rc = rc2;
+    } else if (dest != MPI_PROC_NULL) {
         tc_wait(&s);
+    }
     return rc;
 }
 
@@ -860,16 +1211,37 @@ int wm_tc_probe(const char *fn, wm_comm_t *c, int source, int tag, int *flag,
         return MPI_SUCCESS;
     }
     tc_rank_t *q = v->me;
+    tc_root_t *root = v->root;
+    /* the pair communicators too, under plock: no message is between a pair communicator and
+     * the lists meanwhile, and the lists (older messages of each pair) are looked at first */
+    bool pairs = root->direct && v->ctx == 0 &&
+                 (source == MPI_ANY_SOURCE || root->proc_of[source] != root->myproc);
+    int d = (int)(q - root->ranks);
     unsigned spins = 0;
     for (;;) {
+        tc_net_poll(root);
+        if (pairs)
+            wt_spin_lock_always(&q->plock);
         wt_spin_lock_always(&q->lock);
         tc_msg_t *m = tc_unexp_find(q, v->ctx, source, tag, false);
         if (m && status != MPI_STATUS_IGNORE)
             wm_status_fill(status, m->src, m->tag, (MPI_Count)m->bytes, 0);
         wt_spin_unlock_always(&q->lock);
-        if (m || !block) {
+        int found = m != NULL;
+        if (!found && pairs) {
+            int s0 = 0, s1 = root->kmax;
+            if (source != MPI_ANY_SOURCE)
+                s0 = source - root->tbase[root->proc_of[source]], s1 = s0 + 1;
+            for (int s = s0; s < s1 && !found && rc == MPI_SUCCESS; s++)
+                rc = PMPI_Iprobe(source, tag, tc_pair_of(root, s, d), &found, status);
+        }
+        if (pairs)
+            wt_spin_unlock_always(&q->plock);
+        if (rc)
+            return rc;
+        if (found || !block) {
             if (flag)
-                *flag = m != NULL;
+                *flag = found;
             return MPI_SUCCESS;
         }
         tc_pause(&spins);
@@ -1486,6 +1858,8 @@ int wm_tc_comm_free(const char *fn, wm_comm_t *c, MPI_Comm *comm)
 
 /* ---- MPIX_Threadcomm_* ---- */
 
+static int tc_pairs_new(tc_root_t *root);
+
 WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *threadcomm)
 {
     static const char fn[] = "MPIX_Threadcomm_init";
@@ -1526,6 +1900,8 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
     long extra = 0;   /* thread-ranks of this machine's processes beyond one per process */
     int node = wc_node_of(wc_world.rank);
     for (int p = 0; p < np; p++) {
+        if (counts[p] > root->kmax)
+            root->kmax = counts[p];
         root->tbase[p + 1] = root->tbase[p] + counts[p];
         if (wc_node_of(wm_comm_world_rank(c, p)) == node)
             extra += counts[p] - 1;
@@ -1553,12 +1929,18 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
         for (int i = root->tbase[p]; i < root->tbase[p + 1]; i++)
             root->proc_of[i] = p;
     wt_mutex_init(&root->zlock);
+    wt_spin_init(&root->netlock);
+    wt_spin_init(&root->slock);
     for (int i = 0; i < num_threads; i++) {
         memset(&root->ranks[i], 0, sizeof(tc_rank_t));
         wt_spin_init(&root->ranks[i].lock);
+        wt_spin_init(&root->ranks[i].plock);
+        root->ranks[i].root = root;
         root->ranks[i].trank = root->base + i;
         root->ranks[i].next_ctx = 1;
     }
+    if (np > 1 && root->kmax <= TC_DIRECT_MAX && (rc = tc_pairs_new(root)) != MPI_SUCCESS)
+        return wm_error(c, rc, fn, "no memory for the pair communicators");
     if (np > 1) {
         if (wt_thread_create(&root->prog, tc_progress_main, root) != WU_OK)
             return wm_error(c, MPI_ERR_OTHER, fn, "cannot start the progress thread");
@@ -1575,6 +1957,62 @@ WM_API int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *thread
     snprintf(d->name, sizeof(d->name), "threadcomm");
     *threadcomm = wm_comm_handle(d);
     return MPI_SUCCESS;
+}
+
+static void tc_pairs_free(tc_root_t *root)
+{
+    for (int i = 0; root->pair && i < root->kmax * root->kmax; i++)
+        if (root->pair[i] != MPI_COMM_NULL)
+            PMPI_Comm_free(&root->pair[i]);
+    free(root->pair);
+    root->pair = NULL;
+    root->direct = false;
+}
+/* The pair communicators of the direct remote path (collective over net; init). Each takes a
+ * context id agreed over net; its local group is net's, its peers (as an intercommunicator's
+ * remote group: what point-to-point addresses and statuses report) are the thread-ranks, of which
+ * only sender index s of each process is someone. */
+static int tc_pairs_new(tc_root_t *root)
+{
+    wm_comm_t *netc = wm_comm_get(root->net);
+    int k = root->kmax, rc = MPI_SUCCESS;
+    int *local = wm_comm_local_ranks(netc), *peers = malloc(sizeof(int) * (size_t)root->total);
+    root->pair = malloc(sizeof(MPI_Comm) * (size_t)(k * k));
+    if (!local || !peers || !root->pair) {
+        free(local);
+        free(peers);
+        free(root->pair);
+        root->pair = NULL;
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < k * k; i++)
+        root->pair[i] = MPI_COMM_NULL;
+    for (int s = 0; s < k; s++) {
+        for (int t = 0; t < root->total; t++) {
+            int p = root->proc_of[t];
+            peers[t] = t - root->tbase[p] == s ? local[p] : TC_NO_PEER;
+        }
+        for (int d = 0; d < k; d++) {
+            /* every process takes part in every agreement, even after a failure of its own */
+            uint32_t ctx = wm_ctx_agree(netc);
+            wm_comm_t *pc = rc ? NULL
+                               : wm_comm_new(netc, ctx, local, root->nprocs, peers, root->total,
+                                             true);
+            if (!pc) {
+                rc = MPI_ERR_NO_MEM;
+                continue;
+            }
+            snprintf(pc->name, sizeof(pc->name), "threadcomm pair %d to %d", s, d);
+            root->pair[s * k + d] = wm_comm_handle(pc);
+        }
+    }
+    free(local);
+    free(peers);
+    if (rc)
+        tc_pairs_free(root);
+    else
+        root->direct = true;
+    return rc;
 }
 
 static int tc_root_arg(const char *fn, MPI_Comm h, wm_comm_t **c_p, tc_root_t **root_p)
@@ -1671,17 +2109,25 @@ WM_API int MPIX_Threadcomm_free(MPI_Comm *threadcomm)
     if (atomic_load(&root->arrived) != 0)
         return wm_error(c, MPI_ERR_OTHER, fn, "the threadcomm is still started");
     if (root->prog_on) {
-        /* the stop message goes to this process's own progress thread, after every message
-         * other processes sent it (they all passed the closing barrier of the last region) */
-        char z = 0;
-        PMPI_Send(&z, 1, MPI_BYTE, root->myproc, TC_TAG_STOP, root->net);
+        /* no user request is pending (the regions are over): the thread sleeps or is about to */
+        atomic_store_explicit(&root->pstop, 1, memory_order_release);
+        __atomic_fetch_add(&root->pgen, 1, __ATOMIC_RELEASE);
+        wt_word_wake_all(&root->pgen);
         wt_thread_join(root->prog);
     }
     tc_zombies_join(root);
     wt_mutex_destroy(&root->zlock);
     tc_yield_update(-root->extra_ranks);
+    /* every packet was received (the closing barrier of the last region came after): their sends
+     * complete with the library's progress */
+    for (tc_nsend_t *ns = atomic_exchange(&root->nsends, NULL), *nx; ns; ns = nx) {
+        nx = ns->next;
+        PMPI_Wait(&ns->req, MPI_STATUS_IGNORE);
+        free(ns);
+    }
     /* the processes agree that nobody sends on net any more before it goes */
     PMPI_Barrier(root->net);
+    tc_pairs_free(root);
     for (int i = 0; i < root->nlocal; i++) {
         tc_rank_t *q = &root->ranks[i];
         tc_msg_t *lists[3] = { q->unexp, q->mfree, atomic_load(&q->mret) };
