@@ -3,6 +3,8 @@
 # docs/threadcomm.md): P ranks (BENCH_HALO_RANKS, default 4) in a 3-D periodic grid exchange
 # subarray faces of their 3-D blocks, as
 #   weft  flat      P processes, one rank each
+#   weft  flatmt    P processes, one rank each, at MPI_THREAD_MULTIPLE (the library's thread-safe
+#                   path without thread-ranks: what K = 1 costs beyond flat comes from there)
 #   weft  tcomm K   P/K processes x K thread-ranks (MPIX_Threadcomm), K = 1, 2, 4 (those dividing P)
 #   weft  rat K     the flat program linked by `mpicc -ranks-as-threads`, `mpiexec --ranks-per-process
 #                   K` (K = 2, 4; docs/ranks-as-threads.md); BENCH_HALO_RAT=0 leaves it out
@@ -86,6 +88,12 @@ for ((r = 0; r < rounds; r++)); do
             log "round $r $impl flat: FAILED (see $raw)"
         fi
         [ "$impl" = weft ] || continue
+        raw="$out/raw/weft-flatmt-r$r.txt"
+        if bench_launch weft "$nranks" "$tmo" halo3d -m flatmt "${args[@]}" >"$raw" 2>&1; then
+            record "$raw" "$r" weft flatmt 1
+        else
+            log "round $r weft flatmt: FAILED (see $raw)"
+        fi
         for k in "${ks[@]}"; do
             raw="$out/raw/weft-tcomm$k-r$r.txt"
             if bench_launch weft $((nranks / k)) "$tmo" halo3d -m tcomm -k "$k" "${args[@]}" >"$raw" 2>&1; then
