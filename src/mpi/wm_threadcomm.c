@@ -330,7 +330,11 @@ static void tc_wait_x(struct tc_root *root, tc_req_t *r, int pull)
     }
 }
 
-#define tc_wait(r) tc_wait_x(v->root, (r), -1)
+/* Wait for an internal request of a thread-rank of root (no pair communicator to pull). */
+static inline void tc_wait(struct tc_root *root, tc_req_t *r)
+{
+    tc_wait_x(root, r, -1);
+}
 
 static int tc_greq_query(void *extra, MPI_Status *status)
 {
@@ -727,7 +731,6 @@ static int tc_isend(tc_view_t *v, const void *buf, uint64_t count, const wc_dtyp
     return MPI_SUCCESS;
 }
 
-/* Take message m (out of its queue) into receive r, complete r and m's sender, free m. */
 /* Receive matched-probed message m (a pair communicator's) into r: as bytes, straight into a
  * contiguous buffer, else through a temporary (also for a truncated one: the library's own
  * truncation error would go to the pair communicator's handler). */
@@ -756,6 +759,7 @@ static void tc_mrecv(tc_msg_t *m, tc_req_t *r)
     free(tmp);
 }
 
+/* Take message m (out of its queue) into receive r, complete r and m's sender, free m. */
 static void tc_consume(tc_root_t *root, tc_msg_t *m, tc_req_t *r)
 {
     if (m->mq)
@@ -999,7 +1003,7 @@ static int tc_send_b(tc_view_t *v, const void *buf, MPI_Count count, MPI_Datatyp
     int rc = tc_isend(v, buf, (uint64_t)count, &wm_type_get(type)->layout, dest, tag, ctx, false,
                       false, &s);
     if (rc == MPI_SUCCESS)
-        tc_wait(&s);
+        tc_wait(v->root, &s);
     return rc;
 }
 
@@ -1008,7 +1012,7 @@ static int tc_recv_b(tc_view_t *v, void *buf, MPI_Count count, MPI_Datatype type
 {
     tc_req_t r = { .greq = MPI_REQUEST_NULL };
     tc_irecv(v, buf, (uint64_t)count, &wm_type_get(type)->layout, src, tag, ctx, &r);
-    tc_wait(&r);
+    tc_wait(v->root, &r);
     return r.err;
 }
 
@@ -1090,7 +1094,7 @@ int wm_tc_send(const char *fn, wm_comm_t *c, const void *buf, MPI_Count count, M
         return wm_error(c, rc, fn, "the send to rank %d failed", dest);
     }
     if (!request)
-        tc_wait(s);
+        tc_wait(v->root, s);
     return MPI_SUCCESS;
 }
 
@@ -1171,7 +1175,7 @@ int wm_tc_sendrecv(const char *fn, wm_comm_t *c, const void *sbuf, MPI_Count sco
         if (!rc)
             rc = rc2;
     } else if (dest != MPI_PROC_NULL) {
-        tc_wait(&s);
+        tc_wait(v->root, &s);
     }
     return rc;
 }
@@ -1314,9 +1318,9 @@ static int tc_self_copy(tc_view_t *v, const void *src, void *dst, MPI_Count coun
     tc_irecv(v, dst, (uint64_t)count, l, v->rank, tag, ctx | TC_SELF_BIT, &r);
     int rc = tc_isend(v, src, (uint64_t)count, l, v->rank, tag, ctx | TC_SELF_BIT, false, false,
                       &s);
-    tc_wait(&r);
+    tc_wait(v->root, &r);
     if (rc == MPI_SUCCESS)
-        tc_wait(&s);
+        tc_wait(v->root, &s);
     return rc ? rc : r.err;
 }
 
@@ -1455,7 +1459,7 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
                 rs[n].done = 1;
         }
         for (int i = 0; i < 2 * n; i++) {
-            tc_wait(&rs[i]);
+            tc_wait(v->root, &rs[i]);
             if (!rc && i < n && rs[i].err)
                 rc = rs[i].err;
         }
@@ -1559,7 +1563,7 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
             if (a->sbuf != MPI_IN_PLACE)
                 rc = tc_send_b(v, a->sbuf, a->scount, a->stype, me, tag, ctx);
             for (int i = 0; i < n; i++) {
-                tc_wait(&rs[i]);
+                tc_wait(v->root, &rs[i]);
                 if (!rc && rs[i].err)
                     rc = rs[i].err;
             }
@@ -1590,7 +1594,7 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
                     rc = tc_send_b(v, (const char *)a->sbuf + i * bext, a->scount, a->stype, i,
                                    tag, ctx);
             if (a->rbuf != MPI_IN_PLACE) {
-                tc_wait(&self);
+                tc_wait(v->root, &self);
                 if (!rc)
                     rc = self.err;
             }
@@ -1613,7 +1617,7 @@ static int tc_coll_run(tc_view_t *v, const wm_tc_coll_args_t *a, uint32_t seq)
                           i, tag, ctx, false, false, &rs[n + i]);
         }
         for (int i = 0; i < 2 * n; i++) {
-            tc_wait(&rs[i]);
+            tc_wait(v->root, &rs[i]);
             if (!rc && i < n && rs[i].err)
                 rc = rs[i].err;
         }
