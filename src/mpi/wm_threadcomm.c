@@ -981,7 +981,9 @@ static void *tc_progress_main(void *arg)
             break;
         atomic_store_explicit(&root->psleep, 1, memory_order_seq_cst);
         if (!atomic_load_explicit(&root->nwild, memory_order_seq_cst)) {
-            wt_word_wait(&root->pgen, gen, 0);
+            /* woken by tc_nwild_inc or the stop; the time-out only bounds the cost of a
+             * wake-up missed by a bug (a user's request would otherwise never progress) */
+            wt_word_wait(&root->pgen, gen, 10000000u);
             atomic_store_explicit(&root->psleep, 0, memory_order_relaxed);
             spins = 0;
             continue;
