@@ -189,11 +189,16 @@ static inline wu_status_t wc_op_send(int dst, const wc_peer_t *p, wc_sendop_t *o
 static inline void wc_queue_locked(wc_ep_t *ep, wc_peer_t *p, wc_sendop_t *op)
 {
     wu_count(WU_COUNT_SEND_QUEUED, 1);
-    if (wu_list_empty(&p->pending)) {
+    bool first = wu_list_empty(&p->pending);
+    if (first) {
         atomic_fetch_add_explicit(&ep->npending, 1, memory_order_relaxed);
         atomic_store_explicit(&p->queued, true, memory_order_relaxed);
     }
     wu_list_push_back(&p->pending, &op->link);
+    /* Only polling moves queued packets, and no doorbell rings for them: wake the idle threads
+     * and a parked timer (a thread of ours asleep on the doorbell does not see them). */
+    if (first)
+        wp_engine_kick();
 }
 
 /* Try to put op in the ring now (in order behind queued packets), else queue it. Peer lock held.

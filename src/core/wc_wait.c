@@ -219,9 +219,17 @@ static bool wc_sleep_doorbell(wc_waiter_t *w)
              * 1 MiB ping-pong, 6-15 of the 10 ms sleeps per run used to end with work found at
              * once (p99 5.2 ms); with the short sleep 0-1 (p99 0.2 ms). With the idle threads
              * off (WEFT_PROGRESS_IDLE=0) such sleeps were 0-1 before the change too. */
-            if (wp_poll() == 0)
-                db->ops->db_sleep(db, seq, wp_poll_missed_take() ? WC_SLEEP_FIRST_NS
-                                                                 : WC_SLEEP_MAX_NS);
+            if (wp_poll() == 0) {
+                if (wp_poll_missed_take()) {
+                    db->ops->db_sleep(db, seq, WC_SLEEP_FIRST_NS);
+                } else {
+                    /* Every transport rings this doorbell: the timer thread need not tick
+                     * meanwhile (wp_engine_watch_begin). */
+                    wp_engine_watch_begin();
+                    db->ops->db_sleep(db, seq, WC_SLEEP_MAX_NS);
+                    wp_engine_watch_end();
+                }
+            }
         }
     }
     db->ops->db_disarm(db);
@@ -259,8 +267,11 @@ static bool wc_sleep(wc_waiter_t *w)
     return blocked && db;
 }
 
-/* Sleep until one of reqs completes (or a packet, a hand-over, a time-out). */
-static void wc_block(wc_request_t *const *reqs, int n)
+/* Sleep until one of reqs completes (or a packet, a hand-over, a time-out). kick: let the idle
+ * threads poll while we sleep (not after a sleep of this wait that timed out with nothing: each
+ * kick costs an idle thread 100 us of polling and a chain of short sleeps, 2% of a core for a rank
+ * blocked in MPI_Recv). */
+static void wc_block(wc_request_t *const *reqs, int n, bool kick)
 {
     wc_waiter_t *w = wc_waiter_self();
     wt_wait_prepare(&w->wait);
@@ -274,7 +285,8 @@ static void wc_block(wc_request_t *const *reqs, int n)
     bool blocked = false;
     if (i == n) {
         wu_count(WU_COUNT_WAIT_SLEEPS, 1);
-        wp_engine_kick();
+        if (kick)
+            wp_engine_kick();
         blocked = wc_sleep(w);
     }
     bool done = false;
@@ -314,8 +326,9 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
             return;
         }
     }
-    wc_block(reqs, n);
+    wc_block(reqs, n, !idle->quiet);
     uint64_t after = wc_now_ns();
+    idle->quiet = after - now >= WC_SLEEP_MAX_NS / 2;   /* timed out: nothing came */
     wc_spin_adapt(idle, after - now);
     idle->last_ns = after;
     idle->polls = 0;

@@ -77,6 +77,7 @@ typedef struct wc_idle {
     bool preempted;         /* a gap between two slow visits: the spinner lost its core */
     uint64_t deadline_ns;   /* end of the spin; 0 until the first slow visit (64 polls) */
     uint64_t last_ns;       /* the last slow visit */
+    bool quiet;             /* the last sleep timed out: the next one does not kick idle threads */
 } wc_idle_t;
 
 extern uint64_t wc_spin_ns;      /* __atomic (MPI_T may change it): wc_wait_spin_set */
@@ -154,6 +155,7 @@ static inline void wc_idle_init(wc_idle_t *idle)
     idle->crowd_spun = false;
     idle->preempted = false;
     idle->deadline_ns = 0;
+    idle->quiet = false;
 }
 
 void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);

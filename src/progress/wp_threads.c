@@ -63,11 +63,44 @@ static void wp_pause(unsigned us)
         wt_word_wait(&wp_thr.stop, 0, (uint64_t)us * 1000u);
 }
 
+/* The timer's parking (wp_engine.h, wp_engine_watch_begin). watchers: threads asleep watching
+ * every source of work; parked: the timer sleeps on seq instead of ticking. It parks only after
+ * counting itself in wp_engine_g.sleepers (so that every kick reaches wp_engine_kick_slow, which
+ * wakes it) and then seeing watchers > 0 and no submission; a watcher decrements watchers, then
+ * reads parked. All four accesses are seq_cst: either the timer sees the watcher gone and does not
+ * park, or the watcher sees it parked and wakes it. Not reset by wp_threads_stop: begin and end
+ * come in pairs from threads of the application. */
+static struct {
+    uint32_t watchers;      /* __atomic */
+    uint32_t parked;        /* __atomic: written by the timer thread only */
+    uint32_t seq;           /* __atomic, futex word: bumped to end the timer's parking */
+} WU_ALIGNED(WU_CACHELINE) wp_watch;
+
+static void wp_timer_unpark(void)
+{
+    if (__atomic_load_n(&wp_watch.parked, __ATOMIC_SEQ_CST)) {
+        __atomic_fetch_add(&wp_watch.seq, 1, __ATOMIC_RELEASE);
+        wt_word_wake_all(&wp_watch.seq);
+    }
+}
+
 void wp_engine_kick_slow(void)
 {
     wu_count(WU_COUNT_KICKS, 1);
     __atomic_fetch_add(&wp_engine_g.kick_seq, 1, __ATOMIC_RELEASE);
     wt_word_wake_all(&wp_engine_g.kick_seq);
+    wp_timer_unpark();
+}
+
+void wp_engine_watch_begin(void)
+{
+    __atomic_fetch_add(&wp_watch.watchers, 1, __ATOMIC_SEQ_CST);
+}
+
+void wp_engine_watch_end(void)
+{
+    __atomic_fetch_sub(&wp_watch.watchers, 1, __ATOMIC_SEQ_CST);
+    wp_timer_unpark();
 }
 
 /* ---- polling from a background thread -------------------------------------------------------- */
@@ -192,6 +225,30 @@ static void *wp_idle_main(void *arg)
     return NULL;
 }
 
+/* While a thread sleeps watching every source of work (wp_engine_watch_begin), a tick would find
+ * nothing that the watcher would not be woken for, and on a VM each tick costs tens of
+ * microseconds of CPU: the timer sleeps until the watch ends, a kick, or WP_TIMER_PARK_MAX_NS.
+ * Like an idle thread, it counts itself among the sleepers before its last look at the
+ * submissions, so a task submitted meanwhile either is seen here or kicks it. Returns true if it
+ * slept. */
+static bool wp_timer_park(void)
+{
+    uint32_t seq = __atomic_load_n(&wp_watch.seq, __ATOMIC_ACQUIRE);
+    __atomic_fetch_add(&wp_engine_g.sleepers, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&wp_watch.parked, 1, __ATOMIC_SEQ_CST);
+    bool park = __atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) &&
+                !__atomic_load_n(&wp_thr.stop, __ATOMIC_SEQ_CST);
+    for (unsigned i = 0; park && i < wp_engine_g.nqueues; i++)
+        park = !wp_queue_has_submissions(&wp_engine_g.queues[i]);
+    if (park) {
+        wu_count(WU_COUNT_TIMER_PARKS, 1);
+        wt_word_wait(&wp_watch.seq, seq, WP_TIMER_PARK_MAX_NS);
+    }
+    __atomic_store_n(&wp_watch.parked, 0, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&wp_engine_g.sleepers, 1, __ATOMIC_RELAXED);
+    return park;
+}
+
 /* pioman's timer: a thread sleeping to absolute deadlines, which spends little CPU and so keeps
  * the scheduler's favour even on a loaded machine. It walks the whole tree (the paper: "a single
  * timer thread traversing the full tree is a good-enough solution"), so a task submitted to any
@@ -214,6 +271,8 @@ static void *wp_timer_main(void *arg)
         wt_word_wait_until(&wp_thr.stop, 0, next);
         if (wp_stopping())
             break;
+        if (__atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) && wp_timer_park())
+            next = wp_now_ns();   /* the period restarts when the watch ends */
         int did = 0;
         for (unsigned i = 0; i < wp_engine_g.nqueues; i++)
             did += wp_queue_poll_background(&wp_engine_g.queues[i], WU_COUNT_LTASK_TIMER);
@@ -292,7 +351,7 @@ void wp_threads_stop(void)
 {
     __atomic_store_n(&wp_thr.stop, 1, __ATOMIC_SEQ_CST);
     wt_word_wake_all(&wp_thr.stop);
-    wp_engine_kick_slow();
+    wp_engine_kick_slow();   /* wakes a parked timer too */
     for (unsigned i = 0; i < wp_thr.nidle; i++)
         wt_thread_join(wp_thr.idle[i].thread);
     if (wp_thr.timer_on)

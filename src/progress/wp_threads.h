@@ -8,6 +8,8 @@
  *          timer_period_us (no timer thread) or WP_IDLE_SLEEP_MAX_US (with one).
  *   timer  one thread, normal priority (raised if allowed), polling every queue of the tree every
  *          timer_period_us on absolute deadlines; it kicks sleeping idle threads when it found work.
+ *          While a thread sleeps watching every source of work (wp_engine_watch_begin), it parks
+ *          instead of ticking: until the watch ends, a kick, or WP_TIMER_PARK_MAX_NS.
  *
  * Both leave alone a queue that an explicit poller visited since their last visit (its
  * explicit_seen mark): the explicit poller is running it anyway, and a background thread that
@@ -26,6 +28,7 @@
 #define WP_IDLE_ACTIVE_NS   100000u   /* empty rounds for this long before a deep sleep */
 #define WP_IDLE_SLEEP_MIN_US   100u
 #define WP_IDLE_SLEEP_MAX_US 100000u  /* with a timer thread, which kicks when it finds work */
+#define WP_TIMER_PARK_MAX_NS 100000000u   /* a parked timer ticks at least this often */
 
 wu_status_t wp_threads_start(const wp_engine_config_t *cfg, const wp_topo_t *topo,
                              unsigned idle_level);

@@ -52,7 +52,9 @@
     X(IDLE_WAKEUPS, "deep sleeps of idle threads ended by a kick (the others timed out)")          \
     X(KICKS, "kicks that woke sleeping idle threads (new work only polling finds)")                \
     X(WAIT_SLEEPS, "sleeps of application threads waiting in MPI calls (after WEFT_SPIN_US)")      \
-    X(WAIT_WAKEUPS, "wake-ups of sleeping waiters by the thread that completed their request")
+    X(WAIT_WAKEUPS, "wake-ups of sleeping waiters by the thread that completed their request")    \
+    X(TIMER_PARKS, "times the timer thread stopped ticking because a waiting thread watched every "  \
+                   "source of work (the transport's doorbell)")
 
 typedef enum {
 #define WU_X(name, desc) WU_COUNT_##name,

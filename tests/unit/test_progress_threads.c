@@ -7,11 +7,16 @@
  *   - wp_engine_kick wakes a deep-sleeping idle thread (latency printed);
  *   - wp_engine_stop_threads: no engine thread runs a task after it, explicit polling still does;
  *   - wp_engine_sync waits for the task run under way;
+ *   - the timer parks while a thread watches (wp_engine_watch_begin): a REPEAT task's runs stop,
+ *     and resume at once when the watch ends, when a task is submitted, and when wp_engine_kick is
+ *     called (each well before the parked timer's own time-out); two watchers keep it parked until
+ *     the second ends;
  *   - the CPU used by an engine whose REPEAT task never finds work, with idle and timer threads
  *     on, over 1 s: printed, and bounded loosely (< 30% of a core) so that a loaded machine does
  *     not make the test fail; bench measures the real figure. */
 #include <sys/resource.h>
 #include "test_progress.h"
+#include "progress/wp_threads.h"
 
 typedef struct {
     wp_ltask_t t;
@@ -246,6 +251,84 @@ static void test_sync(void)
     wp_engine_finalize();
 }
 
+/* The timer parks while a thread watches; the end of the watch, a submission and a kick wake it.
+ * The timer ticks every 1 ms and runs the REPEAT task each time. Bounds: while parked, at most 2
+ * runs in 30 ms (the tick under way when the watch began, and one spurious wake-up), against
+ * about 30 unparked; after a wake-up, a run within 50 ms, while the parked timer's own time-out
+ * (WP_TIMER_PARK_MAX_NS, 100 ms) would come 70 ms or more after the wake-up. */
+static bool runs_within(ttask_t *rep, int r0, unsigned ms)
+{
+    uint64_t t0 = tp_now_ns();
+    while (atomic_load(&rep->runs) == r0 && tp_now_ns() - t0 < (uint64_t)ms * 1000000u)
+        tp_sleep_us(200);
+    return atomic_load(&rep->runs) != r0;
+}
+
+static int parked_runs(ttask_t *rep, unsigned ms)
+{
+    tp_sleep_us(3000);   /* the next tick sees the watcher and parks */
+    int r0 = atomic_load(&rep->runs);
+    tp_sleep_us(ms * 1000u);
+    return atomic_load(&rep->runs) - r0;
+}
+
+static void test_timer_park(void)
+{
+    _Static_assert(WP_TIMER_PARK_MAX_NS >= 100000000u, "the bounds below assume 100 ms");
+    tp_init(tp_config(false, false, true));
+    ttask_t rep;
+    ttask_init(&rep, WP_TASK_REPEAT, 0);
+    wp_ltask_submit(&rep.t);
+    CHECK("the timer runs the task", runs_within(&rep, 0, 5000));
+
+    for (int how = 0; how < 3; how++) {
+        wp_engine_watch_begin();
+        int during = parked_runs(&rep, 30);
+        CHECK("at most 2 runs in 30 ms while a thread watches", during <= 2);
+        int r0 = atomic_load(&rep.runs);
+        ttask_t once;
+        if (how == 0) {
+            wp_engine_watch_end();
+        } else if (how == 1) {
+            ttask_init(&once, WP_TASK_ONCE, 1);
+            wp_ltask_submit(&once.t);
+        } else {
+            wp_engine_kick();
+        }
+        static const char *what[] = { "the watch's end", "a submission", "a kick" };
+        if (!runs_within(&rep, r0, 50)) {
+            fprintf(stderr, "test_timer_park: no tick within 50 ms of %s\n", what[how]);
+            failures++;
+        }
+        if (how == 1)
+            CHECK("the submitted task ran", wait_done(&once, 1, false, 5.0) >= 0);
+        if (how != 0)
+            wp_engine_watch_end();
+    }
+
+    /* two watchers: parked until the second ends */
+    wp_engine_watch_begin();
+    wp_engine_watch_begin();
+    parked_runs(&rep, 10);
+    wp_engine_watch_end();
+    CHECK("one watcher left: still at most 2 runs in 30 ms", parked_runs(&rep, 30) <= 2);
+    int r0 = atomic_load(&rep.runs);
+    wp_engine_watch_end();
+    CHECK("the last watcher's end wakes the timer within 50 ms", runs_within(&rep, r0, 50));
+
+    wp_ltask_remove(&rep.t);
+    wp_engine_finalize();
+
+    /* finalize while parked: the stop wakes the timer */
+    tp_init(tp_config(false, false, true));
+    wp_engine_watch_begin();
+    tp_sleep_us(5000);
+    uint64_t t0 = tp_now_ns();
+    wp_engine_finalize();
+    CHECK("finalize with the timer parked takes under 50 ms", tp_now_ns() - t0 < 50000000u);
+    wp_engine_watch_end();
+}
+
 int main(void)
 {
     alarm(110);
@@ -264,6 +347,7 @@ int main(void)
     test_kick();
     test_stop_threads();
     test_sync();
+    test_timer_park();
 
     double pct = measure_cpu("idle + timer threads", tp_config(true, true, true));
     CHECK("CPU of an engine with nothing to do below 30% of a core", pct < 30.0);
