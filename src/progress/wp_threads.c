@@ -227,7 +227,9 @@ static void *wp_idle_main(void *arg)
 
 /* While a thread sleeps watching every source of work (wp_engine_watch_begin), a tick would find
  * nothing that the watcher would not be woken for, and on a VM each tick costs tens of
- * microseconds of CPU: the timer sleeps until the watch ends, a kick, or WP_TIMER_PARK_MAX_NS.
+ * microseconds of CPU: after a tick that found nothing, the timer sleeps until the watch ends, a
+ * kick, or WP_TIMER_PARK_MAX_NS. (Only after an empty tick: a watcher woken by a packet that it
+ * cannot take itself, with explicit polling off, sleeps again, and the packet is the timer's.)
  * Like an idle thread, it counts itself among the sleepers before its last look at the
  * submissions, so a task submitted meanwhile either is seen here or kicks it. Returns true if it
  * slept. */
@@ -271,13 +273,13 @@ static void *wp_timer_main(void *arg)
         wt_word_wait_until(&wp_thr.stop, 0, next);
         if (wp_stopping())
             break;
-        if (__atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) && wp_timer_park())
-            next = wp_now_ns();   /* the period restarts when the watch ends */
         int did = 0;
         for (unsigned i = 0; i < wp_engine_g.nqueues; i++)
             did += wp_queue_poll_background(&wp_engine_g.queues[i], WU_COUNT_LTASK_TIMER);
         if (did)
             wp_engine_kick();   /* traffic: let sleeping idle threads take over */
+        else if (__atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) && wp_timer_park())
+            next = wp_now_ns();   /* the period restarts when the watch ends */
     }
     return NULL;
 }
