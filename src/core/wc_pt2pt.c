@@ -197,8 +197,10 @@ static inline void wc_queue_locked(wc_ep_t *ep, wc_peer_t *p, wc_sendop_t *op)
     wu_list_push_back(&p->pending, &op->link);
     /* Only polling moves queued packets, and no doorbell rings for them: wake the idle threads
      * and a parked timer (a thread of ours asleep on the doorbell does not see them). */
-    if (first)
+    if (first) {
         wp_engine_kick();
+        wp_engine_wake_timer();
+    }
 }
 
 /* Try to put op in the ring now (in order behind queued packets), else queue it. Peer lock held.

@@ -219,6 +219,7 @@ static void wp_ltask_submit_to(wp_queue_t *q, wp_ltask_t *t)
     __atomic_store_n(&t->queue, q, __ATOMIC_RELEASE);
     wp_queue_push(q, t);
     wp_engine_kick();
+    wp_engine_wake_timer();
 }
 
 void wp_ltask_submit(wp_ltask_t *t)

@@ -72,7 +72,8 @@ void wp_engine_sync(void);
  * wp_engine_watch_end when it wakes. Meanwhile the timer thread parks instead of ticking: a tick
  * could find only what would wake the watcher anyway, and on a VM each tick costs tens of
  * microseconds of CPU (a rank blocked in MPI_Recv paid 3.5% of a core for the ticks alone). The
- * end, any kick (wp_engine_kick) and any submission wake it. Any thread; calls come in pairs. */
+ * end of the watch, any submission and wp_engine_wake_timer (work no doorbell announces) wake it.
+ * Any thread; calls come in pairs. */
 void wp_engine_watch_begin(void);
 void wp_engine_watch_end(void);
 

@@ -28,6 +28,9 @@ typedef struct wp_engine_state {
      * sleep on the futex word kick_seq; a kicker bumps kick_seq and wakes them. */
     WU_ALIGNED(WU_CACHELINE) uint32_t sleepers;   /* __atomic */
     WU_ALIGNED(WU_CACHELINE) uint32_t kick_seq;   /* __atomic, futex word */
+    /* 1 while the timer thread is parked (wp_threads.c, wp_timer_park): written by the timer
+     * thread only, read by wp_engine_wake_timer. Its own line: read at every submission. */
+    WU_ALIGNED(WU_CACHELINE) uint32_t timer_parked;   /* __atomic */
 } wp_engine_state_t;
 
 extern wp_engine_state_t wp_engine_g;
@@ -51,6 +54,7 @@ WT_LOCAL_DECLARE(wp_tls_t, wp_tls);
 
 wp_queue_t *wp_tls_refresh(wp_tls_t *tls);   /* wp_engine.c */
 void wp_engine_kick_slow(void);                /* wp_threads.c */
+void wp_engine_wake_timer_slow(void);          /* wp_threads.c */
 
 /* The cached location of the calling thread. */
 static inline wp_queue_t *wp_tls_location(wp_tls_t *tls)
@@ -126,6 +130,16 @@ static inline void wp_engine_kick(void)
 {
     if (WU_UNLIKELY(__atomic_load_n(&wp_engine_g.sleepers, __ATOMIC_SEQ_CST)))
         wp_engine_kick_slow();
+}
+
+/* A parked timer (wp_engine_watch_begin) ticks again: for work that no doorbell announces (a
+ * submission, a packet queued for lack of room). One load when it is not parked. The caller made
+ * the work visible before (seq_cst), and the timer marks itself parked before its last look
+ * (seq_cst): one of the two sees the other. */
+static inline void wp_engine_wake_timer(void)
+{
+    if (WU_UNLIKELY(__atomic_load_n(&wp_engine_g.timer_parked, __ATOMIC_SEQ_CST)))
+        wp_engine_wake_timer_slow();
 }
 
 #endif

@@ -64,24 +64,22 @@ static void wp_pause(unsigned us)
 }
 
 /* The timer's parking (wp_engine.h, wp_engine_watch_begin). watchers: threads asleep watching
- * every source of work; parked: the timer sleeps on seq instead of ticking. It parks only after
- * counting itself in wp_engine_g.sleepers (so that every kick reaches wp_engine_kick_slow, which
- * wakes it) and then seeing watchers > 0 and no submission; a watcher decrements watchers, then
- * reads parked. All four accesses are seq_cst: either the timer sees the watcher gone and does not
- * park, or the watcher sees it parked and wakes it. Not reset by wp_threads_stop: begin and end
- * come in pairs from threads of the application. */
+ * every source of work; wp_engine_g.timer_parked: the timer sleeps on seq instead of ticking. It
+ * parks only after marking itself parked and then seeing watchers > 0 and no submission; a
+ * watcher decrements watchers, then reads the mark; a submitter pushes, then reads it. All of
+ * these are seq_cst: either the timer sees the watcher gone (the submission) and does not park,
+ * or the other side sees it parked and wakes it. The timer is not one of the engine's sleepers:
+ * wp_engine_kick, which every waiter about to sleep calls, stays one load. Not reset by
+ * wp_threads_stop: begin and end come in pairs from threads of the application. */
 static struct {
     uint32_t watchers;      /* __atomic */
-    uint32_t parked;        /* __atomic: written by the timer thread only */
     uint32_t seq;           /* __atomic, futex word: bumped to end the timer's parking */
 } WU_ALIGNED(WU_CACHELINE) wp_watch;
 
-static void wp_timer_unpark(void)
+void wp_engine_wake_timer_slow(void)
 {
-    if (__atomic_load_n(&wp_watch.parked, __ATOMIC_SEQ_CST)) {
-        __atomic_fetch_add(&wp_watch.seq, 1, __ATOMIC_RELEASE);
-        wt_word_wake_all(&wp_watch.seq);
-    }
+    __atomic_fetch_add(&wp_watch.seq, 1, __ATOMIC_RELEASE);
+    wt_word_wake_all(&wp_watch.seq);
 }
 
 void wp_engine_kick_slow(void)
@@ -89,7 +87,6 @@ void wp_engine_kick_slow(void)
     wu_count(WU_COUNT_KICKS, 1);
     __atomic_fetch_add(&wp_engine_g.kick_seq, 1, __ATOMIC_RELEASE);
     wt_word_wake_all(&wp_engine_g.kick_seq);
-    wp_timer_unpark();
 }
 
 void wp_engine_watch_begin(void)
@@ -100,7 +97,7 @@ void wp_engine_watch_begin(void)
 void wp_engine_watch_end(void)
 {
     __atomic_fetch_sub(&wp_watch.watchers, 1, __ATOMIC_SEQ_CST);
-    wp_timer_unpark();
+    wp_engine_wake_timer();
 }
 
 /* ---- polling from a background thread -------------------------------------------------------- */
@@ -228,16 +225,16 @@ static void *wp_idle_main(void *arg)
 /* While a thread sleeps watching every source of work (wp_engine_watch_begin), a tick would find
  * nothing that the watcher would not be woken for, and on a VM each tick costs tens of
  * microseconds of CPU: after a tick that found nothing, the timer sleeps until the watch ends, a
- * kick, or WP_TIMER_PARK_MAX_NS. (Only after an empty tick: a watcher woken by a packet that it
- * cannot take itself, with explicit polling off, sleeps again, and the packet is the timer's.)
- * Like an idle thread, it counts itself among the sleepers before its last look at the
- * submissions, so a task submitted meanwhile either is seen here or kicks it. Returns true if it
- * slept. */
+ * submission, a packet queued for room (wp_engine_wake_timer), or WP_TIMER_PARK_MAX_NS. Only
+ * after an empty tick: with explicit polling off, a watcher woken by a packet that it cannot take
+ * itself sleeps again, and the packet is the timer's. Like an idle thread, it marks itself parked
+ * before its last look at the submissions, so a task submitted meanwhile either is seen here or
+ * wakes it. (A packet queued for room between the tick's poll and the mark is not seen: it waits
+ * for the watcher's wake-up, at most its 10 ms time-out.) Returns true if it slept. */
 static bool wp_timer_park(void)
 {
     uint32_t seq = __atomic_load_n(&wp_watch.seq, __ATOMIC_ACQUIRE);
-    __atomic_fetch_add(&wp_engine_g.sleepers, 1, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&wp_watch.parked, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&wp_engine_g.timer_parked, 1, __ATOMIC_SEQ_CST);
     bool park = __atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) &&
                 !__atomic_load_n(&wp_thr.stop, __ATOMIC_SEQ_CST);
     for (unsigned i = 0; park && i < wp_engine_g.nqueues; i++)
@@ -246,8 +243,7 @@ static bool wp_timer_park(void)
         wu_count(WU_COUNT_TIMER_PARKS, 1);
         wt_word_wait(&wp_watch.seq, seq, WP_TIMER_PARK_MAX_NS);
     }
-    __atomic_store_n(&wp_watch.parked, 0, __ATOMIC_RELAXED);
-    __atomic_fetch_sub(&wp_engine_g.sleepers, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&wp_engine_g.timer_parked, 0, __ATOMIC_RELAXED);
     return park;
 }
 
@@ -353,7 +349,8 @@ void wp_threads_stop(void)
 {
     __atomic_store_n(&wp_thr.stop, 1, __ATOMIC_SEQ_CST);
     wt_word_wake_all(&wp_thr.stop);
-    wp_engine_kick_slow();   /* wakes a parked timer too */
+    wp_engine_kick_slow();
+    wp_engine_wake_timer_slow();   /* a parked timer */
     for (unsigned i = 0; i < wp_thr.nidle; i++)
         wt_thread_join(wp_thr.idle[i].thread);
     if (wp_thr.timer_on)

@@ -8,9 +8,9 @@
  *   - wp_engine_stop_threads: no engine thread runs a task after it, explicit polling still does;
  *   - wp_engine_sync waits for the task run under way;
  *   - the timer parks while a thread watches (wp_engine_watch_begin): a REPEAT task's runs stop,
- *     and resume at once when the watch ends, when a task is submitted, and when wp_engine_kick is
- *     called (each well before the parked timer's own time-out); two watchers keep it parked until
- *     the second ends;
+ *     and resume at once when the watch ends, when a task is submitted, and when
+ *     wp_engine_wake_timer is called (each well before the parked timer's own time-out); two
+ *     watchers keep it parked until the second ends;
  *   - the CPU used by an engine whose REPEAT task never finds work, with idle and timer threads
  *     on, over 1 s: printed, and bounded loosely (< 30% of a core) so that a loaded machine does
  *     not make the test fail; bench measures the real figure. */
@@ -251,7 +251,8 @@ static void test_sync(void)
     wp_engine_finalize();
 }
 
-/* The timer parks while a thread watches; the end of the watch, a submission and a kick wake it.
+/* The timer parks while a thread watches; the end of the watch, a submission and
+ * wp_engine_wake_timer wake it.
  * The timer ticks every 1 ms and runs the REPEAT task each time. Bounds: while parked, at most 2
  * runs in 30 ms (the tick under way when the watch began, and one spurious wake-up), against
  * about 30 unparked; after a wake-up, a run within 50 ms, while the parked timer's own time-out
@@ -293,9 +294,9 @@ static void test_timer_park(void)
             ttask_init(&once, WP_TASK_ONCE, 1);
             wp_ltask_submit(&once.t);
         } else {
-            wp_engine_kick();
+            wp_engine_wake_timer();
         }
-        static const char *what[] = { "the watch's end", "a submission", "a kick" };
+        static const char *what[] = { "the watch's end", "a submission", "wp_engine_wake_timer" };
         if (!runs_within(&rep, r0, 50)) {
             fprintf(stderr, "test_timer_park: no tick within 50 ms of %s\n", what[how]);
             failures++;
