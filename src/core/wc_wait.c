@@ -193,6 +193,16 @@ static void wc_doorbell_hand_over(void)
         wt_wait_wake(&WU_CONTAINER_OF(e, wc_waiter_t, blocked)->wait);
 }
 
+/* A wake-up of our wait object pending (a completion by another thread): take it. The doorbell
+ * path never blocks on the wait object, so a wake-up left pending would make every later sleep
+ * return at once, and the thread spin. */
+static bool wc_woken_take(wc_waiter_t *w)
+{
+    uint32_t expect = WT_WAIT_WOKEN;
+    return __atomic_compare_exchange_n(&w->wait.state, &expect, WT_WAIT_IDLE, false,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 /* Watch the doorbell until a packet arrives, our wait object is woken (it rings the doorbell), or
  * the time-out. Returns false if someone else is watching. */
 static bool wc_sleep_doorbell(wc_waiter_t *w)
@@ -203,23 +213,25 @@ static bool wc_sleep_doorbell(wc_waiter_t *w)
     wx_tl_t *db = wc_doorbell;
     uint32_t seq = db->ops->db_arm(db);
     /* A completion may have woken our wait object just before we became the owner (it then did not
-     * ring): a pending wake-up means there is no reason to sleep. Consume it here, since the
-     * doorbell path never blocks on the wait object: a wake-up left pending would make every later
-     * sleep return at once, and the thread spin. */
-    uint32_t expect = WT_WAIT_WOKEN;
-    bool woken = __atomic_compare_exchange_n(&w->wait.state, &expect, WT_WAIT_IDLE, false,
-                                             __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+     * ring): a pending wake-up means there is no reason to sleep. */
+    bool woken = wc_woken_take(w);
     (void)wp_poll_missed_take();
     if (!woken && wp_poll() == 0) {
         db->ops->db_sleep(db, seq, WC_SLEEP_FIRST_NS);
         if (wp_poll() == 0) {
             seq = db->ops->db_arm(db);
+            /* The completion of our request by another thread (wc_waiter_wake: the wait object,
+             * then a ring) may have come since the check above, its ring taken by the short
+             * sleep or by this arm: without this look the long sleep ran its whole 10 ms with the
+             * request complete (p99 10.9 ms in mt_overlap's sender case, both ranks asleep). The
+             * arm's read of the sequence comes before this look; the waker wakes the object before
+             * it rings: either we see the wake, or its ring changes the sequence we sleep on. */
             /* A poll that found a queue held by an idle thread (SCHED_IDLE, preempted by us or
              * starved, maybe with our packet in hand) proves nothing: sleep short. Measured on a
              * 1 MiB ping-pong, 6-15 of the 10 ms sleeps per run used to end with work found at
              * once (p99 5.2 ms); with the short sleep 0-1 (p99 0.2 ms). With the idle threads
              * off (WEFT_PROGRESS_IDLE=0) such sleeps were 0-1 before the change too. */
-            if (wp_poll() == 0) {
+            if (!wc_woken_take(w) && wp_poll() == 0) {
                 if (wp_poll_missed_take()) {
                     db->ops->db_sleep(db, seq, WC_SLEEP_FIRST_NS);
                 } else {
