@@ -220,18 +220,19 @@ static bool wc_sleep_doorbell(wc_waiter_t *w)
         db->ops->db_sleep(db, seq, WC_SLEEP_FIRST_NS);
         if (wp_poll() == 0) {
             seq = db->ops->db_arm(db);
-            /* The completion of our request by another thread (wc_waiter_wake: the wait object,
-             * then a ring) may have come since the check above, its ring taken by the short
-             * sleep or by this arm: without this look the long sleep ran its whole 10 ms with the
-             * request complete (p99 10.9 ms in mt_overlap's sender case, both ranks asleep). The
-             * arm's read of the sequence comes before this look; the waker wakes the object before
-             * it rings: either we see the wake, or its ring changes the sequence we sleep on. */
-            /* A poll that found a queue held by an idle thread (SCHED_IDLE, preempted by us or
-             * starved, maybe with our packet in hand) proves nothing: sleep short. Measured on a
-             * 1 MiB ping-pong, 6-15 of the 10 ms sleeps per run used to end with work found at
-             * once (p99 5.2 ms); with the short sleep 0-1 (p99 0.2 ms). With the idle threads
-             * off (WEFT_PROGRESS_IDLE=0) such sleeps were 0-1 before the change too. */
+            /* Look at the wait object again: a completion by another thread (wc_waiter_wake
+             * wakes the object, then rings) may have come since the first look, its ring taken
+             * by the short sleep or by this arm. Without this look the long sleep ran its whole
+             * 10 ms with the request complete (p99 10.9 ms in mt_overlap's sender case). The
+             * arm reads the sequence before the look and the waker rings after the wake: either
+             * we see the wake, or its ring changes the sequence we sleep on. */
             if (!wc_woken_take(w) && wp_poll() == 0) {
+                /* A poll that found a queue held by an idle thread (SCHED_IDLE, preempted by us
+                 * or starved, maybe with our packet in hand) proves nothing: sleep short.
+                 * Measured on a 1 MiB ping-pong, 6-15 of the 10 ms sleeps per run used to end
+                 * with work found at once (p99 5.2 ms); with the short sleep 0-1 (p99 0.2 ms).
+                 * With the idle threads off (WEFT_PROGRESS_IDLE=0) such sleeps were 0-1 before
+                 * the change too. */
                 if (wp_poll_missed_take()) {
                     db->ops->db_sleep(db, seq, WC_SLEEP_FIRST_NS);
                 } else {
