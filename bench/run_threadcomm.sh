@@ -5,7 +5,8 @@
 #   bench/run_threadcomm.sh <builddir>
 #
 # With P peers (BENCH_TC_PEERS, default 4: 2 pairs) every round runs, implementations alternating:
-#   tcomm  Weft only: 1 process x P thread-ranks (pairs inside the process)
+#   tcomm  Weft only: T processes x P/T thread-ranks (BENCH_TC_TCOMM_NP=T, default 1; pairs inside a
+#          process: T=2 with P=8 gives 4 threads per process, as mt has)
 #   flat   P processes, one thread each (plain MPI_Init)
 #   mt     2 processes x P/2 threads at MPI_THREAD_MULTIPLE, thread t of process 0 with thread t of
 #          process 1, each pair on its own duplicate of MPI_COMM_WORLD
@@ -15,7 +16,8 @@
 # median over rounds, and Weft tcomm's ratio to each (latency: other/tcomm; rate, bw: tcomm/other).
 #
 # Settings: BENCH_ROUNDS=3, BENCH_TC_BUDGET=0.5 (seconds per test), BENCH_TC_PEERS=4,
-#   BENCH_IMPLS="weft mpich openmpi", BENCH_TC_TIMEOUT=120, BENCH_QUICK=1 (1 round, 0.05 s: smoke only).
+#   BENCH_TC_TCOMM_NP=1, BENCH_IMPLS="weft mpich openmpi", BENCH_TC_TIMEOUT=120, BENCH_QUICK=1 (1 round,
+#   0.05 s: smoke only).
 set -u
 if [ $# -ne 1 ]; then
     echo "usage: $0 <builddir>" >&2
@@ -29,13 +31,18 @@ fi
 rounds=${BENCH_ROUNDS:-3}
 budget=${BENCH_TC_BUDGET:-0.5}
 peers=${BENCH_TC_PEERS:-4}
+tcnp=${BENCH_TC_TCOMM_NP:-1}
+if ((tcnp < 1 || peers % tcnp != 0 || (peers / tcnp) % 2 != 0)); then
+    echo "BENCH_TC_TCOMM_NP=$tcnp must divide BENCH_TC_PEERS=$peers into even thread counts" >&2
+    exit 2
+fi
 impls=${BENCH_IMPLS:-weft mpich openmpi}
 tmo=${BENCH_TC_TIMEOUT:-120}
 ncpu=$(nproc)
 . "$here/lib.sh"
 bench_outdir threadcomm-
 bench_build threadcomm >"$out/states.txt"
-{ bench_meta; echo "rounds: $rounds budget_s: $budget peers: $peers"; } >"$out/meta.txt"
+{ bench_meta; echo "rounds: $rounds budget_s: $budget peers: $peers tcomm_processes: $tcnp"; } >"$out/meta.txt"
 
 echo "round,impl,mode,test,value,unit" >"$out/runs.csv"
 for ((r = 0; r < rounds; r++)); do
@@ -44,7 +51,7 @@ for ((r = 0; r < rounds; r++)); do
         for mode in tcomm flat mt; do
             [ "$mode" = tcomm ] && [ "$impl" != weft ] && continue
             case $mode in
-            tcomm) np=1; args=(-m tcomm -n "$peers") ;;
+            tcomm) np=$tcnp; args=(-m tcomm -n $((peers / tcnp))) ;;
             flat) np=$peers; args=(-m flat) ;;
             mt) np=2; args=(-m mt -n $((peers / 2))) ;;
             esac

@@ -677,13 +677,31 @@ int wc_coop_poll(bool *pending_p)
  * receive may be posted while its caller is setting up a collective's schedule whose task is
  * already in the engine's queues, and running that task from inside its own set-up lost the
  * schedule: finalize_pending.coll under ASan.) */
-#define WC_COOP_EARLY_MIN 65536
+#define WC_COOP_EARLY_MIN WC_IRECV_LOOK_MIN
 static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
 {
     const wx_tl_t *tl = ep->peers[src].tl;
     if (!(tl->attr.caps & WX_CAP_COOP) || len < tl->attr.coop_min)
         return;
     wp_engine_kick();
+}
+
+/* A receive the application posted itself (MPI_Irecv, MPI_Start of a persistent receive), so never from inside a
+ * collective's set-up (see above): if a cooperative rendezvous may fill it, look at the transports
+ * once. An offer already in the ring is then matched here, and the sender can copy the whole
+ * message while this rank computes (issue 16 §2, "receiver computes"), instead of after the
+ * computation or at the timer's next tick. Not from a thread running the engine's tasks. */
+void wc_irecv_look(wc_request_t *req)
+{
+    wc_ep_t *ep = req->ep;
+    int src = req->match.src;
+    if (req->len < WC_IRECV_LOOK_MIN || src < 0 || src >= ep->size ||
+        wc_request_is_complete(req))
+        return;
+    const wx_tl_t *tl = ep->peers[src].tl;
+    if (!(tl->attr.caps & WX_CAP_COOP) || WP_TLS->held)   /* (any size: a shorter receive */
+        return;                                                /* may truncate a larger offer) */
+    wp_poll();
 }
 
 /* The sender's RTS offers a slot: COOP flag, its token in addr. Returns true if it does. */

@@ -196,6 +196,8 @@ static inline __attribute__((always_inline)) int wm_pt2pt_start(wm_request_t *r,
         r->active = false;
         return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
     }
+    if (kind == WM_REQ_RECV && WU_UNLIKELY(r->core.len >= WC_IRECV_LOOK_MIN))
+        wc_irecv_look(&r->core);
     return MPI_SUCCESS;
 }
 

@@ -352,6 +352,8 @@ int wm_request_start(wm_request_t *r, const char *func)
         r->active = false;
         return wm_error(c, wm_status_to_class(st), func, "%s", wu_status_str(st));
     }
+    if (r->kind == WM_REQ_RECV && WU_UNLIKELY(r->core.len >= WC_IRECV_LOOK_MIN))
+        wc_irecv_look(&r->core);
     return MPI_SUCCESS;
 }
 

@@ -9,9 +9,12 @@
  *                                        left; a bound of 10 s for sanitizer builds).
  *   sender waits, receiver outside MPI   the same the other way: the receive is matched (inside
  *                                        MPI_Irecv, the offer having arrived first; or by the
- *                                        receiver's engine threads when --posted-first), then the
- *                                        receiver stays out of MPI until the sender's MPI_Wait
- *                                        returned.
+ *                                        receiver's engine threads when --posted-first; or, with
+ *                                        --in-ring, inside MPI_Irecv by its one look at the
+ *                                        transports, the offer being still unread in the ring: the
+ *                                        sender says through the shared file that it left, and
+ *                                        the receiver made no MPI call since), then the receiver
+ *                                        stays out of MPI until the sender's MPI_Wait returned.
  *   both wait                            MPI_Sendrecv of both directions at once.
  *   truncation                           a receive shorter than the message, both of the above
  *                                        ways: MPI_ERR_TRUNCATE, its count, and nothing written
@@ -43,7 +46,9 @@
 #define TEST_S 10.0   /* MPI_Test time to handle what a peer that finished left: packets only */
 enum { TAG_GO = 1, TAG_DATA = 2, TAG_MANY = 100, TAG_THR = 1000 };
 
-static int strict, posted_first, coop_possible, peer;
+static int strict, posted_first, in_ring, coop_possible, peer;
+static long offers;   /* --in-ring: offers the sender announced through slot SLOT_OFFER */
+#define SLOT_OFFER 1
 static long rounds = 6;
 
 /* Flags shared by the two ranks of a pair through a file (the test's own channel, not MPI; a pair
@@ -153,7 +158,9 @@ static void one_way(size_t len, size_t cap, int absent, int slot, long *count)
         if (absent == 1 && posted_first)
             flag_wait(peer, slot, *count, what);   /* the receive is posted */
         MT_CALL(MPI_Isend(sbuf, (int)len, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &r));
-        if (absent == 1 && !posted_first)   /* the offer is ahead of "go": matched in Irecv */
+        if (absent == 1 && in_ring)   /* the offer is in the ring: announce it outside MPI */
+            flag_post(SLOT_OFFER);
+        else if (absent == 1 && !posted_first)   /* the offer is ahead of "go": matched in Irecv */
             MT_CALL(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD));
         if (absent == 0 && wait_flags) {
             flag_wait(peer, slot, *count, what);
@@ -171,7 +178,9 @@ static void one_way(size_t len, size_t cap, int absent, int slot, long *count)
     char *rbuf = rbuf_alloc(cap);
     MPI_Request r;
     MPI_Status st;
-    if (absent == 1 && !posted_first)
+    if (absent == 1 && in_ring)   /* no MPI call before the Irecv: the offer stays in the ring */
+        flag_wait(peer, SLOT_OFFER, ++offers, what);
+    else if (absent == 1 && !posted_first)
         MT_CALL(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     MT_CALL(MPI_Irecv(rbuf, (int)cap, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &r));
     if (absent == 1 && posted_first)
@@ -367,6 +376,7 @@ int main(int argc, char **argv)
     rounds = nums[0];
     strict = mtt_flag(argc, argv, "--strict");
     posted_first = mtt_flag(argc, argv, "--posted-first");
+    in_ring = mtt_flag(argc, argv, "--in-ring");
     mtt_init(&argc, &argv);
     MT_CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     MT_TRUE(mt_size % 2 == 0, "mt_coop works in pairs of ranks: expected an even size got %d",
