@@ -132,12 +132,13 @@ wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_
                         const wc_dtype_t *dt, int dst, int tag, uint32_t ctx, wc_send_mode_t mode);
 wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count,
                         const wc_dtype_t *dt, int src, int tag, uint32_t ctx);
-/* After the application posted req (MPI_Irecv, MPI_Start; not a library-internal receive): poll
- * once if a cooperative rendezvous may fill it (a large receive from a rank on this node), so that
- * an offer already delivered is matched before the application goes on computing. Receives below
- * WC_IRECV_LOOK_MIN bytes never need it (the caller may skip the call). */
+/* After the application posted a receive of len bytes from rank src on ep (MPI_Irecv, MPI_Start;
+ * not a library-internal receive): poll once if a cooperative rendezvous may fill it (a large
+ * receive from a rank on this node), so that an offer already delivered is matched before the
+ * application goes on computing. Receives below WC_IRECV_LOOK_MIN bytes never need it (the caller
+ * may skip the call). */
 #define WC_IRECV_LOOK_MIN 65536
-void wc_irecv_look(wc_request_t *req);
+void wc_irecv_look(wc_ep_t *ep, int src, size_t len);
 /* Cancel a posted receive that has not matched (on its endpoint, req->ep); true if cancelled (the
  * request is then complete). */
 bool wc_cancel_recv(wc_request_t *req);

@@ -690,13 +690,11 @@ static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
  * collective's set-up (see above): if a cooperative rendezvous may fill it, look at the transports
  * once. An offer already in the ring is then matched here, and the sender can copy the whole
  * message while this rank computes (issue 16 §2, "receiver computes"), instead of after the
- * computation or at the timer's next tick. Not from a thread running the engine's tasks. */
-void wc_irecv_look(wc_request_t *req)
+ * computation or at the timer's next tick. Not from a thread running the engine's tasks. The
+ * request is not read here: once posted it belongs to whichever thread matches it. */
+void wc_irecv_look(wc_ep_t *ep, int src, size_t len)
 {
-    wc_ep_t *ep = req->ep;
-    int src = req->match.src;
-    if (req->len < WC_IRECV_LOOK_MIN || src < 0 || src >= ep->size ||
-        wc_request_is_complete(req))
+    if (len < WC_IRECV_LOOK_MIN || src < 0 || src >= ep->size)
         return;
     const wx_tl_t *tl = ep->peers[src].tl;
     if (!(tl->attr.caps & WX_CAP_COOP) || WP_TLS->held)   /* (any size: a shorter receive */

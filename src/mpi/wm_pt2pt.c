@@ -196,8 +196,10 @@ static inline __attribute__((always_inline)) int wm_pt2pt_start(wm_request_t *r,
         r->active = false;
         return wm_error(c, wm_status_to_class(st), fn, "%s", wu_status_str(st));
     }
-    if (kind == WM_REQ_RECV && WU_UNLIKELY(r->core.len >= WC_IRECV_LOOK_MIN))
-        wc_irecv_look(&r->core);
+    /* (from the arguments: the posted request belongs to whichever thread matches it) */
+    size_t bytes = (size_t)r->count * ti->layout.size;
+    if (kind == WM_REQ_RECV && WU_UNLIKELY(bytes >= WC_IRECV_LOOK_MIN))
+        wc_irecv_look(wc_ep_default(), wm_core_source(c, r->peer), bytes);
     return MPI_SUCCESS;
 }
 

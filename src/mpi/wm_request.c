@@ -352,8 +352,11 @@ int wm_request_start(wm_request_t *r, const char *func)
         r->active = false;
         return wm_error(c, wm_status_to_class(st), func, "%s", wu_status_str(st));
     }
-    if (r->kind == WM_REQ_RECV && WU_UNLIKELY(r->core.len >= WC_IRECV_LOOK_MIN))
-        wc_irecv_look(&r->core);
+    /* (from the arguments: the posted request belongs to whichever thread matches it) */
+    size_t bytes = (size_t)r->count * ti->layout.size;
+    if (r->kind == WM_REQ_RECV && WU_UNLIKELY(bytes >= WC_IRECV_LOOK_MIN) &&
+        r->peer != MPI_ANY_SOURCE)
+        wc_irecv_look(wc_ep_default(), wm_comm_peer_world(c, r->peer), bytes);
     return MPI_SUCCESS;
 }
 
