@@ -10,7 +10,7 @@
 #   flat   P processes, one thread each (plain MPI_Init)
 #   mt     2 processes x P/2 threads at MPI_THREAD_MULTIPLE, thread t of process 0 with thread t of
 #          process 1, each pair on its own duplicate of MPI_COMM_WORLD
-# and bench_threadcomm measures 8-byte latency (median one-way, us), message rate (8 B, windows of 64,
+# and bench_threadcomm measures 8-byte latency (median one-way, us, and its mean), message rate (8 B, windows of 64,
 # msg/s summed over pairs) and 1 MiB bandwidth (windows of 8, MB/s summed). Writes
 # bench/results/threadcomm-<timestamp>/{raw/,runs.csv,meta.txt,summary.md}: per (impl, mode, test) the
 # median over rounds, and Weft tcomm's ratio to each (latency: other/tcomm; rate, bw: tcomm/other).
@@ -75,14 +75,15 @@ med = {}
 for key in sorted({(r["impl"], r["mode"], r["test"]) for r in rows}):
     vals = [float(r["value"]) for r in rows if (r["impl"], r["mode"], r["test"]) == key]
     med[key] = statistics.median(vals)
-units = {"lat": "us (8 B, one-way)", "rate": "msg/s (8 B)", "bw": "MB/s (1 MiB)"}
+units = {"lat": "us (8 B, one-way)", "latmean": "us (8 B, one-way, mean)", "rate": "msg/s (8 B)",
+         "bw": "MB/s (1 MiB)"}
 with open(f"{out}/summary.md", "w") as f:
     f.write("| impl | mode | test | median | tcomm ratio |\n|---|---|---|---|---|\n")
     for (impl, mode, test), v in sorted(med.items()):
         t = med.get(("weft", "tcomm", test))
         ratio = ""
         if t and v and (impl, mode) != ("weft", "tcomm"):
-            ratio = f"{(v / t) if test == 'lat' else (t / v):.2f}x"
+            ratio = f"{(v / t) if test.startswith('lat') else (t / v):.2f}x"
         f.write(f"| {impl} | {mode} | {units.get(test, test)} | {v:.3f} | {ratio} |\n")
 print(open(f"{out}/summary.md").read())
 PY

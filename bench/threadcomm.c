@@ -1,6 +1,8 @@
 /* Thread-ranks against process-ranks against threads sharing a rank (issue 15; docs/threadcomm.md).
  * Pairs of peers run at the same time, each pair measuring, for a time budget per test:
- *   lat   8-byte ping-pong, one-way latency (half the round trip), median over round trips
+ *   lat   8-byte ping-pong, one-way latency (half the round trip), median over round trips; also
+ *         its mean (latmean): with more busy threads than cores the median shows the round trips
+ *         of moments when both peers of a pair ran at once, the mean the time a pair really took
  *   rate  message rate: windows of 64 8-byte Isends answered by one 0-byte ack, messages per second
  *   bw    1 MiB bandwidth: windows of 8 1 MiB Isends answered by one ack, MB/s
  * The mode decides what a peer is:
@@ -11,6 +13,7 @@
  *              process 2k+1 on a communicator of their own (a per-thread duplicate of MPI_COMM_WORLD)
  * Output (rank 0, one line per test):
  *   mode=tcomm peers=4 pairs=2 test=lat value=.. unit=us  (median of the pairs' medians)
+ *   mode=tcomm peers=4 pairs=2 test=latmean value=.. unit=us  (mean of the pairs' means)
  *   mode=tcomm peers=4 pairs=2 test=rate value=.. unit=msg/s  (sum over pairs)
  *   mode=tcomm peers=4 pairs=2 test=bw value=.. unit=MB/s  (sum over pairs)
  * Options: -m mode, -n threads per process (tcomm, mt; default 2), -t budget seconds per test (0.5),
@@ -40,11 +43,12 @@ static MPI_Comm tcomm;
 static pthread_barrier_t tbar;
 
 typedef struct {
-    double lat_us, rate, bw;
+    double lat_us, rate, bw, lat_mean;
 } result_t;
+#define NFIG 4   /* doubles per result_t, gathered to rank 0 */
 
 /* Both sides agree to stop: the pinger decides by its clock and tells the ponger in the message. */
-static double run_lat(MPI_Comm c, int peer, int pinger)
+static double run_lat(MPI_Comm c, int peer, int pinger, double *mean_p)
 {
     char b[8] = { 0 };
     bench_samples_t s = { 0 };
@@ -77,6 +81,7 @@ static double run_lat(MPI_Comm c, int peer, int pinger)
         return 0;
     bench_stats_t st = bench_stats(&s);
     free(s.v);
+    *mean_p = st.mean;
     return st.median;
 }
 
@@ -117,7 +122,7 @@ static void run_peer(MPI_Comm c, int me, result_t *r)
     char *buf = malloc((size_t)BW_SIZE * BW_WINDOW);
     memset(buf, 1, (size_t)BW_SIZE * BW_WINDOW);
     if (strstr(only, "lat"))
-        r->lat_us = run_lat(c, peer, first);
+        r->lat_us = run_lat(c, peer, first, &r->lat_mean);
     if (strstr(only, "rate"))
         r->rate = run_stream(c, peer, first, 8, WINDOW, buf);
     if (!strstr(only, "bw")) {
@@ -248,23 +253,31 @@ int main(int argc, char **argv)
         }
     }
     /* pairs' figures are on their first peers: gather every peer's, rank 0 combines */
-    double *all = rank == 0 ? malloc(sizeof(double) * 3 * (size_t)peers) : NULL;
-    MPI_Gather(results, 3 * nthreads, MPI_DOUBLE, all, 3 * nthreads, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    _Static_assert(sizeof(result_t) == NFIG * sizeof(double), "result_t is NFIG doubles");
+    double *all = rank == 0 ? malloc(sizeof(double) * NFIG * (size_t)peers) : NULL;
+    MPI_Gather(results, NFIG * nthreads, MPI_DOUBLE, all, NFIG * nthreads, MPI_DOUBLE, 0,
+               MPI_COMM_WORLD);
     if (rank == 0) {
         bench_samples_t lat = { 0 };
-        double rate = 0, bw = 0;
+        double rate = 0, bw = 0, mean = 0;
         for (int i = 0; i < peers; i++) {
-            if (all[3 * i] == 0 && all[3 * i + 1] == 0 && all[3 * i + 2] == 0)
+            const double *f = &all[NFIG * i];
+            if (f[0] == 0 && f[1] == 0 && f[2] == 0)
                 continue;   /* the second peer of a pair (its figures are 0) */
             bench_samples_reserve(&lat, 1);
-            lat.v[lat.n++] = all[3 * i];
-            rate += all[3 * i + 1];
-            bw += all[3 * i + 2];
+            lat.v[lat.n++] = f[0];
+            rate += f[1];
+            bw += f[2];
+            mean += f[3];
         }
         bench_stats_t st = bench_stats(&lat);
         if (strstr(only, "lat"))
+        {
             printf("mode=%s peers=%d pairs=%d test=lat value=%.3f unit=us\n", mname, peers,
                    peers / 2, st.median);
+            printf("mode=%s peers=%d pairs=%d test=latmean value=%.3f unit=us\n", mname, peers,
+                   peers / 2, lat.n ? mean / (double)lat.n : 0);
+        }
         if (strstr(only, "rate"))
             printf("mode=%s peers=%d pairs=%d test=rate value=%.0f unit=msg/s\n", mname, peers,
                    peers / 2, rate);
