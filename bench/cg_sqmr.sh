@@ -7,7 +7,7 @@
 B=$(cd "$1" && pwd); tag=${2:-sqmr}; d=/tmp/cg-$tag
 rm -rf "$d"; mkdir -p "$d"
 LD_LIBRARY_PATH=$B/src "$B/tools/mpiexec" -n 2 valgrind --tool=callgrind --callgrind-out-file="$d/cg.%p" \
-    "$B/bench/bench_sqmr" -n 1 -t 1 -r 1 -m builtin >/dev/null 2>&1
+    "$B/bench/bench_sqmr" -n 1 -t 1 -r 1 -m builtin ${CG_ARGS:-} >/dev/null 2>&1
 for f in "$d"/cg.*; do
     callgrind_annotate --inclusive=yes "$f" 2>/dev/null >"$f.incl"
     id=$(grep -m1 -E '^c?fn=\([0-9]+\) PMPI_Isend$' "$f" | sed 's/.*(\([0-9]*\)).*/\1/')
