@@ -686,9 +686,9 @@ static WU_NOINLINE void wc_coop_early(wc_ep_t *ep, int src, size_t len)
     wp_engine_kick();
 }
 
-/* A receive the application posted itself (MPI_Irecv, MPI_Start of a persistent receive), so never from inside a
- * collective's set-up (see above): if a cooperative rendezvous may fill it, look at the transports
- * once. An offer already in the ring is then matched here, and the sender can copy the whole
+/* A receive the application posted itself (MPI_Irecv, MPI_Start of a persistent receive), so
+ * never from inside a collective's set-up (see above): if a cooperative rendezvous may fill it,
+ * look at the transports once. An offer already in the ring is then matched here, and the sender can copy the whole
  * message while this rank computes (issue 16 §2, "receiver computes"), instead of after the
  * computation or at the timer's next tick. Not from a thread running the engine's tasks. The
  * request is not read here: once posted it belongs to whichever thread matches it. */
