@@ -325,6 +325,7 @@ int wm_request_start(wm_request_t *r, const char *func)
     const wm_datatype_t *ti = r->ti;   /* not the handle: the user may have freed it */
     wm_comm_t *c = r->comm;
     wu_status_t st;
+    int src = WC_ANY_SOURCE;   /* a receive's source (world rank) */
 
     if (WU_UNLIKELY(r->kind >= WM_REQ_COLL))
         return r->kind == WM_REQ_COLL ? wm_coll_persist_start(r, func) : wm_part_start(r, func);
@@ -338,7 +339,7 @@ int wm_request_start(wm_request_t *r, const char *func)
         st = wc_isend_dt(wc_ep_default(), &r->core, r->buf, (uint64_t)r->count, &ti->layout,
                          wm_comm_peer_world(c, r->peer), r->tag, c->ctx, r->mode);
     } else if (r->kind == WM_REQ_RECV) {
-        int src = r->peer == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_peer_world(c, r->peer);
+        src = r->peer == MPI_ANY_SOURCE ? WC_ANY_SOURCE : wm_comm_peer_world(c, r->peer);
         st = wc_irecv_dt(wc_ep_default(), &r->core, r->buf, (uint64_t)r->count, &ti->layout, src,
                          r->tag == MPI_ANY_TAG ? WC_ANY_TAG : r->tag, c->ctx);
     } else {
@@ -354,9 +355,8 @@ int wm_request_start(wm_request_t *r, const char *func)
     }
     /* (from the arguments: the posted request belongs to whichever thread matches it) */
     size_t bytes = (size_t)r->count * ti->layout.size;
-    if (r->kind == WM_REQ_RECV && WU_UNLIKELY(bytes >= WC_IRECV_LOOK_MIN) &&
-        r->peer != MPI_ANY_SOURCE)
-        wc_irecv_look(wc_ep_default(), wm_comm_peer_world(c, r->peer), bytes);
+    if (r->kind == WM_REQ_RECV && WU_UNLIKELY(bytes >= WC_IRECV_LOOK_MIN))
+        wc_irecv_look(wc_ep_default(), src, bytes);   /* (it ignores WC_ANY_SOURCE) */
     return MPI_SUCCESS;
 }
 
