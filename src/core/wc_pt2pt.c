@@ -722,7 +722,8 @@ static void wc_coop_recv_start(wc_ep_t *ep, wc_request_t *rreq, int src, const w
                                const wx_rkey_t *rkey, size_t n)
 {
     wx_tl_t *tl = ep->peers[src].tl;
-    rreq->ep = ep;
+    /* rreq->ep is ep already (wc_recv_init, when it was posted): not written again here, where
+     * MPI_Cancel on the posting thread may read it at the same time */
     rreq->frag_rreq = hdr->sreq;
     rreq->coop_tok = hdr->addr;
     rreq->coop_raddr = rkey->addr;
@@ -952,8 +953,7 @@ static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t
     } else if (get && (tl->attr.caps & WX_CAP_GET_ASYNC)) {
         if (rreq->dt)
             goto cts;
-        rreq->ep = ep;
-        rreq->frag_rreq = hdr->sreq;
+        rreq->frag_rreq = hdr->sreq;   /* (rreq->ep: set when posted, see wc_coop_recv_start) */
         rreq->leave_gen = wc_leave_gen_now();
         WU_TSAN_RELEASE(rreq);
         wu_status_t st = tl->ops->get_start(tl, src, rreq->buf, rkey, 0, n, wc_recv_get_done,
