@@ -42,6 +42,7 @@
 #include "mpi/wm_internal.h"
 #include "mpi/wm_threadcomm.h"
 #include "core/wc_dtype.h"
+#include "core/wc_wait.h"
 #include "thread/wt_thread.h"
 
 #include <errno.h>
@@ -299,11 +300,16 @@ static void tc_complete(tc_req_t *r)
 }
 
 /* Spin briefly, then yield (the partner may need this core), then nap: a long wait on a
- * machine with more threads than cores must leave them the CPU. */
+ * machine with more threads than cores must leave them the CPU. When the ranks and thread-ranks
+ * of this machine outnumber its CPUs (wc_idle_yield, as the library's own waits) the first empty
+ * look yields already: the partner is rarely running on another CPU at that moment, and each spin
+ * delays the thread that is. Measured with 2 processes x 4 thread-ranks in pairs on 2 CPUs
+ * (bench_threadcomm, 8 B): median latency 10.5 us with 32 spins, 5.1-5.7 us yielding at once, 24-48
+ * us with 256 spins; message rate 5.4 M/s against 6.3-6.8 M/s. */
 static void tc_pause(unsigned *spins)
 {
     unsigned n = ++*spins;
-    if (n <= 32)
+    if (n <= 32 && !__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED))
         return;
     if (n <= 4096) {
         wt_thread_yield();
