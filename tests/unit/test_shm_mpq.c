@@ -22,14 +22,9 @@
 /* Packets per source are divided by SCALE under ThreadSanitizer: its checks of every byte make the
  * test 15-20x slower when the mt tests beside it load the machine (120 s in a run at load 30, 8 s
  * alone), and a quarter of the packets still wraps the queues thousands of times. */
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__)   /* as util/wu_tsan.h tells a TSan build */
 #define SCALE 4
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SCALE 4
-#endif
-#endif
-#ifndef SCALE
+#else
 #define SCALE 1
 #endif
 
