@@ -53,6 +53,7 @@ struct wc_match {
     size_t          nposted_wild; /* posted receives of kinds 1..3 */
     size_t          nposted[WC_KIND_COUNT];
     size_t          nunexp;
+    size_t          nwatched;     /* posted receives with aux = 1 */
     uint64_t        seq;
     size_t          nused;        /* slots holding a bin, live or empty */
     size_t          max_used;
@@ -274,10 +275,26 @@ wu_status_t wc_match_post(wc_match_t *m, wc_match_entry_t *recv)
     unsigned kind = wc_match_kind(recv->src, recv->tag);
     recv->seq = m->seq++;
     recv->owner = m;   /* marks it posted, for wc_match_posted_remove */
+    recv->aux = 0;
     wu_list_push_back(&b->posted, &recv->link[0]);
     m->nposted[kind]++;
     m->nposted_wild += kind != WC_KIND_EXACT;
     return WU_OK;
+}
+
+wu_status_t wc_match_post_watched(wc_match_t *m, wc_match_entry_t *recv)
+{
+    wu_status_t st = wc_match_post(m, recv);
+    if (st == WU_OK) {
+        recv->aux = 1;
+        m->nwatched++;
+    }
+    return st;
+}
+
+size_t wc_match_watched(const wc_match_t *m)
+{
+    return m->nwatched;
 }
 
 static inline wc_match_entry_t *wc_match_posted_head(const wc_match_bin_t *b)
@@ -292,6 +309,7 @@ static inline void wc_match_posted_unlink(wc_match_t *m, wc_match_entry_t *recv)
     unsigned kind = wc_match_kind(recv->src, recv->tag);
     wu_list_del(&recv->link[0]);
     recv->owner = NULL;
+    m->nwatched -= recv->aux;
     m->nposted[kind]--;
     m->nposted_wild -= kind != WC_KIND_EXACT;
 }

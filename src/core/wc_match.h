@@ -36,7 +36,8 @@ typedef struct wc_match_entry {
     uint32_t ctx;
     int32_t  src;      /* a rank, or WC_ANY_SOURCE for a posted receive */
     int32_t  tag;      /* >= 0, or WC_ANY_TAG for a posted receive */
-    uint32_t reserved;
+    uint32_t aux;      /* a posted receive: the engine's, 1 if wc_match_post_watched posted it;
+                        * an unexpected message: the caller's (the engine never reads it) */
     uint64_t seq;      /* set by the engine */
     /* Owned by the engine. A posted receive uses owner (the engine it is posted in) and link[0];
      * an unexpected message links all four views. The fields a posted receive touches come
@@ -53,6 +54,12 @@ void wc_match_destroy(wc_match_t *m);
 /* Posted receives. Before posting, the caller searches the unexpected messages
  * (wc_match_unexpected_find); post only if nothing matched. */
 wu_status_t wc_match_post(wc_match_t *m, wc_match_entry_t *recv);
+/* The same, and the receive is counted among the watched ones until it leaves the engine (taken
+ * by a message, removed or swept): the core watches for the rendezvous offers that such receives
+ * wait for (wc_pt2pt.c, "offers announced to a computing receiver"). */
+wu_status_t wc_match_post_watched(wc_match_t *m, wc_match_entry_t *recv);
+/* How many watched receives are posted. */
+size_t wc_match_watched(const wc_match_t *m);
 /* A message (ctx, src, tag) arrived: remove and return the oldest posted receive that matches it,
  * or NULL. src and tag are never wildcards here. */
 wc_match_entry_t *wc_match_posted_take(wc_match_t *m, uint32_t ctx, int32_t src, int32_t tag);

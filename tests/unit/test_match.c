@@ -291,11 +291,51 @@ static void test_sweep(void)
     wc_match_destroy(m);
 }
 
+/* Watched receives (the core watches for rendezvous offers while some are posted): counted from
+ * wc_match_post_watched until they leave the engine by a match, a cancel or a sweep, whatever
+ * kind; plain receives beside them never count, also when their entry was watched before. */
+static void test_watched(void)
+{
+    static const int32_t srcs[4] = {2, 2, ANY_SRC, ANY_SRC}, tags[4] = {5, ANY_TAG, 5, ANY_TAG};
+    wc_match_t *m = engine();
+    wc_match_entry_t r[8];
+    for (int i = 0; i < 8; i++) {
+        set(&r[i], 1, srcs[i % 4], tags[i % 4]);
+        if (i % 2 == 0) {
+            CHECK_EQ("watched: post", WU_OK, wc_match_post_watched(m, &r[i]));
+        } else {
+            post(m, &r[i]);
+        }
+    }
+    CHECK_EQ("watched: counted", 4, wc_match_watched(m));
+    CHECK_EQ("watched: posted", 8, wc_match_posted_count(m));
+    CHECK_EQ("watched: the oldest matches", 0, idx(r, wc_match_posted_take(m, 1, 2, 5)));
+    CHECK_EQ("watched: one matched", 3, wc_match_watched(m));
+    CHECK_EQ("watched: a plain one matches", 1, idx(r, wc_match_posted_take(m, 1, 2, 5)));
+    CHECK_EQ("watched: a plain match leaves the count", 3, wc_match_watched(m));
+    CHECK_EQ("watched: cancel", 1, wc_match_posted_remove(m, &r[2]));
+    CHECK_EQ("watched: one cancelled", 2, wc_match_watched(m));
+    CHECK_EQ("watched: sweep of 3, 5, 7", 3, wc_match_posted_sweep(m, sweep_odd, r));
+    CHECK_EQ("watched: a sweep of plain ones leaves the count", 2, wc_match_watched(m));
+    for (int i = 4; i < 8; i += 2)
+        CHECK_EQ("watched: cancel the rest", 1, wc_match_posted_remove(m, &r[i]));
+    CHECK_EQ("watched: none left", 0, wc_match_watched(m));
+    /* a watched entry reposted plain, and the other way round */
+    post(m, &r[0]);
+    CHECK_EQ("watched: reposted plain", 0, wc_match_watched(m));
+    CHECK_EQ("watched: it matches", 0, idx(r, wc_match_posted_take(m, 1, 2, 5)));
+    CHECK_EQ("watched: still none", 0, wc_match_watched(m));
+    CHECK_EQ("watched: plain entry posted watched", WU_OK, wc_match_post_watched(m, &r[1]));
+    CHECK_EQ("watched: sweep of it", 1, wc_match_posted_sweep(m, sweep_odd, r));
+    CHECK_EQ("watched: swept", 0, wc_match_watched(m));
+    wc_match_destroy(m);
+}
+
 /* Teardown: every unexpected message, of plain and exact contexts, is handed over once. */
 static void sweep_take(wc_match_entry_t *e, void *arg)
 {
     wc_match_entry_t *base = arg;
-    base[e - base].reserved++;
+    base[e - base].aux++;
 }
 
 static void test_unexpected_sweep(void)
@@ -310,7 +350,7 @@ static void test_unexpected_sweep(void)
     post(m, &r[0]);
     CHECK_EQ("unexpected sweep: taken", 12, wc_match_unexpected_sweep(m, sweep_take, u));
     for (int i = 0; i < 12; i++)
-        CHECK_EQ("unexpected sweep: each message once", 1, u[i].reserved);
+        CHECK_EQ("unexpected sweep: each message once", 1, u[i].aux);
     CHECK_EQ("unexpected sweep: none left", 0, wc_match_unexpected_count(m));
     CHECK_EQ("unexpected sweep: wildcard views empty", -1,
              idx(u, wc_match_unexpected_find(m, 7, ANY_SRC, ANY_TAG, false)));
@@ -323,7 +363,7 @@ static void test_unexpected_sweep(void)
  * the predicate picks leaves every view; the others keep their order. */
 static bool pick_reserved(wc_match_entry_t *e, void *arg)
 {
-    return e->reserved == *(const uint32_t *)arg;
+    return e->aux == *(const uint32_t *)arg;
 }
 
 static void test_unexpected_take_newest(void)
@@ -334,7 +374,7 @@ static void test_unexpected_take_newest(void)
         wc_match_entry_t u[6];
         for (int i = 0; i < 6; i++) {
             set(&u[i], ctx, 1, i < 5 ? 4 : 5);
-            u[i].reserved = (i == 1 || i == 3) ? 77 : (uint32_t)i;   /* 1 and 3: the same sender */
+            u[i].aux = (i == 1 || i == 3) ? 77 : (uint32_t)i;   /* 1 and 3: the same sender */
             arrive(m, &u[i]);
         }
         uint32_t want = 77, none = 99;
@@ -809,6 +849,7 @@ int main(void)
     test_probe();
     test_cancel();
     test_sweep();
+    test_watched();
     test_unexpected_sweep();
     test_unexpected_take_newest();
     test_contexts();
