@@ -32,6 +32,7 @@
 #define WP_ENGINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "progress/wp_ltask.h"
 #include "util/wu_status.h"
 
@@ -76,6 +77,24 @@ void wp_engine_sync(void);
  * Any thread; calls come in pairs. */
 void wp_engine_watch_begin(void);
 void wp_engine_watch_end(void);
+
+/* The timer thread's sleep between its ticks, replaced by the caller's (the core's: a sleep that a
+ * peer's rendezvous offer can end, wc_pt2pt.c "offers announced to a computing receiver"). Before
+ * each tick polls, the timer takes token = prepare(); then sleep(token, deadline_ns) returns by that
+ * CLOCK_MONOTONIC time, or earlier when the work it watches for came after prepare (the timer then
+ * ticks at once and keeps its deadline); wake() makes a sleep under way or about to start return
+ * soon. NULL restores the engine's own sleep; that call returns only once no call of the replaced
+ * sleep is under way (it calls the replaced wake to hurry it), so whatever those functions use may
+ * be released then. Set, then restore: one replacement at a time; one thread at a time (the core's
+ * init and finalize). */
+typedef struct wp_timer_sleep {
+    uint32_t (*prepare)(void);
+    void (*sleep)(uint32_t token, uint64_t deadline_ns);
+    void (*wake)(void);
+} wp_timer_sleep_t;
+void wp_engine_set_timer_sleep(const wp_timer_sleep_t *ts);
+/* Whether the timer thread runs. */
+bool wp_engine_has_timer(void);
 
 /* Inline (wp_engine_inl.h):
  *

@@ -4,6 +4,7 @@
 #include "util/wu_log.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -102,13 +103,16 @@ void wp_engine_watch_end(void)
 
 /* ---- polling from a background thread -------------------------------------------------------- */
 
-static int wp_queue_poll_background(wp_queue_t *q, wu_counter_t kind)
+/* force: poll even a queue that an explicit poller visited (the timer woken for work that only a
+ * poll finds, which no application thread is polling for) */
+static int wp_queue_poll_background(wp_queue_t *q, wu_counter_t kind, bool force)
 {
     if (!wp_queue_has_tasks(q))
         return 0;
     if (__atomic_load_n(&q->explicit_seen, __ATOMIC_RELAXED)) {
         __atomic_store_n(&q->explicit_seen, 0, __ATOMIC_RELAXED);
-        return 0;
+        if (!force)
+            return 0;
     }
     if (!wp_queue_trylock(q))
         return 0;
@@ -131,14 +135,14 @@ static int wp_idle_round(wp_tls_t *tls, unsigned node)
     wp_queue_t *qs = wp_engine_g.queues, *q = &qs[node];
     int did = 0;
     for (unsigned i = node; i < q->subtree_end; i++)
-        did += wp_queue_poll_background(&qs[i], WU_COUNT_LTASK_IDLE);
+        did += wp_queue_poll_background(&qs[i], WU_COUNT_LTASK_IDLE, false);
     for (wp_queue_t *p; (p = q->parent); q = p) {
         if (p->nchildren > 1) {
             if (++tls->climb[p->depth] < p->nchildren)
                 break;
             tls->climb[p->depth] = 0;
         }
-        did += wp_queue_poll_background(p, WU_COUNT_LTASK_IDLE);
+        did += wp_queue_poll_background(p, WU_COUNT_LTASK_IDLE, false);
     }
     return did;
 }
@@ -247,6 +251,74 @@ static bool wp_timer_park(void)
     return park;
 }
 
+/* The timer's sleep between ticks, and its replacement by the core (wp_engine_set_timer_sleep).
+ * seq: the word the engine's own sleep waits on, bumped by the setter and by wp_threads_stop so
+ * that a sleep of the old kind (read before the bump) ends. in_sleep is set around a call of the
+ * replacement (its prepare and its sleep); the setter stores the new pointer and then waits for
+ * in_sleep to clear, both seq_cst, so once it returns no call of the old one is under way. */
+static struct {
+    const wp_timer_sleep_t *_Atomic ts;
+    _Atomic uint32_t in_sleep;
+    uint32_t seq;   /* __atomic, futex word */
+} wp_tsleep;
+
+static void wp_tsleep_bump(void)
+{
+    __atomic_fetch_add(&wp_tsleep.seq, 1, __ATOMIC_SEQ_CST);
+    wt_word_wake_all(&wp_tsleep.seq);
+}
+
+void wp_engine_set_timer_sleep(const wp_timer_sleep_t *ts)
+{
+    const wp_timer_sleep_t *old = atomic_exchange(&wp_tsleep.ts, ts);
+    wp_tsleep_bump();   /* a sleep of the engine's own kind ends: the next one is the new kind */
+    if (old)
+        old->wake();    /* the same for one of the old replacement */
+    /* Back to the engine's own: wait for a call of the replacement to return (a call of the new
+     * one may run at once when one is set: nothing to wait for then) */
+    while (!ts && atomic_load(&wp_tsleep.in_sleep))
+        wt_thread_yield();
+}
+
+bool wp_engine_has_timer(void)
+{
+    return wp_thr.timer_on;
+}
+
+/* Before a tick's poll: what the sleep after it compares with. The replacement that took it is
+ * remembered, so that a token is only ever given back to the one that made it. */
+typedef struct wp_tsleep_token {
+    const wp_timer_sleep_t *ts;
+    uint32_t token;
+} wp_tsleep_token_t;
+
+static wp_tsleep_token_t wp_timer_prepare(void)
+{
+    wp_tsleep_token_t t = { NULL, 0 };
+    atomic_store(&wp_tsleep.in_sleep, 1);
+    t.ts = atomic_load(&wp_tsleep.ts);
+    if (t.ts)
+        t.token = t.ts->prepare();
+    else
+        t.token = __atomic_load_n(&wp_tsleep.seq, __ATOMIC_SEQ_CST);
+    atomic_store(&wp_tsleep.in_sleep, 0);
+    return t;
+}
+
+/* Sleep until the absolute deadline, a wake-up (the stop; the replacement's own), or a change of
+ * replacement since the token was taken. */
+static void wp_timer_sleep(wp_tsleep_token_t t, uint64_t deadline)
+{
+    atomic_store(&wp_tsleep.in_sleep, 1);
+    const wp_timer_sleep_t *ts = atomic_load(&wp_tsleep.ts);
+    if (ts && ts == t.ts && !wp_stopping())
+        ts->sleep(t.token, deadline);
+    atomic_store(&wp_tsleep.in_sleep, 0);
+    if (!ts && !t.ts && !wp_stopping())
+        wt_word_wait_until(&wp_tsleep.seq, t.token, deadline);
+    /* (a replacement set or restored since the token: no sleep, the next token is the new kind) */
+}
+
 /* pioman's timer: a thread sleeping to absolute deadlines, which spends little CPU and so keeps
  * the scheduler's favour even on a loaded machine. It walks the whole tree (the paper: "a single
  * timer thread traversing the full tree is a good-enough solution"), so a task submitted to any
@@ -261,21 +333,29 @@ static void *wp_timer_main(void *arg)
 
     const uint64_t period = (uint64_t)wp_thr.timer_us * 1000u;
     uint64_t next = wp_now_ns();
+    wp_tsleep_token_t token = wp_timer_prepare();
     while (!wp_stopping()) {
-        next += period;
         uint64_t now = wp_now_ns();
-        if (next <= now)
-            next = now + period;   /* late (overloaded machine): drop the missed ticks */
-        wt_word_wait_until(&wp_thr.stop, 0, next);
+        if (next <= now) {
+            next += period;
+            if (next <= now)
+                next = now + period;   /* late (overloaded machine): drop the missed ticks */
+        }   /* (else a wake-up ended the last sleep early: the deadline stays) */
+        wp_timer_sleep(token, next);
         if (wp_stopping())
             break;
+        /* woken before the deadline: by the core's wake-up for work that only a poll finds (an
+         * offer to a computing rank), which the application's last poll cannot have seen */
+        bool woken = wp_now_ns() < next;
+        token = wp_timer_prepare();   /* before the poll: work that comes after it ends the sleep */
         int did = 0;
         for (unsigned i = 0; i < wp_engine_g.nqueues; i++)
-            did += wp_queue_poll_background(&wp_engine_g.queues[i], WU_COUNT_LTASK_TIMER);
+            did += wp_queue_poll_background(&wp_engine_g.queues[i], WU_COUNT_LTASK_TIMER,
+                                            woken);
         if (did)
             wp_engine_kick();   /* traffic: let sleeping idle threads take over */
         else if (__atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) && wp_timer_park())
-            next = wp_now_ns();   /* the period restarts when the watch ends */
+            next = wp_now_ns() + period;   /* the period restarts when the watch ends */
     }
     return NULL;
 }
@@ -349,6 +429,10 @@ void wp_threads_stop(void)
 {
     __atomic_store_n(&wp_thr.stop, 1, __ATOMIC_SEQ_CST);
     wt_word_wake_all(&wp_thr.stop);
+    wp_tsleep_bump();   /* the timer's own sleep */
+    const wp_timer_sleep_t *ts = atomic_load(&wp_tsleep.ts);
+    if (ts)
+        ts->wake();   /* a timer in the core's sleep (the sleep looks at stop before it starts) */
     wp_engine_kick_slow();
     wp_engine_wake_timer_slow();   /* a parked timer */
     for (unsigned i = 0; i < wp_thr.nidle; i++)
