@@ -491,6 +491,7 @@ wu_status_t wc_init(bool thread_multiple)
         wc_wait_yield_set(wc_wait_yield_mode(), wc_nodes.nmachine);
     }
     wc_doorbell_choose();
+    wc_offer_init(wc_tl_used_shm ? wc_tl_shm : NULL);
     wc_ep_start(ep, false);
     if (wc_nodes.nnodes > 1 && (st = wc_limits_agree(ep)) != WU_OK)
         goto err_transports;
@@ -502,6 +503,7 @@ wu_status_t wc_init(bool thread_multiple)
     return WU_OK;
 
 err_transports:
+    wc_offer_fini();
     wc_transports_close();
     wc_ep_fini(ep);
 err_pmi:
@@ -529,6 +531,7 @@ wu_status_t wc_finalize(void)
         ep->started = false;
     }
     wc_dyn_fini();
+    wc_offer_fini();
     wc_transports_close();
     wc_ep_fini(ep);
     wp_engine_finalize();

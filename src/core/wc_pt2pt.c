@@ -672,8 +672,94 @@ int wc_coop_poll(bool *pending_p)
     return wc_pt2pt_coop_progress(wc_ep_default(), pending_p);
 }
 
+/* Offers announced to a computing receiver. A receive that a cooperative rendezvous may fill,
+ * posted unmatched, is matched by whoever polls when its offer comes: if the application went back
+ * to computing, only the engine's threads can. Idle threads are SCHED_IDLE and cannot run beside a
+ * busy computation on its CPU; the timer can (it preempts), but it ticks only every
+ * WEFT_PROGRESS_TIMER_US (1 ms), so the sender, waiting for the match, sat idle up to a whole period
+ * (4 MiB overlap, receiver computing). So while such receives are posted (wc_match_post_watched
+ * counts them), the transport is told to watch (offer_watch), the timer sleeps where offers wake it
+ * (offer_sleep, installed as the engine's timer sleep by wc_offer_init), and a sender wakes it after
+ * pushing an offer (offer_wake: a fence and one load when nobody watches). The match then happens
+ * within a wake-up of the offer, and the sender pushes the message while the receiver computes.
+ * The watch is turned on by the posting thread (under match_lock, before its look at the
+ * transports in wc_irecv_look: the transport's fences order the two sides, so either the look finds
+ * the offer or the sender sees the watch) and off by the timer once no watched receive is posted
+ * (under match_lock too), so an offer to a rank that stopped watching a moment ago costs at most one
+ * early tick. Only for the process's endpoint (thread-ranks' endpoints are matched by their own
+ * threads), only with a timer thread, and not under a user-level-thread backend (the timer's sleep
+ * would be a kernel wait there). */
+static wx_tl_t *wc_offer_tl;   /* set and cleared by wc_offer_init/fini (one thread, no traffic) */
+
+/* The timer, before its poll: stop watching if no watched receive is left, and take the count of
+ * the offers' wake-ups (a wake-up after this ends the sleep that follows the poll). */
+static uint32_t wc_offer_timer_prepare(void)
+{
+    wc_ep_t *ep = wc_ep_default();
+    wx_tl_t *tl = wc_offer_tl;
+    if (atomic_load_explicit(&ep->offer_watch, memory_order_relaxed)) {
+        wt_spin_lock(&ep->match_lock);
+        if (atomic_load_explicit(&ep->offer_watch, memory_order_relaxed) &&
+            wc_match_watched(ep->match) == 0) {
+            atomic_store_explicit(&ep->offer_watch, false, memory_order_relaxed);
+            tl->ops->offer_watch(tl, false);
+        }
+        wt_spin_unlock(&ep->match_lock);
+    }
+    return tl->ops->offer_seq(tl);
+}
+
+static void wc_offer_timer_sleep(uint32_t seq, uint64_t deadline_ns)
+{
+    wc_offer_tl->ops->offer_sleep(wc_offer_tl, seq, deadline_ns);
+}
+
+static void wc_offer_timer_wake(void)
+{
+    wc_offer_tl->ops->offer_wake(wc_offer_tl, wc_ep_default()->rank);
+}
+
+static const wp_timer_sleep_t wc_offer_timer = {
+    .prepare = wc_offer_timer_prepare, .sleep = wc_offer_timer_sleep, .wake = wc_offer_timer_wake,
+};
+
+void wc_offer_init(wx_tl_t *coop_tl)
+{
+    if (WT_BACKEND_ULT || !coop_tl || !(coop_tl->attr.caps & WX_CAP_COOP) ||
+        !wp_engine_has_timer())
+        return;
+    wc_offer_tl = coop_tl;
+    wp_engine_set_timer_sleep(&wc_offer_timer);
+}
+
+void wc_offer_fini(void)
+{
+    if (!wc_offer_tl)
+        return;
+    wp_engine_set_timer_sleep(NULL);   /* returns once the timer left offer_sleep */
+    wc_offer_tl = NULL;
+}
+
+/* A receive of len >= WC_COOP_EARLY_MIN bytes from src (not a wildcard) is about to be posted: may
+ * an offer match it while the application computes? (Of any such size: a receive shorter than
+ * WEFT_SHM_COOP_MIN may match a larger offer and truncate it.) */
+static inline bool wc_offer_watchable(wc_ep_t *ep, int src)
+{
+    return ep->peers[src].tl == wc_offer_tl && ep == wc_ep_default();
+}
+
+/* match_lock held: a watched receive was posted. */
+static WU_NOINLINE void wc_offer_watch_on(wc_ep_t *ep)
+{
+    if (!atomic_load_explicit(&ep->offer_watch, memory_order_relaxed)) {
+        atomic_store_explicit(&ep->offer_watch, true, memory_order_relaxed);
+        wc_offer_tl->ops->offer_watch(wc_offer_tl, true);
+    }
+}
+
 /* A receive that a cooperative rendezvous may fill was posted unmatched: if its offer comes while
- * the application computes, only the engine's threads match it, so wake them. (No poll here: a
+ * the application computes, only the engine's threads match it, so wake them (the idle threads,
+ * which run where a CPU is free; the timer is woken by the offer itself, above). (No poll here: a
  * receive may be posted while its caller is setting up a collective's schedule whose task is
  * already in the engine's queues, and running that task from inside its own set-up lost the
  * schedule: finalize_pending.coll under ASan.) */
@@ -1453,6 +1539,9 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
         wc_rts_prepare(req, p, len, mode);
     }
     bool completes = wc_sent_completes(op);
+    /* a cooperative offer: wake the receiver's timer if it watches for one (read now: once sent,
+     * the request may be the peer's handlers') */
+    bool offer = WU_UNLIKELY(op->hdr.flags & WC_PKT_FLAG_COOP) && op->hdr.type == WC_PKT_RTS;
     WU_TSAN_RELEASE(req);   /* the peer's FIN, ACK or CTS for req may be handled by another thread */
     if (WU_UNLIKELY(p->direct)) {
         /* self: delivered inside the call, which may nest sends to self: no lock, no queue */
@@ -1468,6 +1557,8 @@ static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const v
     wt_spin_unlock(&p->lock);
     if (out && completes)
         wc_request_done_at_start(req);   /* req is not handed out yet */
+    if (offer && out)   /* (a queued offer waits for the receiver's next tick or call) */
+        p->tl->ops->offer_wake(p->tl, dst);
     return WU_OK;
 }
 
@@ -1507,7 +1598,14 @@ static inline wu_status_t wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *b
         wc_recv_matched_msg(ep, req, WU_CONTAINER_OF(e, wc_message_t, match));
         return WU_OK;
     }
-    wu_status_t st = wc_match_post(ep->match, &req->match);
+    wu_status_t st;
+    if (WU_UNLIKELY(len >= WC_COOP_EARLY_MIN) && src >= 0 && src < ep->size && wc_offer_tl &&
+        wc_offer_watchable(ep, src)) {
+        if ((st = wc_match_post_watched(ep->match, &req->match)) == WU_OK)
+            wc_offer_watch_on(ep);
+    } else {
+        st = wc_match_post(ep->match, &req->match);
+    }
     wt_spin_unlock(&ep->match_lock);
     if (WU_UNLIKELY(len >= WC_COOP_EARLY_MIN) && st == WU_OK && src >= 0 && src < ep->size)
         wc_coop_early(ep, src, len);

@@ -30,6 +30,11 @@ void wc_pt2pt_send_ctrl(wc_ep_t *ep, int dst, const wc_hdr_t *hdr, const void *p
  * has unclaimed chunks: the caller should poll again rather than sleep. Any thread inside an MPI
  * call that waits or tests; never the engine's background threads. */
 int wc_pt2pt_coop_progress(wc_ep_t *ep, bool *pending_p);
+/* Offers announced to a computing receiver (wc_pt2pt.c): wc_offer_init(the transport with
+ * WX_CAP_COOP, or NULL) after the transports are open and the engine's threads started, before
+ * traffic; wc_offer_fini before the transports close. One thread (init, finalize). */
+void wc_offer_init(struct wx_tl *coop_tl);
+void wc_offer_fini(void);
 
 /* Context ids (wc_ctx.c): registers the CTX_REQ/CTX_REP handlers of ep (wc_ep_init). */
 void wc_ctx_init(wc_ep_t *ep);

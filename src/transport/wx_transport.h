@@ -189,6 +189,17 @@ typedef struct wx_ops {
      * resources now, or a write larger than one operation). Any thread, concurrently. */
     wu_status_t (*win_write)(wx_tl_t *tl, int dst, const void *buf, const wx_rkey_t *rkey,
                              uint64_t off, size_t len, wx_get_done_fn_t done, void *arg);
+    /* Offers announced to a computing receiver (WX_CAP_COOP only; NULL otherwise, and never
+     * called then; shm: wx_shm.h states the contract). offer_watch(on): this rank's application
+     * has a posted receive that a cooperative offer may fill (the core's matching lock held).
+     * The engine's timer thread: seq = offer_seq() before it polls, then offer_sleep(seq,
+     * deadline_ns) sleeps until that CLOCK_MONOTONIC time unless an offer's wake-up came since
+     * offer_seq. offer_wake(dst): after pushing an offer to job rank dst, wake its timer if it
+     * watches; dst = this rank wakes its own timer whatever it watches. */
+    void (*offer_watch)(wx_tl_t *tl, bool on);
+    uint32_t (*offer_seq)(wx_tl_t *tl);
+    void (*offer_sleep)(wx_tl_t *tl, uint32_t seq, uint64_t deadline_ns);
+    void (*offer_wake)(wx_tl_t *tl, int dst);
 } wx_ops_t;
 
 /* An instance. Its fields are written by the constructor and read-only afterwards; priv is the

@@ -15,6 +15,10 @@
  *                                        sender says through the shared file that it left, and
  *                                        the receiver made no MPI call since), then the receiver
  *                                        stays out of MPI until the sender's MPI_Wait returned.
+ *                                        With --offer-wake (and --posted-first, the engine's idle
+ *                                        threads off, its timer ticking every 10 s), the offer
+ *                                        itself must wake the receiver's timer: the sender's
+ *                                        MPI_Wait has to return within 5 s.
  *   both wait                            MPI_Sendrecv of both directions at once.
  *   truncation                           a receive shorter than the message, both of the above
  *                                        ways: MPI_ERR_TRUNCATE, its count, and nothing written
@@ -46,7 +50,7 @@
 #define TEST_S 10.0   /* MPI_Test time to handle what a peer that finished left: packets only */
 enum { TAG_GO = 1, TAG_DATA = 2, TAG_MANY = 100, TAG_THR = 1000 };
 
-static int strict, posted_first, in_ring, coop_possible, peer;
+static int strict, posted_first, in_ring, offer_wake, coop_possible, peer;
 static long offers;   /* --in-ring: offers the sender announced through slot SLOT_OFFER */
 #define SLOT_OFFER 1
 static long rounds = 6;
@@ -87,15 +91,22 @@ static void flag_post(int slot)
     atomic_fetch_add_explicit(&flags[mt_rank & 1][slot], 1, memory_order_release);
 }
 
-/* Outside MPI: wait (sleeping, no MPI call) until rank r posted slot `slot` `count` times. */
-static void flag_wait(int r, int slot, long count, const char *what)
+/* Outside MPI: wait (sleeping, no MPI call) until rank r posted slot `slot` `count` times, at most
+ * limit_s seconds. */
+static void flag_wait_s(int r, int slot, long count, const char *what, int limit_s)
 {
     for (int i = 0; atomic_load_explicit(&flags[r & 1][slot], memory_order_acquire) < count; i++) {
-        if (i > 30000)
-            MT_FAIL("%s: rank %d did not finish its side in 30 s while this rank stayed out of MPI "
-                    "(the cooperative rendezvous should let it)", what, r);
+        if (i > limit_s * 1000)
+            MT_FAIL("%s: rank %d did not finish its side in %d s while this rank stayed out of MPI "
+                    "(the cooperative rendezvous should let it%s)", what, r, limit_s,
+                    offer_wake ? "; the offer should have woken this rank's timer" : "");
         usleep(1000);
     }
+}
+
+static void flag_wait(int r, int slot, long count, const char *what)
+{
+    flag_wait_s(r, slot, count, what, 30);
 }
 
 /* Can this rank read its peer's memory (what the library's cooperative copy needs)? */
@@ -186,7 +197,9 @@ static void one_way(size_t len, size_t cap, int absent, int slot, long *count)
     if (absent == 1 && posted_first)
         flag_post(slot);
     if (absent == 1 && wait_flags) {
-        flag_wait(peer, slot, *count, what);
+        /* --offer-wake: the receive was posted first and only this rank's timer can match it
+         * (idle threads off), whose ticks are 10 s apart: the offer must wake it */
+        flag_wait_s(peer, slot, *count, what, offer_wake ? 5 : 30);
         int done = 0, rc = MPI_SUCCESS;
         for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < TEST_S;)
             rc = MPI_Test(&r, &done, &st);
@@ -377,6 +390,7 @@ int main(int argc, char **argv)
     strict = mtt_flag(argc, argv, "--strict");
     posted_first = mtt_flag(argc, argv, "--posted-first");
     in_ring = mtt_flag(argc, argv, "--in-ring");
+    offer_wake = mtt_flag(argc, argv, "--offer-wake");
     mtt_init(&argc, &argv);
     MT_CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     MT_TRUE(mt_size % 2 == 0, "mt_coop works in pairs of ranks: expected an even size got %d",

@@ -720,6 +720,39 @@ void wx_shm_doorbell_sleep(uint32_t seq, uint64_t timeout_ns)
     wx_futex(&db->seq, FUTEX_WAIT, seq, &ts);
 }
 
+void wx_shm_offer_watch(bool on)
+{
+    /* seq_cst: before the caller's look at the rings (wx_shm.h) */
+    atomic_store_explicit(&wx_shm.info[wx_shm.rank].db.offer_watch, on, memory_order_seq_cst);
+}
+
+uint32_t wx_shm_offer_seq(void)
+{
+    return atomic_load_explicit(&wx_shm.info[wx_shm.rank].db.offer_seq, memory_order_seq_cst);
+}
+
+void wx_shm_offer_sleep(uint32_t seq, uint64_t deadline_ns)
+{
+    wx_shm_doorbell_t *db = &wx_shm.info[wx_shm.rank].db;
+    struct timespec ts = { .tv_sec = (time_t)(deadline_ns / 1000000000u),
+                           .tv_nsec = (long)(deadline_ns % 1000000000u) };
+    /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC time-out, like the timer's own sleeps */
+    syscall(SYS_futex, (uint32_t *)&db->offer_seq, FUTEX_WAIT_BITSET, seq, &ts, NULL,
+            FUTEX_BITSET_MATCH_ANY);
+}
+
+void wx_shm_offer_wake(int dst)
+{
+    wx_shm_doorbell_t *db = &wx_shm.info[dst].db;
+    if (dst != wx_shm.rank) {
+        atomic_thread_fence(memory_order_seq_cst);   /* the offer's push, then the look */
+        if (!atomic_load_explicit(&db->offer_watch, memory_order_relaxed))
+            return;
+    }
+    atomic_fetch_add_explicit(&db->offer_seq, 1, memory_order_release);
+    wx_futex(&db->offer_seq, FUTEX_WAKE, 1, NULL);
+}
+
 void wx_shm_set_prefetch(wx_prefetch_fn_t fn)
 {
     wx_shm.prefetch = fn;

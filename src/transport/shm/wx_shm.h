@@ -129,4 +129,22 @@ bool wx_shm_coop_finish(int owner, uint64_t tok, uint32_t n, uint32_t k, bool fa
 uint32_t wx_shm_coop_count(int owner, uint64_t tok, int which, uint32_t k);
 uint32_t wx_shm_coop_next(int owner, uint64_t tok);
 
+/* Offers announced to a computing receiver (docs/shm.md, "Cooperative rendezvous"): a rank whose
+ * application posted a receive that an offer may fill, and went back to computing, has its engine's
+ * timer sleep on a word of its doorbell line instead of a private one; a sender that pushed an
+ * offer to it wakes that sleep, so the offer is matched at once rather than at the next tick.
+ *   wx_shm_offer_watch  this rank, under the core's matching lock: whether offers should wake it.
+ *   wx_shm_offer_seq    this rank's timer thread, before it polls: the wake-ups' count.
+ *   wx_shm_offer_sleep  then: sleep until deadline_ns (CLOCK_MONOTONIC, absolute) unless the count
+ *                       moved from seq (an offer's wake-up, or wx_shm_offer_wake(own rank), since
+ *                       the poll); may return early, spuriously.
+ *   wx_shm_offer_wake   any rank, any thread, after pushing an offer to dst: wake dst's timer if
+ *                       dst watches (the push and the look at the watch are ordered by a fence,
+ *                       as are the watch and the look at the rings that follows it on dst);
+ *                       dst = this rank: wake its own timer, watched or not. */
+void wx_shm_offer_watch(bool on);
+uint32_t wx_shm_offer_seq(void);
+void wx_shm_offer_sleep(uint32_t seq, uint64_t deadline_ns);
+void wx_shm_offer_wake(int dst);
+
 #endif

@@ -129,6 +129,30 @@ static void wx_shm_tl_db_ring(wx_tl_t *tl)
     wx_shm_doorbell_ring(wx_shm.rank);
 }
 
+static void wx_shm_tl_offer_watch(wx_tl_t *tl, bool on)
+{
+    (void)tl;
+    wx_shm_offer_watch(on);
+}
+
+static uint32_t wx_shm_tl_offer_seq(wx_tl_t *tl)
+{
+    (void)tl;
+    return wx_shm_offer_seq();
+}
+
+static void wx_shm_tl_offer_sleep(wx_tl_t *tl, uint32_t seq, uint64_t deadline_ns)
+{
+    (void)tl;
+    wx_shm_offer_sleep(seq, deadline_ns);
+}
+
+static void wx_shm_tl_offer_wake(wx_tl_t *tl, int dst)
+{
+    (void)tl;
+    wx_shm_offer_wake(wx_shm_local[dst]);
+}
+
 static void wx_shm_tl_set_prefetch(wx_tl_t *tl, wx_prefetch_fn_t fn)
 {
     (void)tl;
@@ -172,6 +196,10 @@ static const wx_ops_t wx_shm_ops = {
     .win_reg = wx_no_win_reg,
     .win_dereg = wx_no_win_dereg,
     .win_write = wx_no_win_write,
+    .offer_watch = wx_shm_tl_offer_watch,
+    .offer_seq = wx_shm_tl_offer_seq,
+    .offer_sleep = wx_shm_tl_offer_sleep,
+    .offer_wake = wx_shm_tl_offer_wake,
 };
 
 static wx_tl_t wx_shm_tl;
