@@ -113,10 +113,6 @@ struct wc_ep {
     size_t         unexp_bytes;    /* match_lock: bytes the stored unexpected messages take */
     size_t         unexp_max;      /* match_lock: budget for unexp_bytes (WEFT_UNEXPECTED_MAX); 0:
                                       none. Set up by wc_init, changed by MPI_T (wc_ep_unexp_max_set) */
-    _Atomic bool   offer_watch;    /* written under match_lock (read without it by the engine's timer):
-                                      the transport watches for offers to this endpoint's posted
-                                      receives (wc_pt2pt.c, "offers announced to a computing
-                                      receiver") */
     /* Written under match_lock with relaxed atomic stores, read by MPI_T without it: */
     size_t         unexp_nmsgs;    /* unexpected messages stored now */
     size_t         unexp_hwm;      /* the most stored at once since wc_ep_init */

@@ -690,6 +690,16 @@ int wc_coop_poll(bool *pending_p)
  * threads), only with a timer thread, and not under a user-level-thread backend (the timer's sleep
  * would be a kernel wait there). */
 static wx_tl_t *wc_offer_tl;   /* set and cleared by wc_offer_init/fini (one thread, no traffic) */
+_Atomic bool wc_offer_watching;   /* the default endpoint's match_lock (wc_wait.h) */
+
+static _Atomic uint64_t wc_offer_busy_ns;   /* what wc_offer_busy told the transport last */
+
+void wc_offer_busy(bool busy)
+{
+    uint64_t now = busy ? wc_now_ns() : 0;
+    atomic_store_explicit(&wc_offer_busy_ns, now, memory_order_relaxed);
+    wc_offer_tl->ops->offer_busy(wc_offer_tl, now);
+}
 
 /* The timer, before its poll: stop watching if no watched receive is left, and take the count of
  * the offers' wake-ups (a wake-up after this ends the sleep that follows the poll). */
@@ -697,11 +707,11 @@ static uint32_t wc_offer_timer_prepare(void)
 {
     wc_ep_t *ep = wc_ep_default();
     wx_tl_t *tl = wc_offer_tl;
-    if (atomic_load_explicit(&ep->offer_watch, memory_order_relaxed)) {
+    if (atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)) {
         wt_spin_lock(&ep->match_lock);
-        if (atomic_load_explicit(&ep->offer_watch, memory_order_relaxed) &&
+        if (atomic_load_explicit(&wc_offer_watching, memory_order_relaxed) &&
             wc_match_watched(ep->match) == 0) {
-            atomic_store_explicit(&ep->offer_watch, false, memory_order_relaxed);
+            atomic_store_explicit(&wc_offer_watching, false, memory_order_relaxed);
             tl->ops->offer_watch(tl, false);
         }
         wt_spin_unlock(&ep->match_lock);
@@ -709,9 +719,21 @@ static uint32_t wc_offer_timer_prepare(void)
     return tl->ops->offer_seq(tl);
 }
 
+/* The timer's sleep. Woken by an offer while a thread of this rank polls (it began waiting since
+ * the sender looked): that thread takes the offer, so the timer sleeps on instead of ticking, which
+ * would take the queues (and the CPU, at its higher priority) from it. */
+#define WC_OFFER_BUSY_NS 20000u
 static void wc_offer_timer_sleep(uint32_t seq, uint64_t deadline_ns)
 {
-    wc_offer_tl->ops->offer_sleep(wc_offer_tl, seq, deadline_ns);
+    wx_tl_t *tl = wc_offer_tl;
+    for (;;) {
+        tl->ops->offer_sleep(tl, seq, deadline_ns);
+        uint64_t now = wc_now_ns(),
+                 busy = atomic_load_explicit(&wc_offer_busy_ns, memory_order_relaxed);
+        if (now >= deadline_ns || !busy || now >= busy + WC_OFFER_BUSY_NS)
+            return;
+        seq = tl->ops->offer_seq(tl);
+    }
 }
 
 static void wc_offer_timer_wake(void)
@@ -737,6 +759,7 @@ void wc_offer_fini(void)
     if (!wc_offer_tl)
         return;
     wp_engine_set_timer_sleep(NULL);   /* returns once the timer left offer_sleep */
+    atomic_store(&wc_offer_watching, false);
     wc_offer_tl = NULL;
 }
 
@@ -748,11 +771,13 @@ static inline bool wc_offer_watchable(wc_ep_t *ep, int src)
     return ep->peers[src].tl == wc_offer_tl && ep == wc_ep_default();
 }
 
-/* match_lock held: a watched receive was posted. */
-static WU_NOINLINE void wc_offer_watch_on(wc_ep_t *ep)
+/* match_lock held: a watched receive was posted (by a thread inside MPI: busy until it leaves,
+ * wc_irecv_look, or waits, wc_idle_init). */
+static WU_NOINLINE void wc_offer_watch_on(void)
 {
-    if (!atomic_load_explicit(&ep->offer_watch, memory_order_relaxed)) {
-        atomic_store_explicit(&ep->offer_watch, true, memory_order_relaxed);
+    wc_offer_busy(true);
+    if (!atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)) {
+        atomic_store_explicit(&wc_offer_watching, true, memory_order_relaxed);
         wc_offer_tl->ops->offer_watch(wc_offer_tl, true);
     }
 }
@@ -786,6 +811,9 @@ void wc_irecv_look(wc_ep_t *ep, int src, size_t len)
     if (!(tl->attr.caps & WX_CAP_COOP) || WP_TLS->held)   /* (any size: a shorter receive */
         return;                                                /* may truncate a larger offer) */
     wp_poll();
+    /* the application goes back to computing: an offer that comes now should wake the timer */
+    if (atomic_load_explicit(&wc_offer_watching, memory_order_relaxed) && tl == wc_offer_tl)
+        wc_offer_busy(false);
 }
 
 /* The sender's RTS offers a slot: COOP flag, its token in addr. Returns true if it does. */
@@ -1602,7 +1630,7 @@ static inline wu_status_t wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *b
     if (WU_UNLIKELY(len >= WC_COOP_EARLY_MIN) && src >= 0 && src < ep->size && wc_offer_tl &&
         wc_offer_watchable(ep, src)) {
         if ((st = wc_match_post_watched(ep->match, &req->match)) == WU_OK)
-            wc_offer_watch_on(ep);
+            wc_offer_watch_on();
     } else {
         st = wc_match_post(ep->match, &req->match);
     }

@@ -319,6 +319,8 @@ static void wc_block(wc_request_t *const *reqs, int n, bool kick)
 
 void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
 {
+    if (WU_UNLIKELY(atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)))
+        wc_offer_busy(true);
     uint64_t now = wc_now_ns();
     if (idle->deadline_ns == 0) {
         uint64_t extra = atomic_load_explicit(&wc_cma_wait_bytes, memory_order_relaxed) / 4;
@@ -352,6 +354,10 @@ void wc_wait(wc_request_t *req)
     wc_idle_t idle;
     wc_idle_init(&idle);
     bool counted = false;
+    /* (before the first poll, which may take an offer and leave no idle call to say it) */
+    if (WU_UNLIKELY(atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)) &&
+        !wc_request_is_complete(req))
+        wc_offer_busy(true);
     while (!wc_request_is_complete(req)) {
         if (wp_poll())
             continue;

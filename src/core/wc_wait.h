@@ -149,6 +149,16 @@ extern _Atomic int wc_coop_active;
 int wc_coop_poll(bool *pending_p);
 uint64_t wc_now_ns(void);
 
+/* Offers announced to a computing receiver (wc_pt2pt.c): while this process watches for them
+ * (wc_offer_watching: written under the process endpoint's match_lock, read anywhere), a thread
+ * whose wait found nothing at its first poll, and every slow visit of a waiting thread, tells
+ * would-be senders that the rank is polling (wc_offer_busy), so that they do not wake a timer whose
+ * rank would see their offer anyway: the wake-up preempts the waiting thread on its CPU and stalls
+ * a pipelined copy. (Not a wait that completes at once, as a small blocking send's: its caller is
+ * about to go back to computing.) */
+extern _Atomic bool wc_offer_watching;
+void wc_offer_busy(bool busy);
+
 static inline void wc_idle_init(wc_idle_t *idle)
 {
     idle->polls = 0;
@@ -162,6 +172,9 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);
 
 static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int n)
 {
+    if (WU_UNLIKELY(idle->polls == 0) &&
+        WU_UNLIKELY(atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)))
+        wc_offer_busy(true);
     if (WU_UNLIKELY(atomic_load_explicit(&wc_coop_active, memory_order_relaxed))) {
         bool pending = false;
         if (wc_coop_poll(&pending) || pending) {

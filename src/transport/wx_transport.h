@@ -192,11 +192,15 @@ typedef struct wx_ops {
     /* Offers announced to a computing receiver (WX_CAP_COOP only; NULL otherwise, and never
      * called then; shm: wx_shm.h states the contract). offer_watch(on): this rank's application
      * has a posted receive that a cooperative offer may fill (the core's matching lock held).
+     * offer_busy(now_ns or 0): a thread of this rank polls (it waits inside MPI) as of now_ns
+     * (CLOCK_MONOTONIC), or none does (0: the application went back to computing).
      * The engine's timer thread: seq = offer_seq() before it polls, then offer_sleep(seq,
      * deadline_ns) sleeps until that CLOCK_MONOTONIC time unless an offer's wake-up came since
      * offer_seq. offer_wake(dst): after pushing an offer to job rank dst, wake its timer if it
-     * watches; dst = this rank wakes its own timer whatever it watches. */
+     * watches and no thread of it polled lately; dst = this rank wakes its own timer whatever it
+     * watches. */
     void (*offer_watch)(wx_tl_t *tl, bool on);
+    void (*offer_busy)(wx_tl_t *tl, uint64_t now_ns);
     uint32_t (*offer_seq)(wx_tl_t *tl);
     void (*offer_sleep)(wx_tl_t *tl, uint32_t seq, uint64_t deadline_ns);
     void (*offer_wake)(wx_tl_t *tl, int dst);

@@ -726,6 +726,12 @@ void wx_shm_offer_watch(bool on)
     atomic_store_explicit(&wx_shm.info[wx_shm.rank].db.offer_watch, on, memory_order_seq_cst);
 }
 
+void wx_shm_offer_busy(uint64_t now_ns)
+{
+    atomic_store_explicit(&wx_shm.info[wx_shm.rank].db.offer_busy_ns, now_ns,
+                          memory_order_relaxed);
+}
+
 uint32_t wx_shm_offer_seq(void)
 {
     return atomic_load_explicit(&wx_shm.info[wx_shm.rank].db.offer_seq, memory_order_seq_cst);
@@ -748,6 +754,14 @@ void wx_shm_offer_wake(int dst)
         atomic_thread_fence(memory_order_seq_cst);   /* the offer's push, then the look */
         if (!atomic_load_explicit(&db->offer_watch, memory_order_relaxed))
             return;
+        uint64_t busy = atomic_load_explicit(&db->offer_busy_ns, memory_order_relaxed);
+        if (busy) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+            if (now < busy + WX_SHM_OFFER_BUSY_NS)
+                return;   /* it polls: it will see the offer */
+        }
     }
     atomic_fetch_add_explicit(&db->offer_seq, 1, memory_order_release);
     wx_futex(&db->offer_seq, FUTEX_WAKE, 1, NULL);

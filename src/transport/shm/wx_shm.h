@@ -134,15 +134,22 @@ uint32_t wx_shm_coop_next(int owner, uint64_t tok);
  * timer sleep on a word of its doorbell line instead of a private one; a sender that pushed an
  * offer to it wakes that sleep, so the offer is matched at once rather than at the next tick.
  *   wx_shm_offer_watch  this rank, under the core's matching lock: whether offers should wake it.
+ *   wx_shm_offer_busy   this rank, any thread: a thread polls as of now_ns (CLOCK_MONOTONIC), or
+ *                       none does (0). A sender does not wake a rank that polled within the
+ *                       last WX_SHM_OFFER_BUSY_NS: the rank will see the offer itself, and the
+ *                       wake-up would preempt its polling thread.
  *   wx_shm_offer_seq    this rank's timer thread, before it polls: the wake-ups' count.
  *   wx_shm_offer_sleep  then: sleep until deadline_ns (CLOCK_MONOTONIC, absolute) unless the count
  *                       moved from seq (an offer's wake-up, or wx_shm_offer_wake(own rank), since
  *                       the poll); may return early, spuriously.
  *   wx_shm_offer_wake   any rank, any thread, after pushing an offer to dst: wake dst's timer if
- *                       dst watches (the push and the look at the watch are ordered by a fence,
+ *                       dst watches and is not busy (the push and the look at the watch are
+ *                       ordered by a fence,
  *                       as are the watch and the look at the rings that follows it on dst);
  *                       dst = this rank: wake its own timer, watched or not. */
+#define WX_SHM_OFFER_BUSY_NS 50000u
 void wx_shm_offer_watch(bool on);
+void wx_shm_offer_busy(uint64_t now_ns);
 uint32_t wx_shm_offer_seq(void);
 void wx_shm_offer_sleep(uint32_t seq, uint64_t deadline_ns);
 void wx_shm_offer_wake(int dst);

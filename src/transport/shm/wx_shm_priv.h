@@ -49,14 +49,15 @@ typedef struct wx_shm_seg_hdr {
 /* A rank's doorbell: how a sleeping receiver is woken by its senders. The receiver sets `armed`
  * before it sleeps on `seq` (a process-shared futex) and clears it after; a sender that finds it
  * armed after pushing a packet increments seq and wakes one sleeper. Written by any rank.
- * offer_seq and offer_watch: the same for the rank's engine timer and rendezvous offers only
- * (wx_shm_offer_watch, wx_shm.h): a separate word, so that a ring never wakes the timer in place
- * of the thread that armed the doorbell, nor an offer the other way round. */
+ * offer_seq, offer_watch and offer_busy_ns: the same for the rank's engine timer and rendezvous
+ * offers only (wx_shm_offer_watch, wx_shm.h): a separate word, so that a ring never wakes the
+ * timer in place of the thread that armed the doorbell, nor an offer the other way round. */
 typedef struct wx_shm_doorbell {
     _Atomic uint32_t seq;
     _Atomic uint32_t armed;
     _Atomic uint32_t offer_seq;
     _Atomic uint32_t offer_watch;
+    _Atomic uint64_t offer_busy_ns;
 } WU_ALIGNED(WU_CACHELINE) wx_shm_doorbell_t;
 
 /* One per rank, written only by that rank (release stores) before a fence and read by the others

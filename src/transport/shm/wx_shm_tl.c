@@ -135,6 +135,12 @@ static void wx_shm_tl_offer_watch(wx_tl_t *tl, bool on)
     wx_shm_offer_watch(on);
 }
 
+static void wx_shm_tl_offer_busy(wx_tl_t *tl, uint64_t now_ns)
+{
+    (void)tl;
+    wx_shm_offer_busy(now_ns);
+}
+
 static uint32_t wx_shm_tl_offer_seq(wx_tl_t *tl)
 {
     (void)tl;
@@ -197,6 +203,7 @@ static const wx_ops_t wx_shm_ops = {
     .win_dereg = wx_no_win_dereg,
     .win_write = wx_no_win_write,
     .offer_watch = wx_shm_tl_offer_watch,
+    .offer_busy = wx_shm_tl_offer_busy,
     .offer_seq = wx_shm_tl_offer_seq,
     .offer_sleep = wx_shm_tl_offer_sleep,
     .offer_wake = wx_shm_tl_offer_wake,
