@@ -686,9 +686,11 @@ int wc_coop_poll(bool *pending_p)
  * transports in wc_irecv_look: the transport's fences order the two sides, so either the look finds
  * the offer or the sender sees the watch) and off by the timer once no watched receive is posted
  * (under match_lock too), so an offer to a rank that stopped watching a moment ago costs at most one
- * early tick. Only for the process's endpoint (thread-ranks' endpoints are matched by their own
- * threads), only with a timer thread, and not under a user-level-thread backend (the timer's sleep
- * would be a kernel wait there). */
+ * early tick. A rank whose threads poll is not woken (wc_offer_busy, wc_wait.h: waiting threads
+ * stamp the time, the look clears it as the application leaves): its poll takes the offer, and
+ * the timer, at its higher priority, would only preempt the poller. Only for the process's
+ * endpoint (thread-ranks' endpoints are matched by their own threads), only with a timer thread,
+ * and not under a user-level-thread backend (the timer's sleep would be a kernel wait there). */
 static wx_tl_t *wc_offer_tl;   /* set and cleared by wc_offer_init/fini (one thread, no traffic) */
 _Atomic bool wc_offer_watching;   /* the default endpoint's match_lock (wc_wait.h) */
 
@@ -771,8 +773,8 @@ static inline bool wc_offer_watchable(wc_ep_t *ep, int src)
     return ep->peers[src].tl == wc_offer_tl && ep == wc_ep_default();
 }
 
-/* match_lock held: a watched receive was posted (by a thread inside MPI: busy until it leaves,
- * wc_irecv_look, or waits, wc_idle_init). */
+/* match_lock held: a watched receive was posted, by a thread inside MPI (busy: until the look as
+ * it leaves, wc_irecv_look; a blocking receive waits next, and its wait stamps on). */
 static WU_NOINLINE void wc_offer_watch_on(void)
 {
     wc_offer_busy(true);
