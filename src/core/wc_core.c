@@ -492,6 +492,7 @@ wu_status_t wc_init(bool thread_multiple)
     }
     wc_doorbell_choose();
     wc_offer_init(wc_tl_used_shm ? wc_tl_shm : NULL);
+    wc_wait_set_cpu_tl(wc_tl_used_shm ? wc_tl_shm : NULL);
     wc_ep_start(ep, false);
     if (wc_nodes.nnodes > 1 && (st = wc_limits_agree(ep)) != WU_OK)
         goto err_transports;
@@ -503,6 +504,7 @@ wu_status_t wc_init(bool thread_multiple)
     return WU_OK;
 
 err_transports:
+    wc_wait_set_cpu_tl(NULL);
     wc_offer_fini();
     wc_transports_close();
     wc_ep_fini(ep);
@@ -531,6 +533,7 @@ wu_status_t wc_finalize(void)
         ep->started = false;
     }
     wc_dyn_fini();
+    wc_wait_set_cpu_tl(NULL);
     wc_offer_fini();
     wc_transports_close();
     wc_ep_fini(ep);

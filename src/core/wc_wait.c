@@ -349,10 +349,55 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
     idle->polls = 0;
 }
 
+/* The transport of wc_wait_set_cpu_tl, or NULL. */
+static wx_tl_t *wc_cpu_tl;
+
+void wc_wait_set_cpu_tl(wx_tl_t *tl)
+{
+    if (tl && !(tl->attr.caps & WX_CAP_PEER_CPU))
+        tl = NULL;
+    wc_cpu_tl = tl;
+    int cpu;
+    if (tl && (cpu = sched_getcpu()) >= 0)
+        tl->ops->cpu_set(tl, cpu);   /* a rank bound before MPI_Init is known from the start */
+}
+
+/* More ranks than CPUs (wc_idle_yield): does the receive req waits for come from a rank of this
+ * machine that last waited on another CPU than the one we run on? That rank may be running and
+ * about to answer, and a yield would give our CPU to another rank until the scheduler hands it back
+ * (a whole time slice when that rank exchanges with its own partner): so the waiter polls 64 times
+ * (about 1 us here) before it yields. A peer on our own CPU cannot run before we yield, so then we
+ * yield at once, as does a wait for anything else (a send, a wildcard, another node, a collective's
+ * schedule, which waits through wc_idle_block). Tells the transport our CPU on the way (a store
+ * only when it changed). 8 ranks on 2 CPUs, pairs ping-ponging 1 byte across the CPUs
+ * (bench/mt_ranks_lat -p): mean one-way 5.8-7.0 us -> ~1-2 us, as the two ranks of a pair that
+ * run at once now keep their CPUs; yielding after 64 polls whatever the peer costs a pair on one
+ * CPU 1.2 us a message (2.0 -> 3.2 us) and Allreduce of 8 B at 8 ranks 18-21 -> 26 us, which
+ * yielding at once keeps. docs/progress.md, "Waiting with more ranks than cores". (Every wait
+ * while waiters yield says our CPU, whatever it waits for: a peer that only sends to us, and so
+ * never waits on us, still learns where we are.) */
+static bool wc_wait_apart(const wc_request_t *req)
+{
+    wx_tl_t *tl = wc_cpu_tl;
+    int cpu;
+    if (WT_BACKEND_ULT || !tl || (cpu = sched_getcpu()) < 0)
+        return false;
+    tl->ops->cpu_set(tl, cpu);
+    wc_ep_t *ep = wc_ep_default();
+    int peer = req->match.src;
+    if (req->kind != WC_REQ_RECV || req->ep != ep || peer < 0 || peer >= ep->size ||
+        ep->peers[peer].tl != tl)
+        return false;
+    int theirs = tl->ops->peer_cpu(tl, peer);
+    return theirs >= 0 && theirs != cpu;
+}
+
 void wc_wait(wc_request_t *req)
 {
     wc_idle_t idle;
     wc_idle_init(&idle);
+    if (WU_UNLIKELY(__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED)))
+        idle.apart = wc_wait_apart(req);
     bool counted = false;
     /* (before the first poll, which may take an offer and leave no idle call to say it) */
     if (WU_UNLIKELY(atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)) &&

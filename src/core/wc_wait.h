@@ -78,6 +78,8 @@ typedef struct wc_idle {
     uint64_t deadline_ns;   /* end of the spin; 0 until the first slow visit (64 polls) */
     uint64_t last_ns;       /* the last slow visit */
     bool quiet;             /* the last sleep timed out: the next one does not kick idle threads */
+    bool apart;             /* wc_idle_yield: the peer runs on another CPU, so the first 64 polls
+                             * do not yield (wc_wait_apart, wc_wait.c) */
 } wc_idle_t;
 
 extern uint64_t wc_spin_ns;      /* __atomic (MPI_T may change it): wc_wait_spin_set */
@@ -111,7 +113,10 @@ static inline uint64_t wc_spin_next(uint64_t cur, uint64_t base, uint64_t max, u
     return cur;
 }
 /* More ranks than CPUs (WEFT_WAIT_YIELD): a waiter yields its core after every poll that found
- * nothing, instead of spinning on it. Set by wc_init, changed by MPI_T: wc_wait_yield_set. */
+ * nothing, instead of spinning on it; but a thread in wc_wait for one message from, or to, a rank
+ * of this machine that last waited on another CPU than this thread's polls 64 times before its
+ * first yield (wc_wait_apart, wc_wait.c: two ranks that both run then keep their CPUs while they
+ * answer each other). Set by wc_init, changed by MPI_T: wc_wait_yield_set. */
 extern bool wc_idle_yield;       /* __atomic */
 /* WEFT_SPIN_US and WEFT_WAIT_YIELD, at start-up and from MPI_T (any thread; later waits see the
  * new value). mode: 1 or 0 force yielding (0 also turns off the crowded waiters' yields, below);
@@ -166,6 +171,7 @@ static inline void wc_idle_init(wc_idle_t *idle)
     idle->preempted = false;
     idle->deadline_ns = 0;
     idle->quiet = false;
+    idle->apart = false;
 }
 
 void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);
@@ -184,9 +190,12 @@ static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int
             return;
         }
     }
-    if (WU_UNLIKELY(__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) ||
-                    (idle->deadline_ns != 0 && wc_crowded())))
-        wt_thread_yield();   /* the rank or thread we wait for may be waiting for this core */
+    /* The rank or thread we wait for may be waiting for this core. (With more ranks than CPUs, a
+     * waiter whose peer runs on another CPU polls 64 times first: wc_wait_apart.) */
+    if (WU_UNLIKELY(idle->deadline_ns != 0
+                        ? __atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) || wc_crowded()
+                        : __atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) && !idle->apart))
+        wt_thread_yield();
     /* No pause instruction: it costs tens of cycles on some cores, straight onto latency. */
     if (WU_LIKELY((++idle->polls & 63) != 0))
         return;
@@ -202,6 +211,11 @@ void wc_wait_finalize(void);
  * none), and whether sleeps must be short because some transport with traffic has no doorbell. */
 struct wx_tl;
 void wc_wait_set_doorbell(struct wx_tl *doorbell, bool timed_poll);
+/* After the transports are open, before other threads: the transport that tells where this
+ * machine's ranks wait (WX_CAP_PEER_CPU; NULL: none), to which this rank says its CPU at once and
+ * then at every wait while waiters yield (wc_wait_apart). NULL again in finalize, before the
+ * transports close. */
+void wc_wait_set_cpu_tl(struct wx_tl *tl);
 /* Any time, any thread: a transport without a doorbell now brings packets (dynamic processes,
  * core/wc_dyn.c); from now on sleeps are timed polling. */
 void wc_wait_timed_poll(void);

@@ -90,6 +90,8 @@ typedef struct wx_rkey {
 #define WX_CAP_COOP         0x80u   /* coop_* give shared chunk counters for a rendezvous that
                                        both sides copy (get by the receiver, put by the sender);
                                        the coop_* operations are set only with this bit */
+#define WX_CAP_PEER_CPU     0x100u  /* cpu_set/peer_cpu tell which CPU a peer's waiting thread last
+                                       ran on (peers that share this machine's memory) */
 
 /* What the core reads once, after the constructor. Sizes in bytes. The protocol thresholds are the
  * transport's (each reads its own WEFT_<NAME>_* variables) because the best crossover points
@@ -204,6 +206,11 @@ typedef struct wx_ops {
     uint32_t (*offer_seq)(wx_tl_t *tl);
     void (*offer_sleep)(wx_tl_t *tl, uint32_t seq, uint64_t deadline_ns);
     void (*offer_wake)(wx_tl_t *tl, int dst);
+    /* Where peers wait (WX_CAP_PEER_CPU only; NULL otherwise, and never called then; shm: wx_shm.h
+     * states the contract). cpu_set(cpu): a thread of this rank that waits runs on CPU cpu.
+     * peer_cpu(peer): the CPU that job rank peer last said, or -1 (never said, or not known). */
+    void (*cpu_set)(wx_tl_t *tl, int cpu);
+    int (*peer_cpu)(wx_tl_t *tl, int peer);
 } wx_ops_t;
 
 /* An instance. Its fields are written by the constructor and read-only afterwards; priv is the

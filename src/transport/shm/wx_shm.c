@@ -767,6 +767,19 @@ void wx_shm_offer_wake(int dst)
     wx_futex(&db->offer_seq, FUTEX_WAKE, 1, NULL);
 }
 
+void wx_shm_cpu_set(int cpu)
+{
+    _Atomic uint32_t *w = &wx_shm.info[wx_shm.rank].db.cpu;
+    uint32_t v = (uint32_t)cpu + 1u;
+    if (atomic_load_explicit(w, memory_order_relaxed) != v)
+        atomic_store_explicit(w, v, memory_order_relaxed);
+}
+
+int wx_shm_peer_cpu(int peer)
+{
+    return (int)atomic_load_explicit(&wx_shm.info[peer].db.cpu, memory_order_relaxed) - 1;
+}
+
 void wx_shm_set_prefetch(wx_prefetch_fn_t fn)
 {
     wx_shm.prefetch = fn;

@@ -154,4 +154,15 @@ uint32_t wx_shm_offer_seq(void);
 void wx_shm_offer_sleep(uint32_t seq, uint64_t deadline_ns);
 void wx_shm_offer_wake(int dst);
 
+/* Where ranks wait (WX_CAP_PEER_CPU): with more ranks than CPUs, a waiter whose peer runs on
+ * another CPU may spin a little before it yields, since the peer may be answering right now, while
+ * a waiter whose peer shares its CPU yields at once (the peer cannot run until it does; core's
+ * wc_wait.c).
+ *   wx_shm_cpu_set   this rank, any thread about to wait: it runs on CPU cpu (>= 0). A relaxed
+ *                    store, only when the value changes.
+ *   wx_shm_peer_cpu  any rank: the CPU that local rank peer last said, or -1 (not yet). A hint:
+ *                    the peer may have moved since. */
+void wx_shm_cpu_set(int cpu);
+int wx_shm_peer_cpu(int peer);
+
 #endif

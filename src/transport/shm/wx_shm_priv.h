@@ -51,13 +51,16 @@ typedef struct wx_shm_seg_hdr {
  * armed after pushing a packet increments seq and wakes one sleeper. Written by any rank.
  * offer_seq, offer_watch and offer_busy_ns: the same for the rank's engine timer and rendezvous
  * offers only (wx_shm_offer_watch, wx_shm.h): a separate word, so that a ring never wakes the
- * timer in place of the thread that armed the doorbell, nor an offer the other way round. */
+ * timer in place of the thread that armed the doorbell, nor an offer the other way round.
+ * cpu: 1 + the CPU a waiting thread of the rank last ran on, 0 before it said (wx_shm_cpu_set);
+ * written by the rank only when it changes, read by the others: in the line the senders read. */
 typedef struct wx_shm_doorbell {
     _Atomic uint32_t seq;
     _Atomic uint32_t armed;
     _Atomic uint32_t offer_seq;
     _Atomic uint32_t offer_watch;
     _Atomic uint64_t offer_busy_ns;
+    _Atomic uint32_t cpu;
 } WU_ALIGNED(WU_CACHELINE) wx_shm_doorbell_t;
 
 /* One per rank, written only by that rank (release stores) before a fence and read by the others

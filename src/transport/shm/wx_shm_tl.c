@@ -159,6 +159,18 @@ static void wx_shm_tl_offer_wake(wx_tl_t *tl, int dst)
     wx_shm_offer_wake(wx_shm_local[dst]);
 }
 
+static void wx_shm_tl_cpu_set(wx_tl_t *tl, int cpu)
+{
+    (void)tl;
+    wx_shm_cpu_set(cpu);
+}
+
+static int wx_shm_tl_peer_cpu(wx_tl_t *tl, int peer)
+{
+    (void)tl;
+    return wx_shm_peer_cpu(wx_shm_local[peer]);
+}
+
 static void wx_shm_tl_set_prefetch(wx_tl_t *tl, wx_prefetch_fn_t fn)
 {
     (void)tl;
@@ -207,6 +219,8 @@ static const wx_ops_t wx_shm_ops = {
     .offer_seq = wx_shm_tl_offer_seq,
     .offer_sleep = wx_shm_tl_offer_sleep,
     .offer_wake = wx_shm_tl_offer_wake,
+    .cpu_set = wx_shm_tl_cpu_set,
+    .peer_cpu = wx_shm_tl_peer_cpu,
 };
 
 static wx_tl_t wx_shm_tl;
@@ -257,7 +271,8 @@ wu_status_t wx_shm_create(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_ar
         return st;
     }
     size_t maxp = wx_shm_max_payload();
-    wx_attr_t a = { .name = "shm", .caps = WX_CAP_ORDERED | WX_CAP_DOORBELL, .max_payload = maxp };
+    wx_attr_t a = { .name = "shm", .caps = WX_CAP_ORDERED | WX_CAP_DOORBELL | WX_CAP_PEER_CPU,
+                    .max_payload = maxp };
     a.eager_max = wx_shm_min((size_t)wu_config_int(WU_CONFIG_SHM_EAGER_MAX), maxp);
     a.frag_size = wx_shm_min((size_t)wu_config_int(WU_CONFIG_SHM_FRAG_SIZE), maxp);
     if (a.frag_size == 0)
