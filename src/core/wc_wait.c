@@ -349,7 +349,8 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
     idle->polls = 0;
 }
 
-/* The transport of wc_wait_set_cpu_tl, or NULL. */
+/* The transport of wc_wait_set_cpu_tl, or NULL: written by wc_init and wc_finalize while no other
+ * thread waits, read by waiting threads. */
 static wx_tl_t *wc_cpu_tl;
 
 void wc_wait_set_cpu_tl(wx_tl_t *tl)

@@ -113,9 +113,9 @@ static inline uint64_t wc_spin_next(uint64_t cur, uint64_t base, uint64_t max, u
     return cur;
 }
 /* More ranks than CPUs (WEFT_WAIT_YIELD): a waiter yields its core after every poll that found
- * nothing, instead of spinning on it; but a thread in wc_wait for one message from, or to, a rank
- * of this machine that last waited on another CPU than this thread's polls 64 times before its
- * first yield (wc_wait_apart, wc_wait.c: two ranks that both run then keep their CPUs while they
+ * nothing, instead of spinning on it; but a thread in wc_wait for a receive from a rank of this
+ * machine that last waited on another CPU than this thread's polls 64 times before its first
+ * yield (wc_wait_apart, wc_wait.c: two ranks that both run then keep their CPUs while they
  * answer each other). Set by wc_init, changed by MPI_T: wc_wait_yield_set. */
 extern bool wc_idle_yield;       /* __atomic */
 /* WEFT_SPIN_US and WEFT_WAIT_YIELD, at start-up and from MPI_T (any thread; later waits see the
