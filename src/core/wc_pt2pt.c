@@ -1531,10 +1531,9 @@ static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
 
 /* dt: NULL for len contiguous bytes at buf, else the non-contiguous layout of buf (len packed
  * bytes, req->cur already on it). */
-static inline wu_status_t wc_isend_start(wc_ep_t *ep, wc_request_t *req, const void *buf,
-                                         size_t len,
-                                         const wc_dtype_t *dt, int dst, int tag, uint32_t ctx,
-                                         wc_send_mode_t mode)
+static inline __attribute__((always_inline)) wu_status_t
+wc_isend_start(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len, const wc_dtype_t *dt,
+               int dst, int tag, uint32_t ctx, wc_send_mode_t mode)
 {
     wc_peer_t *p = &ep->peers[dst];
     req->kind = WC_REQ_SEND;
@@ -1614,8 +1613,9 @@ static inline void wc_recv_init(wc_ep_t *ep, wc_request_t *req, void *buf, size_
     wc_request_reset(req);
 }
 
-static inline wu_status_t wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len,
-                                         const wc_dtype_t *dt, int src, int tag, uint32_t ctx)
+static inline __attribute__((always_inline)) wu_status_t
+wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, const wc_dtype_t *dt, int src,
+               int tag, uint32_t ctx)
 {
     wc_recv_init(ep, req, buf, len, dt);
     req->match.ctx = ctx;
@@ -1847,21 +1847,29 @@ void wc_pt2pt_release(wc_ep_t *ep)
 wu_status_t wc_isend_dt(wc_ep_t *ep, wc_request_t *req, const void *buf, uint64_t count,
                         const wc_dtype_t *dt, int dst, int tag, uint32_t ctx, wc_send_mode_t mode)
 {
-    if (WU_LIKELY(dt->contig))
-        return wc_isend_start(ep, req, (const char *)buf + dt->contig_off, count * dt->size, NULL, dst,
-                              tag, ctx, mode);
-    wc_dtype_cursor_init(&req->cur, dt, buf, count);
-    return wc_isend_start(ep, req, buf, count * dt->size, dt, dst, tag, ctx, mode);
+    /* one call site, so that the start is inlined here */
+    const char *p = (const char *)buf + dt->contig_off;
+    const wc_dtype_t *cur_dt = NULL;
+    if (WU_UNLIKELY(!dt->contig)) {
+        wc_dtype_cursor_init(&req->cur, dt, buf, count);
+        p = buf;
+        cur_dt = dt;
+    }
+    return wc_isend_start(ep, req, p, count * dt->size, cur_dt, dst, tag, ctx, mode);
 }
 
 wu_status_t wc_irecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count,
                         const wc_dtype_t *dt, int src, int tag, uint32_t ctx)
 {
-    if (WU_LIKELY(dt->contig))
-        return wc_irecv_start(ep, req, (char *)buf + dt->contig_off, count * dt->size, NULL, src, tag,
-                              ctx);
-    wc_dtype_cursor_init(&req->cur, dt, buf, count);
-    return wc_irecv_start(ep, req, buf, count * dt->size, dt, src, tag, ctx);
+    /* one call site, so that the start is inlined here */
+    char *p = (char *)buf + dt->contig_off;
+    const wc_dtype_t *cur_dt = NULL;
+    if (WU_UNLIKELY(!dt->contig)) {
+        wc_dtype_cursor_init(&req->cur, dt, buf, count);
+        p = buf;
+        cur_dt = dt;
+    }
+    return wc_irecv_start(ep, req, p, count * dt->size, cur_dt, src, tag, ctx);
 }
 
 wu_status_t wc_imrecv_dt(wc_ep_t *ep, wc_request_t *req, void *buf, uint64_t count,

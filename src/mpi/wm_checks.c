@@ -1,8 +1,8 @@
 /* Argument checks shared by the point-to-point calls. */
 #include "mpi/wm_internal.h"
 
-int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Count count,
-                         MPI_Datatype type, const wm_datatype_t **ti_p)
+int wm_check_buffer_args_full(wm_comm_t *c, const char *func, const void *buf, MPI_Count count,
+                              MPI_Datatype type, const wm_datatype_t **ti_p)
 {
     if (WU_UNLIKELY(count < 0))
         return wm_error(c, MPI_ERR_COUNT, func, "count %lld is negative", (long long)count);

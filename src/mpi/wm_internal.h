@@ -88,8 +88,26 @@ void wm_error_fatal_async(wu_status_t st, const char *msg) __attribute__((noretu
     if (WU_UNLIKELY(!c))                                                                 \
         return wm_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %p", (void *)(comm))
 
-int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf, MPI_Count count,
-                         MPI_Datatype type, const wm_datatype_t **ti_p);
+/* The buffer arguments of a point-to-point call: count, buf and a committed datatype; *ti_p the
+ * datatype. Returns MPI_SUCCESS or the raised error code. A predefined datatype with a count that
+ * fits (the usual call) is checked inline; anything else, and every error, in wm_checks.c. */
+int wm_check_buffer_args_full(wm_comm_t *c, const char *func, const void *buf, MPI_Count count,
+                              MPI_Datatype type, const wm_datatype_t **ti_p);
+static inline int wm_check_buffer_args(wm_comm_t *c, const char *func, const void *buf,
+                                       MPI_Count count, MPI_Datatype type,
+                                       const wm_datatype_t **ti_p)
+{
+    uintptr_t i = (uintptr_t)type - WM_TYPE_BASE;
+    if (WU_LIKELY(i < WM_TYPE_COUNT && buf != MPI_IN_PLACE && buf != NULL)) {
+        const wm_datatype_t *ti = &wm_type_table[i];
+        /* (a negative count is above every max_count; an unused slot has extent 0) */
+        if (WU_LIKELY((uint64_t)count <= ti->max_count && ti->extent != 0 && ti->committed)) {
+            *ti_p = ti;
+            return MPI_SUCCESS;
+        }
+    }
+    return wm_check_buffer_args_full(c, func, buf, count, type, ti_p);
+}
 
 int wm_barrier(wm_comm_t *c);
 
