@@ -13,6 +13,9 @@
 #include "util/wu_log.h"
 
 #include <errno.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,8 +465,21 @@ static void wx_shm_join(int fd)
     __atomic_store_n(&mine->ok, 1, __ATOMIC_RELEASE);
 }
 
+bool wx_shm_prefetchw;
+
+static bool wx_shm_cpu_has_prefetchw(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 8));
+#else
+    return false;
+#endif
+}
+
 wu_status_t wx_shm_init(const wx_bootstrap_t *bs, wx_recv_fn_t cb, void *cb_arg)
 {
+    wx_shm_prefetchw = wx_shm_cpu_has_prefetchw();
     if (wx_shm.ready) {
         wu_log_error("wx_shm_init called twice");
         return WU_ERR_INVALID;

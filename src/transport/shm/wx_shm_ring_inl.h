@@ -36,6 +36,9 @@
  *    drained. The producer reads ctl->head (acquire) only when its cached copy says the ring is
  *    full; the release/acquire pair orders the consumer's reads of a record before the producer's
  *    reuse of its bytes.
+ *  - After each record the producer asks for write ownership of the line WX_SHM_TX_AHEAD bytes
+ *    beyond its new tail (wx_shm_tx_prefetch): the consumer read that line a lap ago and may still
+ *    hold it, and fetching it on the first store would stall the stream (see there).
  *
  * Concurrency contract: exactly one process (one thread at a time) produces into a ring and
  * exactly one consumes from it. wx_shm_tx_* are called by the producer only, wx_shm_rx_* by the
@@ -149,6 +152,44 @@ static inline wx_shm_rec_t *wx_shm_tx_reserve(wx_shm_tx_t *tx, uint32_t len)
     return (wx_shm_rec_t *)(tx->data + tx->off);
 }
 
+/* Whether the CPU has the prefetch-for-write instruction (x86: PREFETCHW, CPUID 0x80000001 ECX bit
+ * 8); set once by wx_shm_init before any ring is used, read-only afterwards. */
+extern bool wx_shm_prefetchw;
+
+/* Ask for the line at p in a state that lets this core write it (exclusive), without waiting. */
+static inline void wx_shm_prefetch_write(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (WU_LIKELY(wx_shm_prefetchw)) {
+        __asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+        return;
+    }
+#endif
+    __builtin_prefetch(p, 1);   /* (x86 without -mprfchw: a read prefetch, better than none) */
+}
+
+/* How far ahead of its tail the producer claims lines: 4 lines, a few small records. Measured with
+ * bench_mbw_mr (8-byte messages, 1 pair, 2 vCPUs): 2 and 4 lines are alike, 8 is worse. */
+#define WX_SHM_TX_AHEAD (4 * WU_CACHELINE)
+
+/* After a record: claim the line WX_SHM_TX_AHEAD bytes beyond the tail. x86 commits stores in
+ * order, so one store that waits for its line (taken from the consumer's cache, where it lies
+ * since the consumer read it a lap ago) holds back every store after it: the request and header
+ * stores of the next messages fill the store buffer behind it, and a stream of small messages runs
+ * at one cross-core transfer per message (on the 2-vCPU VM, when its vCPUs are far apart: 4.4
+ * Mmsg/s against 9.9 with this prefetch, bench_mbw_mr, 8-byte messages). Claimed early, the lines
+ * of the next records arrive while this one is written. Not when the ring is nearly full (by the
+ * cached head): the consumer may still be reading that line. */
+static inline void wx_shm_tx_prefetch(const wx_shm_tx_t *tx)
+{
+    if (WU_UNLIKELY(tx->tail - tx->head_cache + 2 * WX_SHM_TX_AHEAD > tx->size))
+        return;
+    uint32_t ahead = tx->off + WX_SHM_TX_AHEAD;
+    if (ahead >= tx->size)
+        ahead -= tx->size;
+    wx_shm_prefetch_write(tx->data + ahead);
+}
+
 /* Publish the record reserved by wx_shm_tx_reserve (which cleared the next stamp), its payload
  * written. */
 static inline void wx_shm_tx_commit(wx_shm_tx_t *tx, wx_shm_rec_t *rec, const void *hdr, uint32_t len)
@@ -162,6 +203,7 @@ static inline void wx_shm_tx_commit(wx_shm_tx_t *tx, wx_shm_rec_t *rec, const vo
     wx_shm_stamp_release(rec, tx->tail);
     tx->tail += rec_bytes;
     tx->off = next;
+    wx_shm_tx_prefetch(tx);
 }
 
 /* Copy one packet into the ring. false: not enough free space, nothing written.
