@@ -172,6 +172,11 @@ static inline void wx_shm_prefetch_write(const void *p)
  * bench_mbw_mr (8-byte messages, 1 pair, 2 vCPUs): 2 and 4 lines are alike, 8 is worse. */
 #define WX_SHM_TX_AHEAD (4 * WU_CACHELINE)
 
+/* How much of a record either side prefetches at once, the producer before it copies the payload in
+ * (wx_shm_tx_push), the consumer when it finds the record (wx_shm_rx_peek): about as many lines as
+ * a core keeps misses in flight; the copy's own streaming takes the rest. */
+#define WX_SHM_REC_PREFETCH_MAX 2048u
+
 /* After a record: claim the line WX_SHM_TX_AHEAD bytes beyond the tail. x86 commits stores in
  * order, so one store that waits for its line (taken from the consumer's cache, where it lies
  * since the consumer read it a lap ago) holds back every store after it: the request and header
@@ -219,6 +224,15 @@ static inline bool wx_shm_tx_push(wx_shm_tx_t *tx, const void *hdr, const void *
     if (WU_UNLIKELY(!rec))
         return false;
     if (len > WX_SHM_REC_LINE0_PAYLOAD) {
+        /* A record of up to WX_SHM_REC_PREFETCH_MAX bytes: claim its other lines at once, so
+         * that their transfers overlap (the copy's stores would otherwise wait for them one after
+         * the other, see wx_shm_tx_prefetch). Not a larger one: memcpy writes those with string
+         * or non-temporal stores, which need no read of the old line, and a prefetch would add
+         * one (16 KiB ping-pong: 1.19 -> 1.84 us when the first 2 KiB were claimed). */
+        uint32_t rec_bytes = (uint32_t)WX_SHM_REC_BYTES(len);
+        if (rec_bytes <= WX_SHM_REC_PREFETCH_MAX)
+            for (uint32_t l = WU_CACHELINE; l < rec_bytes; l += WU_CACHELINE)
+                wx_shm_prefetch_write((const char *)rec + l);
         wu_copy(rec->payload + WX_SHM_REC_LINE0_PAYLOAD,
                 (const unsigned char *)payload + WX_SHM_REC_LINE0_PAYLOAD,
                 len - WX_SHM_REC_LINE0_PAYLOAD);
@@ -252,11 +266,17 @@ static inline wx_shm_rec_t *wx_shm_rx_peek(wx_shm_rx_t *rx)
         if (WU_LIKELY(len != WX_SHM_REC_SKIP)) {
             if (WU_UNLIKELY(!wx_shm_rec_fits(rx, rx->off, len)))
                 wx_shm_rx_corrupt(rx, rec);
-            /* The payload's second line (a record of more than one line): ask for it now, so
-             * that its transfer from the producer's cache overlaps the delivery's work on the
-             * header (matching) instead of starting when the copy reaches it. */
-            if (len > WX_SHM_REC_LINE0_PAYLOAD)
-                __builtin_prefetch((const char *)rec + WU_CACHELINE);
+            /* The payload's other lines (a record of more than one line), up to
+             * WX_SHM_REC_PREFETCH_MAX bytes: ask for them now, so that their transfers from the
+             * producer's cache overlap each other and the delivery's work on the header
+             * (matching) instead of following one another as the copy reaches them. */
+            if (len > WX_SHM_REC_LINE0_PAYLOAD) {
+                uint32_t end = (uint32_t)WX_SHM_REC_BYTES(len);
+                if (end > WX_SHM_REC_PREFETCH_MAX)
+                    end = WX_SHM_REC_PREFETCH_MAX;
+                for (uint32_t l = WU_CACHELINE; l < end; l += WU_CACHELINE)
+                    __builtin_prefetch((const char *)rec + l);
+            }
             return rec;
         }
         rx->head += rx->size - rx->off;
