@@ -188,38 +188,16 @@ wm_request_t *wm_request_alloc_pt2pt(void)
     return r;
 }
 
-/* The release, inlined into the wait family's loops: a request that names no user object, holds
- * none and is not a persistent collective or partitioned one (the usual point-to-point request on
- * predefined objects) costs a few stores; the others take wm_request_release_slow. */
-static WU_NOINLINE void wm_request_release_slow(wm_request_t *r);
-
-static inline void wm_request_release_inl(wm_request_t *r)
+/* What a request holds besides its slot: the state of a persistent collective or partitioned one,
+ * its marks on user objects (objs), its structural references (held). */
+static WU_NOINLINE void wm_request_drop(wm_request_t *r)
 {
-    uintptr_t objs = (uintptr_t)atomic_load_explicit(&r->objs[0], memory_order_relaxed) |
-                     (uintptr_t)atomic_load_explicit(&r->objs[1], memory_order_relaxed) |
-                     (uintptr_t)atomic_load_explicit(&r->objs[2], memory_order_relaxed);
-    if (WU_UNLIKELY(objs != 0 || r->held != NULL || (r->persistent && r->kind >= WM_REQ_COLL))) {
-        wm_request_release_slow(r);
-        return;
-    }
-    r->magic = 0;
-    wm_request_invalidate(r);
-    r->next_free = wm_request_free_list;
-    wm_request_free_list = r;
-    if (WU_UNLIKELY(++wm_request_free_count > WM_REQ_SPILL))
-        wm_request_spill();
-}
-
-static WU_NOINLINE void wm_request_release_slow(wm_request_t *r)
-{
-    if (WU_UNLIKELY(r->persistent && r->kind >= WM_REQ_COLL)) {
+    if (r->persistent && r->kind >= WM_REQ_COLL) {
         if (r->kind == WM_REQ_COLL)
             wm_coll_persist_free(r);
         else
             wm_part_free(r);
     }
-    r->magic = 0;
-    wm_request_invalidate(r);
     for (int i = 0; i < (int)WU_ARRAY_SIZE(r->objs); i++) {
         wm_obj_t *o = atomic_load_explicit(&r->objs[i], memory_order_relaxed);
         if (o) {
@@ -227,12 +205,25 @@ static WU_NOINLINE void wm_request_release_slow(wm_request_t *r)
             wm_obj_req_unref(o);
         }
     }
-    if (WU_UNLIKELY(r->held != NULL)) {
+    if (r->held != NULL) {
         for (uint32_t i = 0; i < r->nheld; i++)
             wm_obj_release(r->held[i]);
         free(r->held);
         r->held = NULL;
     }
+}
+
+/* The release, inlined into the wait family's loops: the usual point-to-point request on
+ * predefined objects holds nothing and costs a few stores. */
+static inline void wm_request_release_inl(wm_request_t *r)
+{
+    uintptr_t objs = (uintptr_t)atomic_load_explicit(&r->objs[0], memory_order_relaxed) |
+                     (uintptr_t)atomic_load_explicit(&r->objs[1], memory_order_relaxed) |
+                     (uintptr_t)atomic_load_explicit(&r->objs[2], memory_order_relaxed);
+    if (WU_UNLIKELY(objs != 0 || r->held != NULL || (r->persistent && r->kind >= WM_REQ_COLL)))
+        wm_request_drop(r);
+    r->magic = 0;
+    wm_request_invalidate(r);
     r->next_free = wm_request_free_list;
     wm_request_free_list = r;
     if (WU_UNLIKELY(++wm_request_free_count > WM_REQ_SPILL))
