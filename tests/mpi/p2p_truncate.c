@@ -2,7 +2,8 @@
  * set on MPI_COMM_WORLD), nothing past the buffer is written, the sender completes normally, and the
  * stream stays usable: the message after a truncated one arrives intact. Eager and rendezvous sizes,
  * blocking and nonblocking receives, Waitall (MPI_ERR_IN_STATUS with the class in status.MPI_ERROR),
- * Test, a wildcard receive, a typed receive, and a send to self.
+ * Test, a wildcard receive, a typed receive, and a send to self (also a Waitall without statuses
+ * over [ok, truncated, ok, inactive persistent]).
  * With --weft also: the bytes that fit are delivered (the standard leaves the buffer undefined).
  * Ranks pair up (r, r^1): the even rank sends, the odd one receives. */
 #include "mpitest.h"
@@ -209,6 +210,34 @@ static void self(void)
         free(s);
         free(b);
     }
+
+    /* Waitall without statuses over [ok, truncated, ok, inactive persistent]: the failure shows in
+     * the return code, every nonpersistent request is freed (those after the failed one too) and
+     * the persistent one stays, inactive. */
+    int v[3] = {-1, -1, -1}, w[3] = {11, 12, 13}, pbuf = 0;
+    int big[4] = {21, 22, 23, 24};
+    MPI_Request rs[4], ss[3];
+    MT_CALL(MPI_Recv_init(&pbuf, 1, MPI_INT, mt_rank, 130, MPI_COMM_WORLD, &rs[3]));
+    MT_CALL(MPI_Irecv(&v[0], 1, MPI_INT, mt_rank, 124, MPI_COMM_WORLD, &rs[0]));
+    MT_CALL(MPI_Irecv(&v[1], 1, MPI_INT, mt_rank, 125, MPI_COMM_WORLD, &rs[1]));
+    MT_CALL(MPI_Irecv(&v[2], 1, MPI_INT, mt_rank, 126, MPI_COMM_WORLD, &rs[2]));
+    MT_CALL(MPI_Isend(&w[0], 1, MPI_INT, mt_rank, 124, MPI_COMM_WORLD, &ss[0]));
+    MT_CALL(MPI_Isend(big, 4, MPI_INT, mt_rank, 125, MPI_COMM_WORLD, &ss[1]));
+    MT_CALL(MPI_Isend(&w[2], 1, MPI_INT, mt_rank, 126, MPI_COMM_WORLD, &ss[2]));
+    int rc = MPI_Waitall(4, rs, MPI_STATUSES_IGNORE);
+    MT_TRUE(rc != MPI_SUCCESS, "MPI_Waitall (statuses ignored) with a truncated receive succeeded");
+    if (mt_weft)
+        MT_CLASS_EQ("MPI_Waitall (statuses ignored) with a truncated receive", MPI_ERR_IN_STATUS, rc);
+    for (int i = 0; i < 3; i++)
+        MT_TRUE(rs[i] == MPI_REQUEST_NULL, "request %d after MPI_Waitall (statuses ignored) expected "
+                "MPI_REQUEST_NULL", i);
+    MT_TRUE(rs[3] != MPI_REQUEST_NULL, "inactive persistent request freed by MPI_Waitall");
+    MT_EQ("receive before the truncated one (Waitall, statuses ignored)", 11, v[0]);
+    MT_EQ("receive after the truncated one (Waitall, statuses ignored)", 13, v[2]);
+    if (mt_weft)
+        MT_EQ("delivered int of a truncated receive (Waitall, statuses ignored)", 21, v[1]);
+    MT_CALL(MPI_Waitall(3, ss, MPI_STATUSES_IGNORE));
+    MT_CALL(MPI_Request_free(&rs[3]));
 }
 
 int main(int argc, char **argv)
