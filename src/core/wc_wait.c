@@ -93,7 +93,8 @@ static uint64_t wc_spin_now(void)
 static void wc_spin_adapt(const wc_idle_t *idle, uint64_t slept_ns)
 {
     uint64_t *mine = WT_LOCAL_PTR(uint64_t, wc_spin_mine);
-    bool yielding = __atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) || idle->crowd_spun;
+    bool yielding = __atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) || idle->crowd_spun ||
+                    idle->together;
     *mine = wc_spin_next(*mine, __atomic_load_n(&wc_spin_ns, __ATOMIC_RELAXED),
                          __atomic_load_n(&wc_spin_max_ns, __ATOMIC_RELAXED), slept_ns,
                          idle->preempted, yielding);
@@ -317,10 +318,23 @@ static void wc_block(wc_request_t *const *reqs, int n, bool kick)
         wc_doorbell_hand_over();
 }
 
+static bool wc_wait_together(const wc_request_t *req);
+
 void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
 {
     if (WU_UNLIKELY(atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)))
         wc_offer_busy(true);
+    /* Ranks not bound to CPUs of their own (--bind-to none, a launcher that does not bind) may be
+     * stacked by the scheduler on one CPU for seconds: the peer we wait for then runs only when we
+     * leave the CPU, and our spin only delays it. Seen with bench_sqmr, 2 ranks unbound at
+     * MPI_THREAD_MULTIPLE on 2 CPUs, in about one run of five (not in 14 runs with the idle
+     * threads off): each rank spun out its adaptive spin, grown to 200 us, before the other could
+     * answer, 0.1 instead of 7-14 Mmsg/s; yielding makes it 2.6. Looked at on every slow visit, as
+     * the scheduler may move either rank at any time. With more ranks than CPUs, waiters already
+     * yield (wc_idle_yield); WEFT_WAIT_YIELD=0 turns this off too. */
+    if (n > 0 && !__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&wc_cpus, __ATOMIC_RELAXED) != INT_MAX)
+        idle->together = wc_wait_together(reqs[0]);
     uint64_t now = wc_now_ns();
     if (idle->deadline_ns == 0) {
         uint64_t extra = atomic_load_explicit(&wc_cma_wait_bytes, memory_order_relaxed) / 4;
@@ -377,20 +391,34 @@ void wc_wait_set_cpu_tl(wx_tl_t *tl)
  * yielding at once keeps. docs/progress.md, "Waiting with more ranks than cores". (Every wait
  * while waiters yield says our CPU, whatever it waits for: a peer that only sends to us, and so
  * never waits on us, still learns where we are.) */
-static bool wc_wait_apart(const wc_request_t *req)
+static int wc_wait_where(const wc_request_t *req, int *cpu_p)
 {
     wx_tl_t *tl = wc_cpu_tl;
     int cpu;
     if (WT_BACKEND_ULT || !tl || (cpu = sched_getcpu()) < 0)
-        return false;
+        return -1;
     tl->ops->cpu_set(tl, cpu);
+    *cpu_p = cpu;
     wc_ep_t *ep = wc_ep_default();
     int peer = req->match.src;
     if (req->kind != WC_REQ_RECV || req->ep != ep || peer < 0 || peer >= ep->size ||
         ep->peers[peer].tl != tl)
-        return false;
-    int theirs = tl->ops->peer_cpu(tl, peer);
+        return -1;
+    return tl->ops->peer_cpu(tl, peer);
+}
+
+static bool wc_wait_apart(const wc_request_t *req)
+{
+    int cpu = -1, theirs = wc_wait_where(req, &cpu);
     return theirs >= 0 && theirs != cpu;
+}
+
+/* The other side of wc_wait_apart, for waiters that do not yield by default: does the receive req
+ * waits for come from a rank of this machine that last waited on our CPU? */
+static bool wc_wait_together(const wc_request_t *req)
+{
+    int cpu = -1, theirs = wc_wait_where(req, &cpu);
+    return theirs >= 0 && theirs == cpu;
 }
 
 void wc_wait(wc_request_t *req)

@@ -80,6 +80,8 @@ typedef struct wc_idle {
     bool quiet;             /* the last sleep timed out: the next one does not kick idle threads */
     bool apart;             /* wc_idle_yield: the peer runs on another CPU, so the first 64 polls
                              * do not yield (wc_wait_apart, wc_wait.c) */
+    bool together;          /* not wc_idle_yield: the peer last waited on our CPU, so a poll that
+                             * found nothing yields (wc_wait_together, wc_wait.c) */
 } wc_idle_t;
 
 extern uint64_t wc_spin_ns;      /* __atomic (MPI_T may change it): wc_wait_spin_set */
@@ -172,6 +174,7 @@ static inline void wc_idle_init(wc_idle_t *idle)
     idle->deadline_ns = 0;
     idle->quiet = false;
     idle->apart = false;
+    idle->together = false;
 }
 
 void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n);
@@ -193,7 +196,8 @@ static inline void wc_idle_block(wc_idle_t *idle, wc_request_t *const *reqs, int
     /* The rank or thread we wait for may be waiting for this core. (With more ranks than CPUs, a
      * waiter whose peer runs on another CPU polls 64 times first: wc_wait_apart.) */
     if (WU_UNLIKELY(idle->deadline_ns != 0
-                        ? __atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) || wc_crowded()
+                        ? __atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) || wc_crowded() ||
+                              idle->together
                         : __atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) && !idle->apart))
         wt_thread_yield();
     /* No pause instruction: it costs tens of cycles on some cores, straight onto latency. */
