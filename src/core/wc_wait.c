@@ -329,10 +329,13 @@ void wc_idle_block_slow(wc_idle_t *idle, wc_request_t *const *reqs, int n)
      * leave the CPU, and our spin only delays it. Seen with bench_sqmr, 2 ranks unbound at
      * MPI_THREAD_MULTIPLE on 2 CPUs, in about one run of five (not in 14 runs with the idle
      * threads off): each rank spun out its adaptive spin, grown to 200 us, before the other could
-     * answer, 0.1 instead of 7-14 Mmsg/s; yielding makes it 2.6. Looked at on every slow visit, as
-     * the scheduler may move either rank at any time. With more ranks than CPUs, waiters already
-     * yield (wc_idle_yield); WEFT_WAIT_YIELD=0 turns this off too. */
-    if (n > 0 && !__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) &&
+     * answer, 0.1 instead of 7-14 Mmsg/s; yielding makes it 2.6. Looked at on slow visits, as
+     * the scheduler may move either rank at any time, but only on the first and every 16th (about
+     * 20 us apart): each look may store our CPU into the doorbell line that senders read at every
+     * push, and the threads of a rank spread over CPUs would otherwise pass that line around. With
+     * more ranks than CPUs, waiters already yield (wc_idle_yield); WEFT_WAIT_YIELD=0 turns this off
+     * too. */
+    if (n > 0 && (idle->polls & 1023) == 64 && !__atomic_load_n(&wc_idle_yield, __ATOMIC_RELAXED) &&
         __atomic_load_n(&wc_cpus, __ATOMIC_RELAXED) != INT_MAX)
         idle->together = wc_wait_together(reqs[0]);
     uint64_t now = wc_now_ns();
