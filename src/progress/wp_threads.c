@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define WP_TIMER_BACKOFF 16     /* the longest period, in periods, while the application polls */
 #define WP_TIMER_SLACK_NS 5000   /* the kernel's default 50 us would dwarf a 20 us pause */
 
 typedef struct wp_idle {
@@ -332,14 +333,15 @@ static void *wp_timer_main(void *arg)
     }
 
     const uint64_t period = (uint64_t)wp_thr.timer_us * 1000u;
+    uint64_t cur = period;   /* the period now: longer while the application polls (below) */
     uint64_t next = wp_now_ns();
     wp_tsleep_token_t token = wp_timer_prepare();
     while (!wp_stopping()) {
         uint64_t now = wp_now_ns();
         if (next <= now) {
-            next += period;
+            next += cur;
             if (next <= now)
-                next = now + period;   /* late (overloaded machine): drop the missed ticks */
+                next = now + cur;   /* late (overloaded machine): drop the missed ticks */
         }   /* (else a wake-up ended the last sleep early: the deadline stays) */
         wp_timer_sleep(token, next);
         if (wp_stopping())
@@ -349,9 +351,23 @@ static void *wp_timer_main(void *arg)
         bool woken = wp_now_ns() < next;
         token = wp_timer_prepare();   /* before the poll: work that comes after it ends the sleep */
         int did = 0;
-        for (unsigned i = 0; i < wp_engine_g.nqueues; i++)
-            did += wp_queue_poll_background(&wp_engine_g.queues[i], WU_COUNT_LTASK_TIMER,
-                                            woken);
+        unsigned busy = 0, polled = 0;
+        for (unsigned i = 0; i < wp_engine_g.nqueues; i++) {
+            wp_queue_t *q = &wp_engine_g.queues[i];
+            if (!wp_queue_has_tasks(q))
+                continue;
+            busy++;
+            polled += __atomic_load_n(&q->explicit_seen, __ATOMIC_RELAXED) != 0;
+            did += wp_queue_poll_background(q, WU_COUNT_LTASK_TIMER, woken);
+        }
+        /* Backing off: a tick that found every queue with tasks polled by the application since the
+         * last tick did nothing but take the CPU from it (the timer runs on the application's CPUs,
+         * at a higher priority); the next tick comes twice as late, up to WP_TIMER_BACKOFF periods.
+         * Any tick that polls (or finds work, or was woken for it) brings the period back. */
+        if (!woken && !did && busy && polled == busy)
+            cur = cur * 2 <= period * WP_TIMER_BACKOFF ? cur * 2 : period * WP_TIMER_BACKOFF;
+        else
+            cur = period;
         if (did)
             wp_engine_kick();   /* traffic: let sleeping idle threads take over */
         else if (__atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) && wp_timer_park())
