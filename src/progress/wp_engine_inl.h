@@ -132,8 +132,9 @@ static inline void wp_engine_kick(void)
         wp_engine_kick_slow();
 }
 
-/* A parked timer (wp_engine_watch_begin) ticks again: for work that no doorbell announces (a
- * submission, a packet queued for lack of room). One load when it is not parked. The caller made
+/* A parked timer (wp_engine_watch_begin), or one in a backed-off sleep (its ticks found the
+ * application polling, wp_threads.c), ticks again: for work that no doorbell announces (a
+ * submission, a packet queued for lack of room). One load when it is neither. The caller made
  * the work visible before (seq_cst), and the timer marks itself parked before its last look
  * (seq_cst): one of the two sees the other. */
 static inline void wp_engine_wake_timer(void)

@@ -78,10 +78,15 @@ static struct {
     uint32_t seq;           /* __atomic, futex word: bumped to end the timer's parking */
 } WU_ALIGNED(WU_CACHELINE) wp_watch;
 
+static void wp_timer_sleep_end(void);
+
+/* The timer is parked (wp_timer_park) or in a backed-off sleep (wp_timer_mark_backed_off): end
+ * either. */
 void wp_engine_wake_timer_slow(void)
 {
     __atomic_fetch_add(&wp_watch.seq, 1, __ATOMIC_RELEASE);
     wt_word_wake_all(&wp_watch.seq);
+    wp_timer_sleep_end();
 }
 
 void wp_engine_kick_slow(void)
@@ -260,6 +265,7 @@ static bool wp_timer_park(void)
 static struct {
     const wp_timer_sleep_t *_Atomic ts;
     _Atomic uint32_t in_sleep;
+    _Atomic uint32_t waking;   /* threads in wp_timer_sleep_end, which may call a replacement's wake */
     uint32_t seq;   /* __atomic, futex word */
 } wp_tsleep;
 
@@ -279,6 +285,23 @@ void wp_engine_set_timer_sleep(const wp_timer_sleep_t *ts)
      * one may run at once when one is set: nothing to wait for then) */
     while (!ts && atomic_load(&wp_tsleep.in_sleep))
         wt_thread_yield();
+    /* and for a wp_timer_sleep_end that may have read the old pointer (it counts itself in waking
+     * before it reads, both seq_cst): once this returns, nobody calls the old one's wake */
+    while (atomic_load(&wp_tsleep.waking))
+        wt_thread_yield();
+}
+
+/* End the timer's tick sleep now, whichever kind it is (a sleep that has not begun yet ends at once:
+ * its token is stale). */
+static void wp_timer_sleep_end(void)
+{
+    atomic_fetch_add(&wp_tsleep.waking, 1);
+    const wp_timer_sleep_t *ts = atomic_load(&wp_tsleep.ts);
+    if (ts)
+        ts->wake();
+    else
+        wp_tsleep_bump();
+    atomic_fetch_sub(&wp_tsleep.waking, 1);
 }
 
 bool wp_engine_has_timer(void)
@@ -320,6 +343,24 @@ static void wp_timer_sleep(wp_tsleep_token_t t, uint64_t deadline)
     /* (a replacement set or restored since the token: no sleep, the next token is the new kind) */
 }
 
+/* Before a backed-off sleep: mark the timer parked, so that wp_engine_wake_timer (a submission, a
+ * packet queued for room, the end of a watch) ends the sleep (wp_engine_wake_timer_slow), then look at
+ * the submissions once more (seq_cst on both sides, as in wp_timer_park: a submission either is seen
+ * here or sees the mark). Returns false, unmarked, if something was submitted since the tick's poll:
+ * then the sleep is not a backed-off one. (A packet queued for room between the poll and the mark is
+ * not seen: it waits for the sleep's end, at most WP_TIMER_BACKOFF periods.) */
+static bool wp_timer_mark_backed_off(void)
+{
+    __atomic_store_n(&wp_engine_g.timer_parked, 1, __ATOMIC_SEQ_CST);
+    for (unsigned i = 0; i < wp_engine_g.nqueues; i++) {
+        if (wp_queue_has_submissions(&wp_engine_g.queues[i])) {
+            __atomic_store_n(&wp_engine_g.timer_parked, 0, __ATOMIC_RELAXED);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* pioman's timer: a thread sleeping to absolute deadlines, which spends little CPU and so keeps
  * the scheduler's favour even on a loaded machine. It walks the whole tree (the paper: "a single
  * timer thread traversing the full tree is a good-enough solution"), so a task submitted to any
@@ -343,11 +384,15 @@ static void *wp_timer_main(void *arg)
             if (next <= now)
                 next = now + cur;   /* late (overloaded machine): drop the missed ticks */
         }   /* (else a wake-up ended the last sleep early: the deadline stays) */
+        bool backed = cur > period && wp_timer_mark_backed_off();
         wp_timer_sleep(token, next);
+        if (backed)
+            __atomic_store_n(&wp_engine_g.timer_parked, 0, __ATOMIC_RELAXED);
         if (wp_stopping())
             break;
         /* woken before the deadline: by the core's wake-up for work that only a poll finds (an
-         * offer to a computing rank), which the application's last poll cannot have seen */
+         * offer to a computing rank, a submission or a packet queued for room while backed off),
+         * which the application's last poll cannot have seen */
         bool woken = wp_now_ns() < next;
         token = wp_timer_prepare();   /* before the poll: work that comes after it ends the sleep */
         int did = 0;
@@ -358,20 +403,29 @@ static void *wp_timer_main(void *arg)
                 continue;
             busy++;
             polled += __atomic_load_n(&q->explicit_seen, __ATOMIC_RELAXED) != 0;
-            did += wp_queue_poll_background(q, WU_COUNT_LTASK_TIMER, woken);
+            /* a tick after a long period polls even a queue the application polled: its mark may
+             * be from the application's last poll before it started computing */
+            did += wp_queue_poll_background(q, WU_COUNT_LTASK_TIMER, woken || cur > period);
         }
         /* Backing off: a tick that found every queue with tasks polled by the application since the
          * last tick did nothing but take the CPU from it (the timer runs on the application's CPUs,
          * at a higher priority); the next tick comes twice as late, up to WP_TIMER_BACKOFF periods.
-         * Any tick that polls (or finds work, or was woken for it) brings the period back. */
-        if (!woken && !did && busy && polled == busy)
+         * Any tick that finds work, or was woken for it, brings the period back, and so does one
+         * that finds a queue the application did not poll. So once the application stops polling,
+         * its first tick comes within WP_TIMER_BACKOFF periods, or at once after a wake-up. */
+        if (!woken && !did && busy && polled == busy) {
             cur = cur * 2 <= period * WP_TIMER_BACKOFF ? cur * 2 : period * WP_TIMER_BACKOFF;
-        else
+        } else {
+            if (woken && cur > period)
+                next = wp_now_ns() + period;   /* not the backed-off deadline */
             cur = period;
+        }
         if (did)
             wp_engine_kick();   /* traffic: let sleeping idle threads take over */
-        else if (__atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) && wp_timer_park())
+        else if (__atomic_load_n(&wp_watch.watchers, __ATOMIC_SEQ_CST) && wp_timer_park()) {
             next = wp_now_ns() + period;   /* the period restarts when the watch ends */
+            cur = period;
+        }
     }
     return NULL;
 }
