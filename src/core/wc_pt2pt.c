@@ -514,12 +514,22 @@ static void wc_coop_recv_finished(wc_ep_t *ep, wc_request_t *rreq, wx_tl_t *tl, 
         wc_coop_recv_end(ep, rreq, failed, true);
 }
 
+/* A send counted in wc_cma_wait_bytes is answered (FIN, CTS, COOP_FIN, cancel). */
+static inline void wc_cma_wait_end(wc_request_t *sreq)
+{
+    if (sreq->cma_wait) {
+        sreq->cma_wait = 0;
+        atomic_fetch_sub_explicit(&wc_cma_wait_bytes, sreq->len, memory_order_relaxed);
+    }
+}
+
 /* The sender finished the last chunk: COOP_FIN behind its FRAGs, and the send is complete. */
 static void wc_coop_send_end(wc_ep_t *ep, wc_request_t *sreq, bool failed)
 {
     int dst = sreq->peer;
     wc_hdr_t h = { .type = WC_PKT_COOP_FIN, .flags = failed ? WC_PKT_FLAG_ERR : 0,
                    .addr = sreq->coop_tok };
+    wc_cma_wait_end(sreq);
     wc_coop_release(ep, dst, sreq);
     wc_rkey_release(ep, dst, sreq);
     wc_pt2pt_send_ctrl_hdr(ep, dst, &h);
@@ -555,6 +565,8 @@ static bool wc_coop_peer_away_locked(wc_request_t *req, uint32_t sign, uint64_t 
 /* coop_lock held: what this rank should do for req now. */
 static uint8_t wc_coop_mode_locked(wc_request_t *req, wx_tl_t *tl, int owner, uint64_t *now_p)
 {
+    if (req->coop_bulk)
+        return WC_COOP_RUN1;   /* a collective's: single-copy runs from both ends at once */
     if (!*now_p)
         *now_p = wc_now_ns();
     if (req->kind == WC_REQ_SEND) {
@@ -773,15 +785,41 @@ static inline bool wc_offer_watchable(wc_ep_t *ep, int src)
     return ep->peers[src].tl == wc_offer_tl && ep == wc_ep_default();
 }
 
+/* Set by the thread that posted a watched receive, taken by wc_offer_leave (kernel threads only:
+ * offers are not watched under a user-level-thread backend, wc_offer_init). */
+static _Thread_local bool wc_offer_posted;
+
 /* match_lock held: a watched receive was posted, by a thread inside MPI (busy: until the look as
  * it leaves, wc_irecv_look; a blocking receive waits next, and its wait stamps on). */
 static WU_NOINLINE void wc_offer_watch_on(void)
 {
+    wc_offer_posted = true;
     wc_offer_busy(true);
     if (!atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)) {
         atomic_store_explicit(&wc_offer_watching, true, memory_order_relaxed);
         wc_offer_tl->ops->offer_watch(wc_offer_tl, true);
     }
+}
+
+/* A nonblocking collective's start returns to the application (wc_sched_start), which may
+ * compute: if it posted a watched receive, its offer must reach the timer. Clear the stamp (a
+ * sender then wakes the timer, wx_shm_offer_wake), and wake the own timer once: an offer pushed
+ * before the receive was posted saw no watch and sits unread in the ring (MPI_Irecv's look polls
+ * for it, wc_irecv_look; no poll here, inside a collective's start). wake: offers may come (the
+ * schedule's own sends are WC_SEND_BULK, as are its peers'; exchanges send WC_SEND_BULK_EAGER,
+ * which offers nothing: an early tick there only preempted the rank). ep NULL: only forget the
+ * posts made so far (at the start of a schedule: what the leave then sees are its own). */
+void wc_offer_leave(wc_ep_t *ep, bool wake)
+{
+    if (!wc_offer_posted)
+        return;
+    wc_offer_posted = false;
+    if (!ep || !atomic_load_explicit(&wc_offer_watching, memory_order_relaxed) ||
+        ep != wc_ep_default())
+        return;
+    wc_offer_busy(false);
+    if (wake)
+        wc_offer_tl->ops->offer_wake(wc_offer_tl, ep->rank);
 }
 
 /* A receive that a cooperative rendezvous may fill was posted unmatched: if its offer comes while
@@ -818,8 +856,9 @@ void wc_irecv_look(wc_ep_t *ep, int src, size_t len)
         wc_offer_busy(false);
 }
 
-/* The sender's RTS offers a slot: COOP flag, its token in addr. Returns true if it does. */
-static bool wc_coop_offer(wc_request_t *req, const wc_peer_t *p, size_t len)
+/* The sender's RTS offers a slot: COOP flag, its token in addr. Returns true if it does. bulk: a
+ * collective's message (wc_rts_prepare). */
+static bool wc_coop_offer(wc_request_t *req, const wc_peer_t *p, size_t len, bool bulk)
 {
     wx_tl_t *tl = p->tl;
     if (!(tl->attr.caps & WX_CAP_COOP) || len < tl->attr.coop_min ||
@@ -828,6 +867,7 @@ static bool wc_coop_offer(wc_request_t *req, const wc_peer_t *p, size_t len)
     if (tl->ops->coop_open(tl, &req->coop_tok) != WU_OK)
         return false;   /* every slot is in use: the plain rendezvous */
     req->coop_state = WC_COOP_OPEN;
+    req->coop_bulk = bulk;
     req->op.hdr.flags |= WC_PKT_FLAG_COOP;
     req->op.hdr.addr = req->coop_tok;
     return true;
@@ -842,6 +882,7 @@ static void wc_coop_recv_start(wc_ep_t *ep, wc_request_t *rreq, int src, const w
      * MPI_Cancel on the posting thread may read it at the same time */
     rreq->frag_rreq = hdr->sreq;
     rreq->coop_tok = hdr->addr;
+    rreq->coop_bulk = (hdr->flags & WC_PKT_FLAG_BULK) != 0;
     rreq->coop_raddr = rkey->addr;
     rreq->coop_len = n;
     rreq->coop_n = wc_coop_chunks(n, tl->attr.coop_chunk);
@@ -1183,14 +1224,6 @@ static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_h
     return msg;
 }
 
-static inline void wc_cma_wait_end(wc_request_t *sreq)
-{
-    if (sreq->cma_wait) {
-        sreq->cma_wait = 0;
-        atomic_fetch_sub_explicit(&wc_cma_wait_bytes, sreq->len, memory_order_relaxed);
-    }
-}
-
 void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *data)
 {
     wt_spin_lock(&ep->match_lock);
@@ -1516,16 +1549,22 @@ static void wc_rts_prepare(wc_request_t *req, const wc_peer_t *p, size_t len,
     op->pack = false;
     op->len = sizeof(req->rkey);
     req->leave_gen = wc_leave_gen_now();
-    /* Point-to-point only: a collective's bulk message keeps the receiver's single copy at the
-     * match (WEFT_SHM_CMA_COLL_MIN), which needs no second rank running, where a collective's
-     * ranks often outnumber the free cores. */
-    if (req->rkey_reg && mode < WC_SEND_BULK && wc_coop_offer(req, p, len))
+    if (req->rkey_reg && mode < WC_SEND_BULK && wc_coop_offer(req, p, len, false))
         return;   /* both sides copy: the sender waits actively, no cma_wait */
     if (mode >= WC_SEND_BULK && req->rkey_reg && tl->attr.get_bulk_min && len > p->eager_max &&
         len >= tl->attr.get_bulk_min) {
-        /* the receiver will read it: no event here until its FIN (wc_wait.h) */
+        /* A collective's bulk message is read by single copy, which needs no second rank running
+         * (a collective's ranks often outnumber the free cores), so no pipeline through the ring.
+         * From WEFT_SHM_COOP_MIN it is offered as a bulk cooperative rendezvous: from the match,
+         * whichever rank is inside MPI copies runs of it by single copy, the sender writing while
+         * the receiver computes (issue 16 §2, Ibcast with the receiver computing), both when both
+         * wait. No event here until the receiver's FIN or COOP_MATCH (wc_wait.h). */
         req->cma_wait = 1;
         atomic_fetch_add_explicit(&wc_cma_wait_bytes, len, memory_order_relaxed);
+        /* Not where blocks are exchanged (WC_SEND_BULK_EAGER: both ranks copy anyway), nor for
+         * one run of chunks (WC_COOP_RUN: only one side could copy, after a handshake more). */
+        if (mode == WC_SEND_BULK && len > (size_t)WC_COOP_RUN * tl->attr.coop_chunk)
+            (void)wc_coop_offer(req, p, len, true);
     }
 }
 

@@ -86,6 +86,8 @@ typedef struct wc_request {
      * threads that copy. */
     uint8_t           coop_state;    /* WC_COOP_*: send: NONE, OPEN (RTS offered it), ACTIVE
                                       * (matched, in the list); receive: NONE, MATCHING, ACTIVE */
+    uint8_t           coop_bulk;     /* a collective's message (RTS flag BULK): both sides copy
+                                      * runs by single copy from the match, no FRAGs */
     uint32_t          coop_n;        /* chunks of the message */
     uint64_t          coop_tok;      /* the slot's token (sender's transport) */
     uint64_t          coop_raddr;    /* the peer's buffer: send: the receiver's; receive: the

@@ -331,6 +331,7 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
     s->req = req;
     if (s->blocking)
         return;   /* wc_sched_wait runs it from the first step */
+    wc_offer_leave(NULL, false);   /* (below: the receives this start posts) */
     req->error = WU_OK;
     wc_request_reset(req);
     s->leave_gen = wc_leave_gen_now();
@@ -351,6 +352,8 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
     wp_ltask_init(&s->task, wc_sched_task, s, WP_TASK_ONCE, "coll");
     s->task_used = true;
     wp_ltask_submit(&s->task);
+    /* the application leaves, and may compute (issue 16 §2) */
+    wc_offer_leave(s->ep, s->send_mode == WC_SEND_BULK);
 }
 
 /* The task of the previous run completed the request and returns DONE at once: the engine's

@@ -165,6 +165,7 @@ uint64_t wc_now_ns(void);
  * about to go back to computing.) */
 extern _Atomic bool wc_offer_watching;
 void wc_offer_busy(bool busy);
+void wc_offer_leave(struct wc_ep *ep, bool wake);   /* wc_pt2pt.c */
 
 static inline void wc_idle_init(wc_idle_t *idle)
 {

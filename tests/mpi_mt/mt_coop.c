@@ -220,6 +220,73 @@ static void one_way(size_t len, size_t cap, int absent, int slot, long *count)
     rbuf_free(rbuf);
 }
 
+/* A collective's large message (a bulk cooperative rendezvous, docs/shm.md): MPI_Ibcast of len bytes
+ * from the even rank of the pair (root of the pair's communicator) with one side out of MPI, as in
+ * one_way: absent 1, the receiver starts its Ibcast (after the root's offer reached it: "go"; with
+ * --posted-first before the offer: then the offer must wake its timer) and stays out of MPI until
+ * the root's MPI_Wait returned, so the root wrote the whole message; absent 0, the root stays out
+ * until the receiver's Wait returned. absent -1: a blocking MPI_Bcast, both copying. */
+static void bcast_one_side(MPI_Comm pair, size_t len, int absent, int slot, long *count)
+{
+    int root = (mt_rank & 1) == 0;
+    uint64_t seed = mtt_seed(len, 3, (uint64_t)absent + 11, (uint64_t)slot);
+    int wait_flags = coop_possible && absent >= 0;
+    char what[96];
+    snprintf(what, sizeof(what), "Ibcast of %zu bytes, %s out of MPI", len,
+             absent == 0 ? "root" : absent == 1 ? "receiver" : "nobody");
+    mtt_at("bcast_one_side %ld, absent %ld", (long)len, (long)absent);
+    (*count)++;
+    char *buf = root ? mt_malloc(len) : rbuf_alloc(len);
+    if (root)
+        mt_fill(buf, len, seed);
+    MPI_Request r;
+    if (absent < 0) {
+        MT_CALL(MPI_Bcast(buf, (int)len, MPI_BYTE, 0, pair));
+        flag_post(slot);   /* (the counts in step) */
+    } else if (root) {
+        if (absent == 1 && posted_first)
+            flag_wait(peer, slot, *count, what);   /* the receiver's Ibcast is under way */
+        MT_CALL(MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, pair, &r));
+        if (absent == 1 && !posted_first)   /* the offer is ahead of "go": matched in Ibcast */
+            MT_CALL(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD));
+        if (absent == 0 && wait_flags) {
+            flag_wait(peer, slot, *count, what);
+            int done = 0;
+            for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < TEST_S;)
+                MT_CALL(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+            MT_TRUE(done, "%s: the receiver finished, the root's Ibcast expected complete after "
+                    "%g s of MPI_Test got not complete", what, TEST_S);
+        }
+        MT_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        flag_post(slot);
+    } else {
+        if (absent == 1 && !posted_first)
+            MT_CALL(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MT_CALL(MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, pair, &r));
+        if (absent == 1 && posted_first)
+            flag_post(slot);
+        if (absent == 1 && wait_flags) {
+            flag_wait_s(peer, slot, *count, what, offer_wake ? 5 : 30);
+            int done = 0;
+            for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < TEST_S;)
+                MT_CALL(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+            MT_TRUE(done, "%s: the root finished, the Ibcast expected complete after %g s of "
+                    "MPI_Test got not complete", what, TEST_S);
+        }
+        MT_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        if (absent == 1 && posted_first && !wait_flags)
+            flag_wait(peer, slot, *count, what);   /* keep the counts in step */
+        if (absent != 1 || !posted_first)
+            flag_post(slot);
+    }
+    if (!root) {
+        rbuf_check(buf, len, len, seed, what);
+        rbuf_free(buf);
+    } else {
+        free(buf);
+    }
+}
+
 static void both_wait(size_t len)
 {
     uint64_t s_out = mtt_seed(len, (uint64_t)mt_rank, 1, 2), s_in = mtt_seed(len, (uint64_t)peer, 1, 2);
@@ -424,6 +491,14 @@ int main(int argc, char **argv)
         one_way(BIG, 100000, absent, 0, &count);
     }
     one_way(BIG, BIG - 1000, -1, 0, &count);
+    MPI_Comm pair;
+    MT_CALL(MPI_Comm_split(MPI_COMM_WORLD, mt_rank / 2, mt_rank, &pair));
+    long bcount = 0;
+    const size_t blens[] = { (size_t)1 << 20, BIG + 12345 };
+    for (size_t i = 0; i < sizeof(blens) / sizeof(blens[0]); i++)
+        for (int absent = -1; absent < ways; absent++)
+            bcast_one_side(pair, blens[i], absent, 2, &bcount);
+    MT_CALL(MPI_Comm_free(&pair));
     both_wait(BIG);
     both_wait(BIG + 4097);
     cancels();
