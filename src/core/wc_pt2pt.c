@@ -477,13 +477,21 @@ static void wc_coop_release(wc_ep_t *ep, int dst, wc_request_t *sreq)
 
 static inline void wc_rkey_release(wc_ep_t *ep, int dst, wc_request_t *sreq);
 
-/* End a cooperative receive (once: coop_ended): out of the list, and complete; fin: answer FIN
- * (this rank finished the chunks) rather than having had the sender's COOP_FIN. */
-static void wc_coop_recv_end(wc_ep_t *ep, wc_request_t *rreq, bool failed, bool fin)
+/* wc_request_t.coop_ended of a cooperative receive: ENDED once somebody ends it; STARTING while
+ * wc_coop_recv_start has not finished with the request (its COOP_MATCH sent, the state moved on):
+ * an end that comes meanwhile (the sender, or a thread of this rank, finished every chunk: quick
+ * with the bulk variant, where the sender copies right after COOP_MATCH) only records itself, with
+ * FAILED and FIN, and the start ends the request as it leaves, so it never touches a completed
+ * request (which its owner may free or post again at once). */
+#define WC_COOP_END_ENDED 1u
+#define WC_COOP_END_STARTING 2u
+#define WC_COOP_END_FAILED 4u
+#define WC_COOP_END_FIN 8u
+
+/* The end itself: out of the list, and complete; fin: answer FIN (this rank finished the chunks)
+ * rather than having had the sender's COOP_FIN. */
+static void wc_coop_recv_end_now(wc_ep_t *ep, wc_request_t *rreq, bool failed, bool fin)
 {
-    uint8_t no = 0;
-    if (!atomic_compare_exchange_strong(&rreq->coop_ended, &no, 1))
-        return;
     int src = rreq->st_source;
     wt_spin_lock(&ep->coop_lock);
     if (rreq->coop_state != WC_COOP_NONE)
@@ -497,6 +505,21 @@ static void wc_coop_recv_end(wc_ep_t *ep, wc_request_t *rreq, bool failed, bool 
         wc_pt2pt_send_ctrl_hdr(ep, src, &h);
     }
     wc_request_done(rreq);
+}
+
+/* End a cooperative receive, once (or record the end for its start to carry out, above). */
+static void wc_coop_recv_end(wc_ep_t *ep, wc_request_t *rreq, bool failed, bool fin)
+{
+    uint8_t cur = atomic_load(&rreq->coop_ended);
+    uint8_t want;
+    do {
+        if (cur & WC_COOP_END_ENDED)
+            return;
+        want = (uint8_t)(cur | WC_COOP_END_ENDED | (failed ? WC_COOP_END_FAILED : 0) |
+                         (fin ? WC_COOP_END_FIN : 0));
+    } while (!atomic_compare_exchange_weak(&rreq->coop_ended, &cur, want));
+    if (!(cur & WC_COOP_END_STARTING))
+        wc_coop_recv_end_now(ep, rreq, failed, fin);
 }
 
 /* The receiver finished the last chunk: end now if every FRAG was copied out, else leave it to
@@ -889,7 +912,7 @@ static void wc_coop_recv_start(wc_ep_t *ep, wc_request_t *rreq, int src, const w
     atomic_store_explicit(&rreq->coop_seen, 0, memory_order_relaxed);
     atomic_store_explicit(&rreq->coop_seen_ns, wc_now_ns(), memory_order_relaxed);
     atomic_store_explicit(&rreq->coop_consumed, 0, memory_order_relaxed);
-    atomic_store_explicit(&rreq->coop_ended, 0, memory_order_relaxed);
+    atomic_store_explicit(&rreq->coop_ended, WC_COOP_END_STARTING, memory_order_relaxed);
     rreq->leave_gen = wc_leave_gen_now();
     WU_TSAN_RELEASE(rreq);
     wt_spin_lock(&ep->coop_lock);
@@ -900,9 +923,16 @@ static void wc_coop_recv_start(wc_ep_t *ep, wc_request_t *rreq, int src, const w
                    .len = n, .ctx = (uint32_t)b, .tag = (int32_t)(uint32_t)(b >> 32) };
     wc_pt2pt_send_ctrl_hdr(ep, src, &h);
     wt_spin_lock(&ep->coop_lock);
-    if (rreq->coop_state == WC_COOP_MATCHING)   /* (the sender may have finished it already) */
+    if (rreq->coop_state == WC_COOP_MATCHING)
         rreq->coop_state = WC_COOP_ACTIVE;
     wt_spin_unlock(&ep->coop_lock);
+    /* the sender may have finished it already: then its end waited for this */
+    uint8_t was = atomic_fetch_and(&rreq->coop_ended, (uint8_t)~WC_COOP_END_STARTING);
+    if (was & WC_COOP_END_ENDED) {
+        wc_coop_recv_end_now(ep, rreq, (was & WC_COOP_END_FAILED) != 0,
+                             (was & WC_COOP_END_FIN) != 0);
+        return;
+    }
     wc_coop_wake(tl);
 }
 
@@ -1101,9 +1131,12 @@ static void wc_recv_rts(wc_ep_t *ep, wc_request_t *rreq, int src, const wc_hdr_t
     if (src == ep->rank) {
         wu_count(WU_COUNT_RNDV_SELF, 1);
         wc_copy_local(rreq, wc_req_untoken(hdr->sreq), n);   /* our own token (self) */
-    } else if ((hdr->flags & WC_PKT_FLAG_COOP) && !rreq->dt && n) {
+    } else if ((hdr->flags & WC_PKT_FLAG_COOP) && !rreq->dt && n &&
+               !((hdr->flags & WC_PKT_FLAG_BULK) && WP_TLS->idle_thread)) {
         /* (a non-contiguous or empty receive takes the paths below; the sender's FIN or CTS
-         * handler closes its slot) */
+         * handler closes its slot. So does a collective's offer that an idle thread matched: it
+         * runs on a free CPU, and its single copy finishes the message even while both ranks
+         * compute, where the cooperative copy waits for one of them to enter MPI.) */
         wu_count(WU_COUNT_RNDV_COOP, 1);
         wc_coop_recv_start(ep, rreq, src, hdr, rkey, n);
         return;

@@ -101,7 +101,8 @@ typedef struct wc_request {
                                       * its chunks are finished (one word: the last of the FRAGs
                                       * and the finish ends it, and the other no longer reads the
                                       * request, which may be reused at once) */
-    _Atomic uint8_t   coop_ended;    /* receive: set once by whoever ends it */
+    _Atomic uint8_t   coop_ended;    /* receive: WC_COOP_END_* (wc_pt2pt.c): ended once, by whoever
+                                      * ends it; the end waits for the match to be done */
     wu_list_t         coop_link;     /* in ep->coop while MATCHING or ACTIVE */
     /* Typed data: dt non-NULL when buf holds a non-contiguous layout; len is then packed bytes
      * and cur (on buf, dt, count elements) streams them. NULL: buf is len contiguous bytes. */

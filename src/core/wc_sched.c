@@ -349,11 +349,13 @@ void wc_sched_start(wc_sched_t *s, wc_request_t *req)
             wc_sched_free(s);
         return;
     }
+    /* (read before the submit: from then on the task may finish and free the schedule) */
+    wc_ep_t *ep = s->ep;
+    bool bulk = s->send_mode == WC_SEND_BULK;
     wp_ltask_init(&s->task, wc_sched_task, s, WP_TASK_ONCE, "coll");
     s->task_used = true;
     wp_ltask_submit(&s->task);
-    /* the application leaves, and may compute (issue 16 §2) */
-    wc_offer_leave(s->ep, s->send_mode == WC_SEND_BULK);
+    wc_offer_leave(ep, bulk);   /* the application leaves, and may compute (issue 16 §2) */
 }
 
 /* The task of the previous run completed the request and returns DONE at once: the engine's

@@ -21,7 +21,9 @@
  * Data messages are sent in WC_SEND_BULK mode: a large partition is read by the receiver with a
  * single copy straight from the sender's buffer (CMA) when it can, which needs no progress on the
  * sending side, whose threads are busy computing the next partitions (4 MiB in 8 partitions from 8
- * threads: ~0.4 ms against ~1.6 ms with the pipelined copy, on the loaded 2-CPU machine).
+ * threads: ~0.4 ms against ~1.6 ms with the pipelined copy, on the loaded 2-CPU machine). A
+ * partition of more than 256 KiB is a bulk cooperative rendezvous (docs/shm.md): the receiver
+ * reads it alone while the sender computes, and a sending thread that waits copies runs of it too.
  *
  * Completion. A start submits a ONCE light task (wp_ltask.h) that completes the MPI request when
  * every partition has been readied and sent (send side), or when the hello arrived, the receives

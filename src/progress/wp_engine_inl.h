@@ -44,6 +44,8 @@ typedef struct wp_tls {
     wp_queue_t *held;
     bool missed;                   /* an explicit poll skipped a queue with tasks that an idle
                                       thread held (wp_poll_missed_take reads and clears it) */
+    bool idle_thread;              /* this is one of the engine's idle threads (wp_threads.c),
+                                      which run only where a CPU has nothing else to do */
     uint16_t climb[WP_MAX_DEPTH];  /* per depth: polls since this thread last went up from it */
 } wp_tls_t;
 

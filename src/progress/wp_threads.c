@@ -205,6 +205,7 @@ static void *wp_idle_main(void *arg)
     }
 
     wp_tls_t *tls = WP_TLS;
+    tls->idle_thread = true;
     uint64_t empty_since = 0;
     unsigned sleep_us = WP_IDLE_SLEEP_MIN_US;
     while (!wp_stopping()) {
