@@ -43,7 +43,9 @@ typedef enum {
     WP_STATE_IDLE = 0,      /* not in a queue */
     WP_STATE_SUBMITTED,     /* in a submission queue (or about to be pushed) */
     WP_STATE_QUEUED,        /* in a main queue, not running */
-    WP_STATE_RUNNING,       /* its function runs, in the thread owning its queue */
+    WP_STATE_RUNNING,       /* its function runs, in the thread owning its queue (only while
+                               the lock gate is off: with it on, a running task stays QUEUED and
+                               its queue's `running` names it, wp_queue_run_locked) */
     WP_STATE_REMOVING,      /* wp_ltask_remove asked; the queue's owner drops it (-> IDLE) */
     WP_STATE_FINISHED,      /* ONCE, returned DONE: out of its queue; `done` is set right after */
 } wp_task_state_t;
