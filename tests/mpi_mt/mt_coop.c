@@ -150,6 +150,18 @@ static void rbuf_free(char *b)
     free(b - GUARD);
 }
 
+/* MPI_Test r for at most TEST_S (what a peer that finished left here is packets to handle, no
+ * copy): it must complete ("what: <side> expected complete ..."). Returns the last call's code. */
+static int test_done(MPI_Request *r, MPI_Status *st, const char *what, const char *side)
+{
+    int done = 0, rc = MPI_SUCCESS;
+    for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < TEST_S;)
+        rc = MPI_Test(r, &done, st);
+    MT_TRUE(done, "%s: %s expected complete after %g s of MPI_Test got not complete", what, side,
+            TEST_S);
+    return rc;
+}
+
 /* One message of len bytes from the even rank of the pair to the odd one, into a receive of cap
  * bytes; `absent` is the side that stays out of MPI (0: sender, 1: receiver, -1: none). */
 static void one_way(size_t len, size_t cap, int absent, int slot, long *count)
@@ -175,11 +187,7 @@ static void one_way(size_t len, size_t cap, int absent, int slot, long *count)
             MT_CALL(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD));
         if (absent == 0 && wait_flags) {
             flag_wait(peer, slot, *count, what);
-            int done = 0;
-            for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < TEST_S;)
-                MT_CALL(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
-            MT_TRUE(done, "%s: the receiver finished, the send expected complete after %g s of "
-                    "MPI_Test got not complete", what, TEST_S);
+            MT_CALL(test_done(&r, MPI_STATUS_IGNORE, what, "the receiver finished, the send"));
         }
         MT_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
         flag_post(slot);
@@ -200,11 +208,7 @@ static void one_way(size_t len, size_t cap, int absent, int slot, long *count)
         /* --offer-wake: the receive was posted first and only this rank's timer can match it
          * (idle threads off), whose ticks are 10 s apart: the offer must wake it */
         flag_wait_s(peer, slot, *count, what, offer_wake ? 5 : 30);
-        int done = 0, rc = MPI_SUCCESS;
-        for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < TEST_S;)
-            rc = MPI_Test(&r, &done, &st);
-        MT_TRUE(done, "%s: the sender finished, the receive expected complete after %g s of "
-                "MPI_Test got not complete", what, TEST_S);
+        int rc = test_done(&r, &st, what, "the sender finished, the receive");
         MT_CLASS_EQ(what, len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS, rc);
     } else {
         int rc = MPI_Wait(&r, &st);
@@ -251,11 +255,8 @@ static void bcast_one_side(MPI_Comm pair, size_t len, int absent, int slot, long
             MT_CALL(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD));
         if (absent == 0 && wait_flags) {
             flag_wait(peer, slot, *count, what);
-            int done = 0;
-            for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < TEST_S;)
-                MT_CALL(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
-            MT_TRUE(done, "%s: the receiver finished, the root's Ibcast expected complete after "
-                    "%g s of MPI_Test got not complete", what, TEST_S);
+            MT_CALL(test_done(&r, MPI_STATUS_IGNORE, what,
+                              "the receiver finished, the root's Ibcast"));
         }
         MT_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
         flag_post(slot);
@@ -267,11 +268,7 @@ static void bcast_one_side(MPI_Comm pair, size_t len, int absent, int slot, long
             flag_post(slot);
         if (absent == 1 && wait_flags) {
             flag_wait_s(peer, slot, *count, what, offer_wake ? 5 : 30);
-            int done = 0;
-            for (double t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < TEST_S;)
-                MT_CALL(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
-            MT_TRUE(done, "%s: the root finished, the Ibcast expected complete after %g s of "
-                    "MPI_Test got not complete", what, TEST_S);
+            MT_CALL(test_done(&r, MPI_STATUS_IGNORE, what, "the root finished, the Ibcast"));
         }
         MT_CALL(MPI_Wait(&r, MPI_STATUS_IGNORE));
         if (absent == 1 && posted_first && !wait_flags)
