@@ -65,7 +65,7 @@ wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size)
     wx_fatal_fn = wc_ep_transport_fatal;
     ep->rank = rank;
     ep->size = size;
-    wt_spin_init(&ep->match_lock);
+    wt_olock_init(&ep->match_lock);
     wt_spin_init(&ep->coop_lock);
     wu_list_init(&ep->coop);
     atomic_init(&ep->ncoop, 0);
@@ -90,7 +90,7 @@ wu_status_t wc_ep_init(wc_ep_t *ep, int rank, int size)
     }
     memset(ep->peers, 0, sizeof(wc_peer_t) * (size_t)ep->cap);
     for (int i = 0; i < ep->cap; i++) {
-        wt_spin_init(&ep->peers[i].lock);
+        wt_olock_init(&ep->peers[i].lock);
         wu_list_init(&ep->peers[i].pending);
         atomic_init(&ep->peers[i].queued, false);
         ep->peers[i].leave_gen = wc_leave_gen_now();
@@ -241,7 +241,7 @@ void wc_ep_unexp_stats(wc_ep_t *ep, size_t *nmsgs_p, size_t *hwm_p)
 
 void wc_ep_unexp_max_set(wc_ep_t *ep, size_t max)
 {
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     ep->unexp_max = max;
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
 }

@@ -37,6 +37,7 @@
 #include "core/wc_match.h"
 #include "core/wc_proto.h"
 #include "progress/wp_ltask.h"
+#include "thread/wt_olock.h"
 #include "thread/wt_thread.h"
 #include "transport/wx_transport.h"
 #include "util/wu_compiler.h"
@@ -56,7 +57,7 @@ typedef void (*wc_handler_fn_t)(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const
  * and its send queue. tl, send, send_fill, direct and the limits are written by wc_ep_peer_set
  * before the first send and read-only afterwards. */
 typedef struct wc_peer {
-    wt_spinlock_t lock;
+    wt_olock_t    lock;          /* owner-biased (wt_olock.h) */
     _Atomic bool  queued;         /* written under lock: pending is not empty; read without it */
     bool          direct;         /* tl delivers inside send (WX_CAP_INLINE_DELIVERY, self):
                                      sent without the lock, never queued */
@@ -105,7 +106,7 @@ struct wc_ep {
         int      (*progress)(wx_tl_t *tl);   /* tl->ops->progress, copied: one indirect call */
         wx_tl_t   *tl;
     } poll[WC_EP_TL_MAX];
-    wt_spinlock_t  match_lock WU_ALIGNED(WU_CACHELINE);
+    wt_olock_t     match_lock WU_ALIGNED(WU_CACHELINE);
     wc_message_t  *msg_free;       /* match_lock: free descriptors with inline payload room */
     uint32_t       msg_nfree;      /* match_lock: how many (bounded) */
     uint32_t       cls_nfree[WC_MSG_CLASSES];       /* match_lock */

@@ -4,10 +4,11 @@
  * and docs/design.md for the whole data flow.
  *
  * Concurrency contract (MPI_THREAD_MULTIPLE, no library-wide lock):
- *   - ep->match_lock (spinlock) guards the matching engine and the unexpected-message pool;
+ *   - ep->match_lock (owner-biased, thread/wt_olock.h: the one thread that posts and matches
+ *     alone takes it without atomics) guards the matching engine and the unexpected-message pool;
  *     held only to match, post, probe or store, never while copying a rendezvous message or
  *     sending a packet.
- *   - wc_peer_t.lock (one per destination, own cache line) guards the producer side of the ring to
+ *   - wc_peer_t.lock (one per destination, own cache line, owner-biased) guards the producer side of the ring to
  *     that destination and the destination's pending queue, so packets to one peer leave in order
  *     and threads sending to different peers never meet.
  *   - ep->coop_lock (spinlock) guards the list of cooperative rendezvous under way and their
@@ -162,9 +163,9 @@ static void wc_message_put_locked(wc_ep_t *ep, wc_message_t *m)
 
 static void wc_message_put(wc_ep_t *ep, wc_message_t *m)
 {
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     wc_message_put_locked(ep, m);
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
 }
 
 /* ---- sending packets -------------------------------------------------------------------------- */
@@ -223,9 +224,9 @@ void wc_pt2pt_send_ctrl(wc_ep_t *ep, int dst, const wc_hdr_t *hdrp, const void *
         p->send(p->tl, dst, &hdr, payload, len);
         return;
     }
-    wt_spin_lock(&p->lock);
+    wt_olock_lock(&p->lock);
     if (wu_list_empty(&p->pending) && p->send(p->tl, dst, &hdr, payload, len) == WU_OK) {
-        wt_spin_unlock(&p->lock);
+        wt_olock_unlock(&p->lock);
         return;
     }
     /* queued: the payload is copied behind the descriptor (freed with it once sent) */
@@ -239,7 +240,7 @@ void wc_pt2pt_send_ctrl(wc_ep_t *ep, int dst, const wc_hdr_t *hdrp, const void *
     op->pooled = true;
     op->pack = false;
     wc_queue_locked(ep, p, op);
-    wt_spin_unlock(&p->lock);
+    wt_olock_unlock(&p->lock);
 }
 
 void wc_pt2pt_send_ctrl_hdr(wc_ep_t *ep, int dst, const wc_hdr_t *hdrp)
@@ -295,9 +296,9 @@ void wc_pt2pt_send_op(wc_ep_t *ep, int dst, wc_request_t *req)
         wc_request_done(req);
         return;
     }
-    wt_spin_lock(&p->lock);
+    wt_olock_lock(&p->lock);
     bool out = wc_out_locked(ep, dst, p, &req->op);
-    wt_spin_unlock(&p->lock);
+    wt_olock_unlock(&p->lock);
     if (out)
         wc_request_done(req);
 }
@@ -384,11 +385,11 @@ int wc_pt2pt_pending_drain(wc_ep_t *ep)
     int npeers = wc_ep_npeers(ep);
     for (int dst = 0; dst < npeers; dst++) {
         wc_peer_t *p = &ep->peers[dst];
-        if (!atomic_load_explicit(&p->queued, memory_order_relaxed) || !wt_spin_trylock(&p->lock))
+        if (!atomic_load_explicit(&p->queued, memory_order_relaxed) || !wt_olock_trylock(&p->lock))
             continue;
         if (!wu_list_empty(&p->pending))
             did += wc_drain_locked(ep, dst, p, &done);
-        wt_spin_unlock(&p->lock);
+        wt_olock_unlock(&p->lock);
     }
     wc_complete_list(&done);
     return did;
@@ -616,9 +617,9 @@ static bool wc_coop_push_frag(wc_ep_t *ep, const wc_coop_work_t *c, uint32_t idx
     wc_hdr_t h = { .type = WC_PKT_FRAG, .flags = WC_PKT_FLAG_COOP, .sreq = off, .addr = c->rtok,
                    .len = c->len };
     c->tl->ops->coop_count(c->tl, c->owner, c->tok, WX_COOP_FSENT, 1);
-    wt_spin_lock(&p->lock);
+    wt_olock_lock(&p->lock);
     bool sent = wu_list_empty(&p->pending) && p->send(p->tl, c->peer, &h, c->buf + off, m) == WU_OK;
-    wt_spin_unlock(&p->lock);
+    wt_olock_unlock(&p->lock);
     if (!sent)
         c->tl->ops->coop_count(c->tl, c->owner, c->tok, WX_COOP_FSENT, (uint32_t)-1);
     return sent;
@@ -745,13 +746,13 @@ static uint32_t wc_offer_timer_prepare(void)
     wc_ep_t *ep = wc_ep_default();
     wx_tl_t *tl = wc_offer_tl;
     if (atomic_load_explicit(&wc_offer_watching, memory_order_relaxed)) {
-        wt_spin_lock(&ep->match_lock);
+        wt_olock_lock(&ep->match_lock);
         if (atomic_load_explicit(&wc_offer_watching, memory_order_relaxed) &&
             wc_match_watched(ep->match) == 0) {
             atomic_store_explicit(&wc_offer_watching, false, memory_order_relaxed);
             tl->ops->offer_watch(tl, false);
         }
-        wt_spin_unlock(&ep->match_lock);
+        wt_olock_unlock(&ep->match_lock);
     }
     return tl->ops->offer_seq(tl);
 }
@@ -1259,7 +1260,7 @@ static wc_message_t *wc_unexpected_store_locked(wc_ep_t *ep, int src, const wc_h
 
 void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *data)
 {
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
         /* the data is freed with the message, and counted while it is stored */
@@ -1270,10 +1271,10 @@ void wc_pt2pt_deliver_owned(wc_ep_t *ep, int src, const wc_hdr_t *hdr, void *dat
         ep->unexp_bytes += hdr->len;
         if (WU_UNLIKELY(ep->unexp_bytes > ep->unexp_max) && ep->unexp_max)
             wc_unexpected_fail(ep, src, hdr, hdr->len, false);
-        wt_spin_unlock(&ep->match_lock);
+        wt_olock_unlock(&ep->match_lock);
         return;
     }
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     wc_recv_eager(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, data);
     free(data);
 }
@@ -1298,14 +1299,14 @@ static void wc_on_eager(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *p
     if (WU_UNLIKELY(hdr->len != len))
         wc_proto_error(ep, src, hdr, "EAGER message length %llu (field len) differs from its "
                        "payload of %zu bytes", (unsigned long long)hdr->len, len);
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
         wc_unexpected_store_locked(ep, src, hdr, payload, len);
-        wt_spin_unlock(&ep->match_lock);
+        wt_olock_unlock(&ep->match_lock);
         return;
     }
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     wc_recv_eager_inl(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
 }
 
@@ -1320,14 +1321,14 @@ static void wc_on_rts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
             wc_proto_error(ep, src, hdr, "RTS offers cooperative slot 0x%llx (field addr), which "
                            "is no slot of that rank", (unsigned long long)hdr->addr);
     }
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, hdr->ctx, src, hdr->tag);
     if (!e) {
         wc_unexpected_store_locked(ep, src, hdr, payload, len);
-        wt_spin_unlock(&ep->match_lock);
+        wt_olock_unlock(&ep->match_lock);
         return;
     }
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     wc_recv_rts(ep, WU_CONTAINER_OF(e, wc_request_t, match), src, hdr, payload);
 }
 
@@ -1422,15 +1423,15 @@ static void wc_on_cts(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const void *pay
     wc_coop_release(ep, src, sreq);
     wc_rkey_release(ep, src, sreq);
     wc_peer_t *p = &ep->peers[src];
-    wt_spin_lock(&p->lock);
+    wt_olock_lock(&p->lock);
     if (WU_UNLIKELY(sreq->leave_gen != wc_leave_gen_now()) && !wc_request_is_detached(sreq)) {
-        wt_spin_unlock(&p->lock);
+        wt_olock_unlock(&p->lock);
         return;   /* abandoned (wc_quiesce): its buffer is no longer read */
     }
     sreq->frag_rreq = hdr->addr;
     sreq->frag_off = 0;
     bool all_out = wc_frag_push_locked(ep, src, p, sreq);
-    wt_spin_unlock(&p->lock);
+    wt_olock_unlock(&p->lock);
     if (all_out)
         wc_request_done(sreq);
 }
@@ -1461,12 +1462,12 @@ static void wc_on_cancel_req(wc_ep_t *ep, int src, const wc_hdr_t *hdr, const vo
 {
     (void)payload, (void)len;
     uint64_t sreq = hdr->sreq;
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_unexpected_take_newest(ep->match, hdr->ctx, src, hdr->tag,
                                                           wc_msg_of_sreq, (void *)hdr);
     if (e)
         wc_message_put_locked(ep, WU_CONTAINER_OF(e, wc_message_t, match));
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     wc_hdr_t rep = { .type = WC_PKT_CANCEL_REP, .sreq = sreq,
                      .flags = (uint8_t)((e ? WC_PKT_FLAG_CANCELLED : 0) |
                                         (hdr->flags & WC_PKT_FLAG_WAIT)) };
@@ -1518,9 +1519,9 @@ void wc_pt2pt_handlers_init(wc_ep_t *ep)
 
 wc_request_t *wc_pt2pt_take_posted(wc_ep_t *ep, int src, int tag, uint32_t ctx)
 {
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_posted_take(ep->match, ctx, src, tag);
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     return e ? WU_CONTAINER_OF(e, wc_request_t, match) : NULL;
 }
 
@@ -1534,14 +1535,14 @@ bool wc_pt2pt_prefetch(void *arg, int src, const void *hdrp, int stage)
     wc_ep_t *ep = arg;
     if (hdr->type != WC_PKT_EAGER && hdr->type != WC_PKT_RTS)
         return true;
-    if (!wt_spin_trylock(&ep->match_lock))
+    if (!wt_olock_trylock(&ep->match_lock))
         return true;
     /* A small matching engine is cached already: the hints would cost two lock round trips and
      * a bin lookup per packet for nothing (sqmr's 12 receives a round: ~100 instructions and two
      * atomics of the ~1,400 per message). */
     if (wc_match_posted_count(ep->match) + wc_match_unexpected_count(ep->match) <
         WC_LOOKAHEAD_MIN) {
-        wt_spin_unlock(&ep->match_lock);
+        wt_olock_unlock(&ep->match_lock);
         return false;
     }
     if (stage == 0) {
@@ -1553,7 +1554,7 @@ bool wc_pt2pt_prefetch(void *arg, int src, const void *hdrp, int stage)
             __builtin_prefetch(e, 1);
         }
     }
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     return true;
 }
 
@@ -1653,9 +1654,9 @@ wc_isend_start(wc_ep_t *ep, wc_request_t *req, const void *buf, size_t len, cons
             wc_request_done(req);
         return WU_OK;
     }
-    wt_spin_lock(&p->lock);
+    wt_olock_lock(&p->lock);
     bool out = wc_out_locked(ep, dst, p, op);
-    wt_spin_unlock(&p->lock);
+    wt_olock_unlock(&p->lock);
     if (out && completes)
         wc_request_done_at_start(req);   /* req is not handed out yet */
     if (offer && out)   /* (a queued offer waits for the receiver's next tick or call) */
@@ -1693,10 +1694,10 @@ wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, const wc_d
     req->match.ctx = ctx;
     req->match.src = src;
     req->match.tag = tag;
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_unexpected_find(ep->match, ctx, src, tag, true);
     if (e) {
-        wt_spin_unlock(&ep->match_lock);
+        wt_olock_unlock(&ep->match_lock);
         wc_recv_matched_msg(ep, req, WU_CONTAINER_OF(e, wc_message_t, match));
         return WU_OK;
     }
@@ -1708,7 +1709,7 @@ wc_irecv_start(wc_ep_t *ep, wc_request_t *req, void *buf, size_t len, const wc_d
     } else {
         st = wc_match_post(ep->match, &req->match);
     }
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     if (WU_UNLIKELY(len >= WC_COOP_EARLY_MIN) && st == WU_OK && src >= 0 && src < ep->size)
         wc_coop_early(ep, src, len);
     return st;
@@ -1725,9 +1726,9 @@ bool wc_cancel_recv(wc_request_t *req)
     if (req->kind != WC_REQ_RECV || wc_request_is_complete(req))
         return false;
     wc_ep_t *ep = req->ep;
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     bool removed = wc_match_posted_remove(ep->match, &req->match);
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     if (!removed)
         return false;
     req->cancelled = 1;
@@ -1760,11 +1761,11 @@ void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
     wc_hdr_t h;
     if (!p->direct) {
         /* the CTS handler rewrites op.hdr (to FRAG) under this lock */
-        wt_spin_lock(&p->lock);
+        wt_olock_lock(&p->lock);
         h = req->op.hdr;
         bool unqueued = (h.type == WC_PKT_EAGER || h.type == WC_PKT_RTS) &&
                         !wc_request_is_complete(req) && wc_unqueue_locked(ep, p, req);
-        wt_spin_unlock(&p->lock);
+        wt_olock_unlock(&p->lock);
         if (unqueued) {   /* it never left: nothing will answer it */
             wc_cma_wait_end(req);
             wc_coop_release(ep, dst, req);
@@ -1798,7 +1799,7 @@ void wc_cancel_send(wc_ep_t *ep, wc_request_t *req)
 static bool wc_iprobe_once(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool take,
                            wc_probe_info_t *info_p, wc_message_t **msg_p)
 {
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     wc_match_entry_t *e = wc_match_unexpected_find(ep->match, ctx, src, tag, take);
     if (e) {
         wc_message_t *msg = WU_CONTAINER_OF(e, wc_message_t, match);
@@ -1808,7 +1809,7 @@ static bool wc_iprobe_once(wc_ep_t *ep, int src, int tag, uint32_t ctx, bool tak
         if (take)
             *msg_p = msg;
     }
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     return e != NULL;
 }
 
@@ -1857,14 +1858,14 @@ void wc_pt2pt_quiesce(wc_ep_t *ep, size_t *dropped_p, size_t *withdrawn_p)
     size_t withdrawn = 0;
     for (int dst = 0; ep->peers && dst < wc_ep_npeers(ep); dst++) {
         wc_peer_t *p = &ep->peers[dst];
-        wt_spin_lock(&p->lock);
+        wt_olock_lock(&p->lock);
         wc_peer_purge_locked(ep, p);
-        wt_spin_unlock(&p->lock);
+        wt_olock_unlock(&p->lock);
     }
-    wt_spin_lock(&ep->match_lock);
+    wt_olock_lock(&ep->match_lock);
     if (ep->match)
         withdrawn = wc_match_posted_sweep(ep->match, wc_recv_abandoned, NULL);
-    wt_spin_unlock(&ep->match_lock);
+    wt_olock_unlock(&ep->match_lock);
     *dropped_p = atomic_exchange_explicit(&ep->ndropped, 0, memory_order_relaxed);
     *withdrawn_p = withdrawn;
 }

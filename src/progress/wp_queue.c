@@ -9,7 +9,7 @@
 void wp_queue_init(wp_queue_t *q)
 {
     memset(q, 0, sizeof(*q));
-    wt_spin_init(&q->lock);
+    wt_olock_init(&q->lock);
     q->sub_tail = &q->stub;
     q->sub_head = &q->stub;
 }

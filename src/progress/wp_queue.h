@@ -5,8 +5,10 @@
  *                     producers exchange the tail, then link the old tail to the new task). Tasks
  *                     carry the link (`next`), so there is no capacity limit and no allocation.
  *   main queue        a doubly-linked list (`next`/`prev`) owned by whoever holds `lock`.
- *   lock              a spinlock used only with trylock, as a MASK: a poller that finds it held
- *                     skips the queue, since its holder is already running the queue's tasks.
+ *   lock              an owner-biased lock (thread/wt_olock.h: the thread that polls the queue
+ *                     alone takes it with plain stores) used only with trylock, as a MASK: a
+ *                     poller that finds it held skips the queue, since its holder is already
+ *                     running the queue's tasks.
  *
  * The holder (the queue's "owner" for the time it holds the lock) is the single consumer of the
  * submission queue: it moves submitted tasks to the main queue, then runs the main queue.
@@ -35,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "progress/wp_ltask.h"
+#include "thread/wt_olock.h"
 #include "thread/wt_thread.h"
 #include "util/wu_compiler.h"
 
@@ -58,7 +61,7 @@ typedef struct wp_queue {
     /* the MPSC stub: written by a producer when the submission queue was empty */
     WU_ALIGNED(WU_CACHELINE) wp_ltask_t stub;
     /* the owner's */
-    WU_ALIGNED(WU_CACHELINE) wt_spinlock_t lock;
+    WU_ALIGNED(WU_CACHELINE) wt_olock_t lock;
     wp_ltask_t *sub_head;      /* consumer end of the submission queue */
     wp_ltask_t *main_head;     /* main queue, NULL-terminated both ways */
     wp_ltask_t *main_tail;
@@ -100,7 +103,7 @@ static inline bool wp_queue_trylock(wp_queue_t *q)
         q->held_single = true;
         return true;
     }
-    return wt_spin_trylock_always(&q->lock);
+    return wt_olock_trylock_always(&q->lock);
 }
 
 static inline void wp_queue_unlock(wp_queue_t *q)
@@ -109,7 +112,7 @@ static inline void wp_queue_unlock(wp_queue_t *q)
         q->held_single = false;
         return;
     }
-    wt_spin_unlock_always(&q->lock);
+    wt_olock_unlock_always(&q->lock);
 }
 
 /* Any thread. The task is in state SUBMITTED. The exchange is seq_cst: a submitter that pushes
