@@ -823,6 +823,10 @@ static WU_NOINLINE void wc_offer_watch_on(void)
         atomic_store_explicit(&wc_offer_watching, true, memory_order_relaxed);
         wc_offer_tl->ops->offer_watch(wc_offer_tl, true);
     }
+    /* The stamp before the look at the ring that follows (wc_irecv_look), against a sender's push,
+     * fence, read of the stamp: match_lock may be owner-biased (no atomic instruction, so no
+     * implied fence on x86) and the look is not under it. */
+    atomic_thread_fence(memory_order_seq_cst);
 }
 
 /* A nonblocking collective's start returns to the application (wc_sched_start), which may

@@ -103,8 +103,11 @@ bool wt_olock_revoke(wt_olock_t *l, bool wait)
     while (__atomic_load_n(&l->owner_in, __ATOMIC_ACQUIRE)) {
         if (!wait) {
             /* The owner is inside: give the bias back before `lock` is released, or the next
-             * thread to take `lock` would find no bias and enter beside the owner. */
+             * thread to take `lock` would find no bias and enter beside the owner. The system call
+             * was for nothing: bias less readily. */
             __atomic_store_n(&l->biased, 1, __ATOMIC_RELAXED);
+            if (l->backoff < WT_OLOCK_BACKOFF_MAX)
+                l->backoff++;
             return false;
         }
         if (++pauses < 64) {

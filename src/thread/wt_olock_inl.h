@@ -55,7 +55,8 @@ static inline void wt_olock_count(wt_olock_t *l)
     if (l->last != self) {
         l->last = self;
         l->streak = 1;
-    } else if (++l->streak == (uint32_t)WT_OLOCK_STREAK << l->backoff) {
+    } else if (++l->streak >= (uint32_t)WT_OLOCK_STREAK << l->backoff) {
+        l->streak = 0;   /* (>=: a backoff that shrank since must not make the streak unreachable) */
         l->rebias = 1;
     }
 #else
@@ -73,7 +74,9 @@ static inline void wt_olock_lock_always(wt_olock_t *l) WT_ACQUIRE(*l) WT_NO_THRE
     wt_olock_count(l);
 }
 
-/* true if the lock was taken. A revoker that finds the owner inside fails and leaves the bias on. */
+/* true if the lock was taken. While the lock is biased, a trylock that sees the owner inside fails
+ * at once, with no system call (a poller may retry in a loop); one that does not revokes, and
+ * fails if the owner entered meanwhile (the bias is left on). */
 static inline bool wt_olock_trylock_always(wt_olock_t *l) WT_TRY_ACQUIRE(true, *l)
     WT_NO_THREAD_SAFETY_ANALYSIS
 {
@@ -82,7 +85,8 @@ static inline bool wt_olock_trylock_always(wt_olock_t *l) WT_TRY_ACQUIRE(true, *
         return e > 0;
     if (!wt_be_spin_trylock(&l->lock))
         return false;
-    if (WU_UNLIKELY(__atomic_load_n(&l->biased, __ATOMIC_RELAXED)) && !wt_olock_revoke(l, false)) {
+    if (WU_UNLIKELY(__atomic_load_n(&l->biased, __ATOMIC_RELAXED)) &&
+        (__atomic_load_n(&l->owner_in, __ATOMIC_RELAXED) || !wt_olock_revoke(l, false))) {
         wt_be_spin_unlock(&l->lock);
         return false;
     }
